@@ -1,0 +1,32 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** Every id of the service: 24 lowercase hex characters (MongoDB ObjectId style). */
+export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
+export const ObjectId = Type.String({
+  pattern: OBJECT_ID_PATTERN,
+  minLength: 24,
+  maxLength: 24,
+  examples: ['69b989b54252b7481003b10a'],
+});
+export type ObjectId = Static<typeof ObjectId>;
+
+export function isObjectId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{24}$/.test(value);
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const TenantMetadata = Type.Object({ tenant_id: Type.String() });
+export type TenantMetadata = Static<typeof TenantMetadata>;
+
+export const LastActionType = Type.Union([Type.Literal('created'), Type.Literal('updated')]);
+export type LastActionType = Static<typeof LastActionType>;
+
+export const AuditInfo = Type.Object({
+  user_id_created: Type.String(),
+  timestamp_created: Type.String({ format: 'date-time' }),
+  user_id_last_updated: Nullable(Type.String()),
+  timestamp_last_updated: Nullable(Type.String({ format: 'date-time' })),
+  last_action: LastActionType,
+});
+export type AuditInfo = Static<typeof AuditInfo>;

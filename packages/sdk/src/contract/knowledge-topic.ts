@@ -1,0 +1,71 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AuditInfo, Nullable, ObjectId, TenantMetadata } from './common.js';
+import { FormSchema } from './form.js';
+
+export const KnowledgeTopicType = Type.Union([
+  Type.Literal('single_record'),
+  Type.Literal('multi_record'),
+  Type.Literal('product_data_collection'),
+]);
+export type KnowledgeTopicType = Static<typeof KnowledgeTopicType>;
+
+export const KnowledgeTopicStatus = Type.Union([Type.Literal('draft'), Type.Literal('approved')]);
+export type KnowledgeTopicStatus = Static<typeof KnowledgeTopicStatus>;
+
+export const KtAuditInfo = Type.Intersect([
+  AuditInfo,
+  Type.Object({
+    direct_approval_published_at: Nullable(Type.String({ format: 'date-time' })),
+    direct_approval_published_by: Nullable(Type.String()),
+  }),
+]);
+export type KtAuditInfo = Static<typeof KtAuditInfo>;
+
+/** One revision of a knowledge topic, as `GET /kt/{revision_id}` answers it. */
+export const KnowledgeTopicRevision = Type.Object({
+  _id: ObjectId,
+  knowledge_topic_name: Type.String(),
+  type: KnowledgeTopicType,
+  knowledge_topic_history_id: ObjectId,
+  product_history_id: ObjectId,
+  product_version: Type.String(),
+  knowledge_unit_history_id: ObjectId,
+  knowledge_unit_version: Type.String(),
+  /** "1.0", "2.0", ...: the approved version this revision is or will become. */
+  version: Type.String(),
+  status: KnowledgeTopicStatus,
+  knowledge_topic_schema: FormSchema,
+  source_schema_id: Nullable(ObjectId),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  product_data_collection_id: Nullable(ObjectId),
+  metadata: TenantMetadata,
+  audit_info: KtAuditInfo,
+  /** Newest revision of the topic (a draft if one is open). */
+  latest_revision_id: ObjectId,
+  /** Newest approved revision, or the newest revision when none is approved yet. */
+  latest_or_latest_approved_revision_id: ObjectId,
+  use_case_config: Type.Null(),
+});
+export type KnowledgeTopicRevision = Static<typeof KnowledgeTopicRevision>;
+
+/** `POST /kt/`: a new topic, created as a draft revision. */
+export const KnowledgeTopicCreate = Type.Object(
+  {
+    knowledge_topic_name: Type.String({ minLength: 1, maxLength: 200 }),
+    type: KnowledgeTopicType,
+    knowledge_topic_schema: FormSchema,
+  },
+  { additionalProperties: false },
+);
+export type KnowledgeTopicCreate = Static<typeof KnowledgeTopicCreate>;
+
+/** `PATCH /kt/{id}`: edits a draft revision. */
+export const KnowledgeTopicUpdate = Type.Object(
+  {
+    knowledge_topic_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    knowledge_topic_schema: Type.Optional(FormSchema),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type KnowledgeTopicUpdate = Static<typeof KnowledgeTopicUpdate>;

@@ -1,0 +1,85 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AuditInfo, Nullable, ObjectId, TenantMetadata } from './common.js';
+
+export const LinkedDocument = Type.Object({
+  document_id: Type.Optional(Nullable(Type.String())),
+  document_version: Type.Optional(Nullable(Type.String())),
+  template_id: Type.Optional(Nullable(Type.String())),
+  template_version: Type.Optional(Nullable(Type.String())),
+});
+
+export const RecordContext = Type.Object({
+  linked_product: Type.Optional(Nullable(Type.String())),
+  linked_sop: Type.Optional(Nullable(Type.String())),
+  form_id: Type.Optional(Nullable(Type.String())),
+  global_element_id: Type.Optional(Nullable(Type.String())),
+  knowledge_unit_id: Type.Optional(Nullable(Type.String())),
+  /** The KT revision id the record belongs to. */
+  knowledge_unit_topic_id: Type.Optional(Nullable(Type.String())),
+  linked_document: Type.Optional(Nullable(LinkedDocument)),
+  group_id: Type.Optional(Nullable(Type.String())),
+});
+export type RecordContext = Static<typeof RecordContext>;
+
+/** Field values keyed by opaque form keys. Value types are not fixed by the interface. */
+export type RecordData = Record<string, unknown>;
+
+/** A record as the records service returns it. */
+export const ServiceRecord = Type.Object({
+  _id: ObjectId,
+  name: Type.String(),
+  form: Type.Record(Type.String(), Type.Unknown()),
+  version: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  read_only: Type.Boolean(),
+  metadata: TenantMetadata,
+  context: RecordContext,
+  audit_info: AuditInfo,
+});
+export type ServiceRecord = Static<typeof ServiceRecord>;
+
+/** `POST /records/` body, as the reference `RecordCreate`. */
+export const RecordCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    form: Type.Record(Type.String(), Type.Unknown()),
+    data: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    context: RecordContext,
+    auto_number: Type.Optional(Nullable(Type.Boolean())),
+    read_only: Type.Optional(Nullable(Type.Boolean())),
+  },
+  { additionalProperties: false },
+);
+export type RecordCreate = Static<typeof RecordCreate>;
+
+/** `PATCH /records/{id}` body: name and data. `version` guards against lost updates. */
+export const RecordUpdate = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** When given, the update applies only if the record still has this version (else 409). */
+    version: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type RecordUpdate = Static<typeof RecordUpdate>;
+
+/** Query of `GET /records/`. */
+export interface RecordListQuery {
+  context__knowledge_unit_topic_id?: string;
+  /** Comma separated KT revision ids. */
+  context__knowledge_unit_topic_id__in?: string;
+  /** Comma separated record ids. */
+  id__in?: string;
+  audit_info__start_date?: string;
+  audit_info__end_date?: string;
+  audit_info__include_updated?: boolean;
+  limit?: number;
+  after?: string;
+}
+
+/** Bumps a record version "1.0" -> "2.0"; unknown shapes restart at "1.0" after their value. */
+export function nextRecordVersion(version: string): string {
+  const major = Number.parseInt(version, 10);
+  return Number.isFinite(major) && major >= 0 ? `${major + 1}.0` : '1.0';
+}

@@ -1,0 +1,131 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AuditInfo, Nullable, ObjectId, TenantMetadata } from './common.js';
+
+const literals = <const T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v)) as never) as ReturnType<typeof Type.Union>;
+
+export const NODE_TYPES = [
+  'SOP', 'WorkInstruction', 'Form', 'Product', 'ProductFamily', 'KnowledgeUnit', 'KnowledgeTopic',
+  'KnowledgeUnitSchema', 'KnowledgeTopicSchema', 'Document', 'Template', 'Record', 'File', 'Submission',
+  'ExternalFile', 'GlobalElement', 'SubmissionTemplate',
+] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+export const NodeTypeSchema = Type.Unsafe<NodeType>(literals(NODE_TYPES));
+
+export const RELATION_TYPES = [
+  'is_related', 'mentions', 'is_mentioned_by', 'is_parent', 'has_parent', 'contributes_to',
+  'connected_within_use_case', 'auto_referenced_in_text_editor', 'auto_referenced_in_process_modeller',
+  'auto_based_on_template', 'auto_document_part_of_submission', 'auto_submission_contains_document',
+  'auto_based_on_schema', 'auto_schema_for', 'auto_referenced_by_domain_object',
+  'auto_referenced_global_element', 'auto_referenced_product_data_collection',
+  'auto_referenced_external_file', 'auto_referenced_domain_object_contains_external_file',
+  'auto_based_on_submission_template', 'auto_template_part_of_submission_template',
+  'auto_submission_template_contains_template',
+] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+export const RelationTypeSchema = Type.Unsafe<RelationType>(literals(RELATION_TYPES));
+
+export const NodeRef = Type.Object(
+  { node_id: Type.String({ minLength: 1, maxLength: 100 }), node_type: NodeTypeSchema },
+  { additionalProperties: false },
+);
+export type NodeRef = Static<typeof NodeRef>;
+
+/** `POST /traces/` body. */
+export const TraceCreate = Type.Object(
+  { source: NodeRef, target: NodeRef, relation_type: RelationTypeSchema },
+  { additionalProperties: false },
+);
+export type TraceCreate = Static<typeof TraceCreate>;
+
+/** A stored trace, as `POST /traces/` answers it. */
+export const Trace = Type.Object({
+  _id: ObjectId,
+  source: NodeRef,
+  target: NodeRef,
+  relation_type: RelationTypeSchema,
+  tenant_metadata: TenantMetadata,
+  audit_info: AuditInfo,
+});
+export type Trace = Static<typeof Trace>;
+
+/** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
+export const TRACE_BATCH_MAX_NODES = 500;
+/** Largest `n_hops` the batch listing accepts. */
+export const TRACE_MAX_HOPS = 10;
+
+export const BatchRetrieveNode = Type.Object({
+  node_id: Type.String({ minLength: 1, maxLength: 100 }),
+  node_type: NodeTypeSchema,
+  version: Type.String({ maxLength: 100 }),
+});
+export type BatchRetrieveNode = Static<typeof BatchRetrieveNode>;
+
+export const BatchRetrieveMode = Type.Union([Type.Literal('legacy_connected_nodes'), Type.Literal('resolved')]);
+
+export const BatchRetrieveRequest = Type.Object(
+  {
+    nodes: Type.Array(BatchRetrieveNode, { maxItems: TRACE_BATCH_MAX_NODES }),
+    n_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: TRACE_MAX_HOPS, default: 1 })),
+    mode: Type.Optional(Nullable(BatchRetrieveMode)),
+  },
+  { additionalProperties: false },
+);
+export type BatchRetrieveRequest = Static<typeof BatchRetrieveRequest>;
+
+/** A node of the trace graph (reference `Node`). */
+export const GraphNode = Type.Object({
+  _id: Nullable(Type.String()),
+  type: NodeTypeSchema,
+  node_id: Type.String(),
+  version: Nullable(Type.String()),
+  tenant_metadata: TenantMetadata,
+  audit_info: AuditInfo,
+  deleted: Type.Boolean(),
+});
+export type GraphNode = Static<typeof GraphNode>;
+
+export const ConnectedNode = Type.Object({
+  trace_id: Type.String(),
+  node: GraphNode,
+  relation_type: RelationTypeSchema,
+  tenant_metadata: TenantMetadata,
+  audit_info: AuditInfo,
+  outdated: Type.Boolean(),
+  trace_metadata: Nullable(Type.Object({ origin: Type.String() })),
+  hopsAwayFromSource: Nullable(Type.Integer()),
+});
+export type ConnectedNode = Static<typeof ConnectedNode>;
+
+export const EdgeEnd = Type.Object({ node_id: Type.String(), type: NodeTypeSchema });
+
+/** An edge of the answer: relation_type is an array, as in the reference `EdgeWithDepth`. */
+export const TraceEdge = Type.Object({
+  _id: Type.String(),
+  source: Type.String(),
+  target: Type.String(),
+  relation_type: Type.Array(RelationTypeSchema),
+  source_node: EdgeEnd,
+  target_node: EdgeEnd,
+  tenant_metadata: TenantMetadata,
+  audit_info: AuditInfo,
+  outdated: Type.Boolean(),
+  trace_metadata: Nullable(Type.Object({ origin: Type.String() })),
+  depth: Type.Integer(),
+});
+export type TraceEdge = Static<typeof TraceEdge>;
+
+export const ConnectedNodesResponse = Type.Object({
+  source_node: GraphNode,
+  target_node_map: Type.Record(Type.String(), Type.Array(ConnectedNode)),
+  edges: Type.Array(TraceEdge),
+});
+export type ConnectedNodesResponse = Static<typeof ConnectedNodesResponse>;
+
+export const BatchRetrieveResponse = Type.Object({
+  results: Type.Record(Type.String(), ConnectedNodesResponse),
+  resolved_results: Nullable(Type.Record(Type.String(), Type.Array(Type.Unknown()))),
+});
+export type BatchRetrieveResponse = Static<typeof BatchRetrieveResponse>;
+
+export { Nullable };

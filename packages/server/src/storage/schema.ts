@@ -1,0 +1,128 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * The tables, as Kysely sees them. JSON columns hold JSON text on SQLite and `jsonb` on PostgreSQL;
+ * repositories read them through `json.ts` so both look the same to the services. Timestamps are
+ * ISO-8601 UTC strings, which sort correctly as text on both engines.
+ */
+export interface Database {
+  tenants: TenantTable;
+  users: UserTable;
+  api_keys: ApiKeyTable;
+  kt_histories: KtHistoryTable;
+  kt_revisions: KtRevisionTable;
+  records: RecordTable;
+  traces: TraceTable;
+  sessions: SessionTable;
+}
+
+type Json = ColumnType<unknown, string, string>;
+
+export interface TenantTable {
+  id: string;
+  name: string;
+  product_history_id: string;
+  knowledge_unit_history_id: string;
+  created_at: string;
+}
+
+export interface UserTable {
+  id: string;
+  tenant_id: string;
+  email: string;
+  name: string;
+  role: string;
+  password_hash: string | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface ApiKeyTable {
+  /** Public part of the key, shown in listings and used to find the row. */
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  name: string;
+  /** SHA-256 of the whole key, hex; compared in constant time. */
+  hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface KtHistoryTable {
+  id: string;
+  tenant_id: string;
+  /** Newest revision (an open draft, if any). */
+  latest_revision_id: string;
+  /** Newest approved revision, or null before the first approval. */
+  current_revision_id: string | null;
+  /** Bumped by every change of the history row, so concurrent approvals can detect each other. */
+  lock_version: Generated<number>;
+}
+
+export interface KtRevisionTable {
+  id: string;
+  tenant_id: string;
+  history_id: string;
+  name: string;
+  type: string;
+  version: string;
+  status: string;
+  schema: Json;
+  data: Json;
+  product_history_id: string;
+  product_version: string;
+  knowledge_unit_history_id: string;
+  knowledge_unit_version: string;
+  source_schema_id: string | null;
+  created_by: string;
+  created_at: string;
+  updated_by: string | null;
+  updated_at: string | null;
+  last_action: string;
+  approved_by: string | null;
+  approved_at: string | null;
+}
+
+export interface RecordTable {
+  id: string;
+  tenant_id: string;
+  /** `context.knowledge_unit_topic_id`, kept as a column so listing by revision uses an index. */
+  kt_revision_id: string | null;
+  name: string;
+  form: Json;
+  version: string;
+  data: Json;
+  read_only: number;
+  /** The rest of `context` (without knowledge_unit_topic_id). */
+  context: Json;
+  created_by: string;
+  created_at: string;
+  updated_by: string | null;
+  updated_at: string | null;
+  last_action: string;
+}
+
+export interface TraceTable {
+  id: string;
+  tenant_id: string;
+  source_id: string;
+  source_type: string;
+  target_id: string;
+  target_type: string;
+  relation_type: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface SessionTable {
+  /** SHA-256 of the session token, hex. */
+  id: string;
+  user_id: string;
+  tenant_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
