@@ -13,7 +13,9 @@ export const FormComponent = Type.Object(
     path: Type.Optional(Type.String()),
     label: Type.Optional(Type.String()),
     properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    values: Type.Optional(Type.Array(Type.Object({ label: Type.Optional(Type.String()), value: Type.Unknown() }))),
+    values: Type.Optional(
+      Type.Array(Type.Object({ label: Type.Optional(Type.String()), value: Type.Unknown() })),
+    ),
     components: Type.Optional(Type.Array(Type.Unknown())),
   },
   { additionalProperties: true },
@@ -52,7 +54,12 @@ export interface FormSchema {
 }
 
 /** Component types that hold other components (form-js 1.x). */
-export const CONTAINER_TYPES: ReadonlySet<string> = new Set(['group', 'dynamiclist', 'iframe-group', 'table-group']);
+export const CONTAINER_TYPES: ReadonlySet<string> = new Set([
+  'group',
+  'dynamiclist',
+  'iframe-group',
+  'table-group',
+]);
 
 /** Where a keyed component sits: the chain of containers from the root down to it. */
 export interface ComponentLocation {

@@ -40,9 +40,12 @@ export const KnowledgeTopicRevision = Type.Object({
   product_data_collection_id: Nullable(ObjectId),
   metadata: TenantMetadata,
   audit_info: KtAuditInfo,
-  /** Newest revision of the topic (a draft if one is open). */
+  /**
+   * The topic's current revision: the newest approved one (the one its records live under), or the
+   * newest draft while the topic was never approved. Differs from `_id` after a re-approval.
+   */
   latest_revision_id: ObjectId,
-  /** Newest approved revision, or the newest revision when none is approved yet. */
+  /** The newest revision of any status: an open draft if there is one, else the current revision. */
   latest_or_latest_approved_revision_id: ObjectId,
   use_case_config: Type.Null(),
 });

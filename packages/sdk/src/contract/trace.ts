@@ -5,21 +5,49 @@ const literals = <const T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as never) as ReturnType<typeof Type.Union>;
 
 export const NODE_TYPES = [
-  'SOP', 'WorkInstruction', 'Form', 'Product', 'ProductFamily', 'KnowledgeUnit', 'KnowledgeTopic',
-  'KnowledgeUnitSchema', 'KnowledgeTopicSchema', 'Document', 'Template', 'Record', 'File', 'Submission',
-  'ExternalFile', 'GlobalElement', 'SubmissionTemplate',
+  'SOP',
+  'WorkInstruction',
+  'Form',
+  'Product',
+  'ProductFamily',
+  'KnowledgeUnit',
+  'KnowledgeTopic',
+  'KnowledgeUnitSchema',
+  'KnowledgeTopicSchema',
+  'Document',
+  'Template',
+  'Record',
+  'File',
+  'Submission',
+  'ExternalFile',
+  'GlobalElement',
+  'SubmissionTemplate',
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 export const NodeTypeSchema = Type.Unsafe<NodeType>(literals(NODE_TYPES));
 
 export const RELATION_TYPES = [
-  'is_related', 'mentions', 'is_mentioned_by', 'is_parent', 'has_parent', 'contributes_to',
-  'connected_within_use_case', 'auto_referenced_in_text_editor', 'auto_referenced_in_process_modeller',
-  'auto_based_on_template', 'auto_document_part_of_submission', 'auto_submission_contains_document',
-  'auto_based_on_schema', 'auto_schema_for', 'auto_referenced_by_domain_object',
-  'auto_referenced_global_element', 'auto_referenced_product_data_collection',
-  'auto_referenced_external_file', 'auto_referenced_domain_object_contains_external_file',
-  'auto_based_on_submission_template', 'auto_template_part_of_submission_template',
+  'is_related',
+  'mentions',
+  'is_mentioned_by',
+  'is_parent',
+  'has_parent',
+  'contributes_to',
+  'connected_within_use_case',
+  'auto_referenced_in_text_editor',
+  'auto_referenced_in_process_modeller',
+  'auto_based_on_template',
+  'auto_document_part_of_submission',
+  'auto_submission_contains_document',
+  'auto_based_on_schema',
+  'auto_schema_for',
+  'auto_referenced_by_domain_object',
+  'auto_referenced_global_element',
+  'auto_referenced_product_data_collection',
+  'auto_referenced_external_file',
+  'auto_referenced_domain_object_contains_external_file',
+  'auto_based_on_submission_template',
+  'auto_template_part_of_submission_template',
   'auto_submission_template_contains_template',
 ] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
@@ -57,11 +85,15 @@ export const TRACE_MAX_HOPS = 10;
 export const BatchRetrieveNode = Type.Object({
   node_id: Type.String({ minLength: 1, maxLength: 100 }),
   node_type: NodeTypeSchema,
-  version: Type.String({ maxLength: 100 }),
+  /** Required by the reference schema; accepted and ignored (nodes are not versioned here). */
+  version: Type.Optional(Type.String({ maxLength: 100 })),
 });
 export type BatchRetrieveNode = Static<typeof BatchRetrieveNode>;
 
-export const BatchRetrieveMode = Type.Union([Type.Literal('legacy_connected_nodes'), Type.Literal('resolved')]);
+export const BatchRetrieveMode = Type.Union([
+  Type.Literal('legacy_connected_nodes'),
+  Type.Literal('resolved'),
+]);
 
 export const BatchRetrieveRequest = Type.Object(
   {

@@ -48,7 +48,11 @@ export async function up(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): P
     .addColumn('current_revision_id', 'text')
     .addColumn('lock_version', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createIndex('kt_histories_tenant').on('kt_histories').columns(['tenant_id', 'id']).execute();
+  await db.schema
+    .createIndex('kt_histories_tenant')
+    .on('kt_histories')
+    .columns(['tenant_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('kt_revisions')
@@ -79,7 +83,11 @@ export async function up(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): P
     .on('kt_revisions')
     .columns(['tenant_id', 'history_id', 'id'])
     .execute();
-  await db.schema.createIndex('kt_revisions_name').on('kt_revisions').columns(['tenant_id', 'name']).execute();
+  await db.schema
+    .createIndex('kt_revisions_name')
+    .on('kt_revisions')
+    .columns(['tenant_id', 'name'])
+    .execute();
 
   await db.schema
     .createTable('records')

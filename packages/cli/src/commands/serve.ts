@@ -1,0 +1,106 @@
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import {
+  closeOnSignals,
+  DEMO_KEY_FILE,
+  configFromEnv,
+  parseServices,
+  seedDemo,
+  SERVICES,
+  startServer,
+  type ServerConfig,
+} from '@rxs/server';
+import { UserError } from '../errors.js';
+import { addStorageOptions } from './storage-options.js';
+
+interface ServeOptions {
+  host: string;
+  port: string;
+  dataDir: string;
+  database?: string;
+  only?: string;
+  demo?: boolean;
+  logLevel: string;
+  bodyLimit: string;
+}
+
+export function serveCommand(): Command {
+  const env = configFromEnv();
+  const command = new Command('serve')
+    .description('Start techdoc, records and tracer on one origin (embedded SQLite by default)')
+    .option('--host <host>', 'address to listen on (env RXS_HOST)', env.host)
+    .option('--port <port>', 'port to listen on, 0 for any free port (env RXS_PORT)', String(env.port))
+    .addOption(
+      new Option('--only <service>', 'serve one service alone (env RXS_SERVICES)').choices([...SERVICES]),
+    )
+    .option('--demo', 'seed a demo tenant once (from the reference samples) and print its ids and API keys')
+    .option(
+      '--log-level <level>',
+      'pino log level: fatal, error, warn, info, debug (env RXS_LOG_LEVEL)',
+      env.logLevel,
+    )
+    .option(
+      '--body-limit <bytes>',
+      'largest request body in bytes; larger is 413 (env RXS_BODY_LIMIT)',
+      String(env.bodyLimit),
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  rxs serve --demo                       demo tenant on ./rxs-data/rxs.db, http://127.0.0.1:8080
+  rxs serve --port 9000 --data-dir /var/lib/rxs
+  rxs serve --only records --port 8082   the records service alone`,
+    );
+  addStorageOptions(command);
+  return command.action(async (options: ServeOptions) => {
+    const port = Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UserError(`--port must be 0..65535, got "${options.port}".`);
+    const config: ServerConfig = {
+      ...env,
+      host: options.host,
+      port,
+      dataDir: options.dataDir,
+      databaseUrl: options.database,
+      services: options.only ? parseServices(options.only) : env.services,
+      logLevel: options.logLevel,
+      bodyLimit: Number(options.bodyLimit),
+    };
+    let server;
+    try {
+      server = await startServer(config);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE')
+        throw new UserError(
+          `Port ${port} on ${options.host} is in use. Stop the other process or pass --port.`,
+        );
+      throw error;
+    }
+    closeOnSignals(server, (message) => process.stderr.write(`rxs: ${message}\n`));
+    const lines = [
+      `RXS is running at ${server.url} (services: ${config.services.join(', ')})`,
+      `  techdoc  ${server.url}   records  ${server.url}   tracer  ${server.url}`,
+      `  API reference ${server.url}/docs   OpenAPI ${server.url}/openapi.json   database ${server.storage.location}`,
+    ];
+    if (options.demo) {
+      const demo = await seedDemo(server.app.services, { dataDir: config.dataDir, baseUrl: server.url });
+      const requirements = demo.tenant.topics.systemRequirements!;
+      const keyFile = join(config.dataDir, DEMO_KEY_FILE);
+      lines.push(
+        '',
+        `Demo tenant "${demo.tenant.name}" (all ids and keys: ${config.dataDir}/demo.json)`,
+        `  System Requirements: current revision ${requirements.currentRevisionId}, old revision ${requirements.oldRevisionIds[0]}, history ${requirements.historyId}`,
+        `  Verification Tests:  current revision ${demo.tenant.topics.verificationTests!.currentRevisionId}`,
+        `  API key (owner): ${demo.tenant.users.owner.apiKey}`,
+        `  Web sign-in: ${demo.tenant.users.owner.email} / ${demo.tenant.users.owner.password}`,
+        '',
+        'Try:',
+        `  curl -H "X-API-Key: $(cat ${keyFile})" "${server.url}/records/?context__knowledge_unit_topic_id=${requirements.currentRevisionId}"`,
+        `  npx rxs export --url ${server.url} --api-key-file ${keyFile} --kt ${requirements.currentRevisionId} --traces --format csv --out requirements.csv`,
+      );
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  });
+}

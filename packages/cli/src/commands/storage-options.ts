@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { configFromEnv, createServices, databaseUrlOf, openStorage, type Services } from '@rxs/server';
+
+export interface StorageOptions {
+  dataDir: string;
+  database?: string;
+}
+
+/** --data-dir and --database, defaulting to RXS_DATA_DIR / RXS_DATABASE_URL. */
+export function addStorageOptions(command: Command): Command {
+  const env = configFromEnv();
+  return command
+    .option(
+      '--data-dir <dir>',
+      'folder of the embedded database and demo.json (env RXS_DATA_DIR)',
+      env.dataDir,
+    )
+    .option(
+      '--database <url>',
+      'database: a SQLite file path or sqlite:PATH (env RXS_DATABASE_URL)',
+      env.databaseUrl,
+    );
+}
+
+/** Opens the database for an admin command, runs it, and closes the database again. */
+export async function withServices<T>(
+  options: StorageOptions,
+  work: (services: Services) => Promise<T>,
+): Promise<T> {
+  const storage = await openStorage({
+    url: databaseUrlOf({ dataDir: options.dataDir, databaseUrl: options.database }),
+  });
+  try {
+    return await work(createServices(storage));
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander';
+import { HttpError } from '@rxs/server';
+import { adminCommand } from './commands/admin.js';
+import { serveCommand } from './commands/serve.js';
+import { UserError } from './errors.js';
+
+export function buildProgram(): Command {
+  const program = new Command('rxs')
+    .description(
+      'RXS, the Records Export Service: serve techdoc, records and tracer; export and sync records.',
+    )
+    .version('0.1.0')
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ outputError: (text, write) => write(text) });
+  program.addCommand(serveCommand());
+  program.addCommand(adminCommand());
+  return program;
+}
+
+/** Runs the CLI; every failure ends with a one-paragraph message and a non-zero exit code. */
+export async function run(argv: string[]): Promise<void> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.exitCode = error instanceof UserError ? error.exitCode : 1;
+    const message =
+      error instanceof HttpError
+        ? typeof error.detail === 'string'
+          ? error.detail
+          : error.detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('\n')
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    process.stderr.write(`rxs: ${message}\n`);
+  }
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import { HttpError, validationItem } from './errors.js';
+
+/** Deepest nesting a request body may have; form schemas need far less. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Parses JSON bodies with the checks Fastify's default parser lacks: nesting depth (later code that
+ * recurses must not overflow the stack) and `__proto__` keys anywhere (they must never reach an
+ * object merge). Every failure is the contract's 422 with a `detail` array.
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser(
+    /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i,
+    { parseAs: 'string' },
+    (_req, body, done) => {
+      const text = body as string;
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        done(
+          new HttpError(422, [
+            validationItem(
+              ['body'],
+              `The request body is not valid JSON: ${(error as Error).message}`,
+              'json_invalid',
+            ),
+          ]),
+        );
+        return;
+      }
+      const problem = findHostileStructure(value);
+      done(problem ? new HttpError(422, [problem]) : null, value);
+    },
+  );
+}
+
+/** Walks the parsed value without recursion; reports excessive depth or a `__proto__` key. */
+function findHostileStructure(root: unknown) {
+  const stack: { value: unknown; depth: number; loc: (string | number)[] }[] = [
+    { value: root, depth: 0, loc: ['body'] },
+  ];
+  while (stack.length > 0) {
+    const { value, depth, loc } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      return validationItem(
+        loc,
+        `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+        'json_too_deep',
+      );
+    }
+    if (Array.isArray(value)) {
+      value.forEach((item, index) =>
+        stack.push({ value: item, depth: depth + 1, loc: [...loc.slice(0, 8), index] }),
+      );
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') {
+        return validationItem(
+          [...loc, key],
+          'The key "__proto__" is not allowed in request bodies.',
+          'key_forbidden',
+        );
+      }
+      stack.push({
+        value: (value as Record<string, unknown>)[key],
+        depth: depth + 1,
+        loc: [...loc.slice(0, 8), key],
+      });
+    }
+  }
+  return undefined;
+}

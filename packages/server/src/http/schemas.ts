@@ -1,0 +1,18 @@
+import { Type } from '@sinclair/typebox';
+import { ObjectId, ValidationErrorItem } from '@rxs/sdk';
+
+const detail = (description: string) => Type.Object({ detail: Type.String() }, { description });
+
+/** The error answers every authenticated route may give, for the OpenAPI document. */
+export const errorResponses = {
+  401: detail('API key missing, expired or invalid'),
+  403: detail("The key's user lacks permission for the operation"),
+  404: detail('Object not found'),
+  422: Type.Object({ detail: Type.Array(ValidationErrorItem) }, { description: 'Validation error' }),
+};
+
+export const apiKeySecurity = [{ apiKey: [] }];
+
+export const RevisionParams = Type.Object({ kt_revision_id: ObjectId });
+export const RecordParams = Type.Object({ id: ObjectId });
+export const TraceParams = Type.Object({ trace_id: ObjectId });

@@ -1,0 +1,16 @@
+export { buildApp, createServices, type Services, type AppOptions } from './app.js';
+export { startServer, closeOnSignals, type RunningServer } from './server.js';
+export {
+  configFromEnv,
+  databaseUrlOf,
+  parseServices,
+  SERVICES,
+  DEFAULT_BODY_LIMIT,
+  type ServerConfig,
+  type ServiceName,
+} from './config.js';
+export { openStorage, type Storage } from './storage/database.js';
+export { Accounts, type Tenant, type User, type ApiKeyInfo, type NewApiKey } from './auth/accounts.js';
+export type { Principal } from './auth/principal.js';
+export { HttpError } from './http/errors.js';
+export { seedDemo, DEMO_KEY_FILE, type DemoInfo } from './demo/seed.js';

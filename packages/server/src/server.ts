@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { databaseUrlOf, type ServerConfig } from './config.js';
+import { openStorage, type Storage } from './storage/database.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  storage: Storage;
+  /** Base URL, e.g. http://127.0.0.1:8080 */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database (migrating it), builds the app and listens. */
+export async function startServer(
+  config: ServerConfig,
+  options: { logger?: boolean } = {},
+): Promise<RunningServer> {
+  const storage = await openStorage({ url: databaseUrlOf(config) });
+  const app = await buildApp({ config, storage, logger: options.logger === false ? false : undefined });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    storage,
+    url: config.publicUrl ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    close() {
+      // Fastify stops accepting connections and lets requests in flight finish before closing.
+      closing ??= app.close().then(() => storage.close());
+      return closing;
+    },
+  };
+}
+
+/** SIGTERM/SIGINT: finish requests in flight, close the database, exit. */
+export function closeOnSignals(server: RunningServer, log: (message: string) => void): void {
+  const stop = (signal: string) => {
+    log(`${signal} received: finishing requests in flight, then stopping.`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log(`Shutdown failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

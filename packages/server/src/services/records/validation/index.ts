@@ -1,0 +1,3 @@
+/** Validation of record data against its knowledge topic's form-js schema. */
+export { validateRecordData, type ValidateRecordDataOptions } from './validate-record-data.js';
+export type { ConditionWarning } from './conditions.js';

@@ -1,0 +1,157 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  KnowledgeTopicCreate,
+  KnowledgeTopicRevision,
+  KnowledgeTopicStatus,
+  KnowledgeTopicUpdate,
+  ObjectId,
+} from '@rxs/sdk';
+import { requirePermission } from '../../auth/principal.js';
+import { setNextLink } from '../../http/pagination.js';
+import { apiKeySecurity, errorResponses, RevisionParams } from '../../http/schemas.js';
+import type { TechdocService } from './service.js';
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 500;
+
+/** techdoc: `/kt/...`. */
+export function techdocRoutes(service: TechdocService): FastifyPluginAsync {
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['techdoc'];
+    const security = apiKeySecurity;
+
+    app.get(
+      '/kt/',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'List knowledge topic revisions (paginated; never unbounded)',
+          querystring: Type.Object({
+            knowledge_topic_history_id: Type.Optional(ObjectId),
+            status: Type.Optional(KnowledgeTopicStatus),
+            name: Type.Optional(
+              Type.String({ maxLength: 200, description: 'Case-insensitive part of the name' }),
+            ),
+            product_history_id: Type.Optional(ObjectId),
+            knowledge_unit_history_id: Type.Optional(ObjectId),
+            current: Type.Optional(Type.Boolean({ description: "Only each topic's current revision" })),
+            limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE }),
+            after: Type.Optional(ObjectId),
+          }),
+          response: { 200: Type.Array(KnowledgeTopicRevision), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'kt:read');
+        const page = await service.list(request.principal!, request.query);
+        setNextLink(request, reply, page.next);
+        return page.items;
+      },
+    );
+
+    app.get(
+      '/kt/:kt_revision_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Get a knowledge topic revision by revision id (a history id is 404)',
+          params: RevisionParams,
+          response: { 200: KnowledgeTopicRevision, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'kt:read');
+        return service.getRevision(request.principal!, request.params.kt_revision_id);
+      },
+    );
+
+    app.post(
+      '/kt/',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Create a knowledge topic as a draft revision',
+          description:
+            'Takes `{knowledge_topic_name, type, knowledge_topic_schema}`; the reference shape `{knowledge_topic: {...}, knowledge_unit_history_id}` is accepted too.',
+          body: KnowledgeTopicCreate,
+          response: { 201: KnowledgeTopicRevision, ...errorResponses },
+        },
+        preValidation: async (request) => {
+          request.body = unwrapReferenceCreate(request.body) as typeof request.body;
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'kt:write');
+        return reply.code(201).send(await service.create(request.principal!, request.body));
+      },
+    );
+
+    app.patch(
+      '/kt/:kt_revision_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Edit a draft revision (approved revisions are immutable: 409)',
+          params: RevisionParams,
+          body: KnowledgeTopicUpdate,
+          response: { 200: KnowledgeTopicRevision, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'kt:write');
+        return service.update(request.principal!, request.params.kt_revision_id, request.body);
+      },
+    );
+
+    app.post(
+      '/kt/:kt_revision_id/draft',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Open a new draft revision from a revision',
+          params: RevisionParams,
+          response: { 201: KnowledgeTopicRevision, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'kt:write');
+        return reply
+          .code(201)
+          .send(await service.openDraft(request.principal!, request.params.kt_revision_id));
+      },
+    );
+
+    app.post(
+      '/kt/:kt_revision_id/approve',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Approve a draft; on re-approval the topic's records move to it",
+          params: RevisionParams,
+          response: { 200: KnowledgeTopicRevision, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'kt:approve');
+        return service.approve(request.principal!, request.params.kt_revision_id);
+      },
+    );
+  };
+}
+
+/** The reference OpenAPI wraps the topic in `knowledge_topic`; take the fields we use from it. */
+function unwrapReferenceCreate(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || !('knowledge_topic' in body)) return body;
+  const topic = (body as { knowledge_topic: unknown }).knowledge_topic;
+  if (!topic || typeof topic !== 'object') return body;
+  const { knowledge_topic_name, type, knowledge_topic_schema } = topic as Record<string, unknown>;
+  return { knowledge_topic_name, type, knowledge_topic_schema };
+}

@@ -1,0 +1,101 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  BatchRetrieveRequest,
+  BatchRetrieveResponse,
+  Trace,
+  TraceCreate,
+  TRACE_BATCH_MAX_NODES,
+} from '@rxs/sdk';
+import { requirePermission } from '../../auth/principal.js';
+import { unprocessable, validationItem } from '../../http/errors.js';
+import { apiKeySecurity, errorResponses, TraceParams } from '../../http/schemas.js';
+import type { TracerService } from './service.js';
+
+/** tracer: `/traces/...`. */
+export function tracerRoutes(service: TracerService): FastifyPluginAsync {
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['tracer'];
+    const security = apiKeySecurity;
+
+    app.post(
+      '/traces/',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Create a trace between two nodes',
+          body: TraceCreate,
+          response: { 201: Trace, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'traces:write');
+        return reply.code(201).send(await service.create(request.principal!, request.body));
+      },
+    );
+
+    app.get(
+      '/traces/:trace_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Get a trace',
+          params: TraceParams,
+          response: { 200: Trace, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'traces:read');
+        return service.get(request.principal!, request.params.trace_id);
+      },
+    );
+
+    app.delete(
+      '/traces/:trace_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Delete a trace',
+          params: TraceParams,
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'traces:write');
+        await service.delete(request.principal!, request.params.trace_id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/traces/batch/list',
+      {
+        schema: {
+          tags,
+          security,
+          summary: `Traces of up to ${TRACE_BATCH_MAX_NODES} nodes within n_hops (default 1)`,
+          description: `A batch holds at most ${TRACE_BATCH_MAX_NODES} nodes; larger batches are 422. Only mode "legacy_connected_nodes" is served.`,
+          body: BatchRetrieveRequest,
+          response: { 200: BatchRetrieveResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'traces:read');
+        if (request.body.mode === 'resolved') {
+          throw unprocessable([
+            validationItem(
+              ['body', 'mode'],
+              'Only mode "legacy_connected_nodes" is supported by this service',
+              'enum',
+            ),
+          ]);
+        }
+        return service.batchList(request.principal!, request.body);
+      },
+    );
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * JSON columns: SQLite hands back the text we stored, PostgreSQL's driver hands back parsed jsonb.
+ * These two helpers make both look alike, and let listings splice stored JSON text into responses
+ * without a parse and re-serialise.
+ */
+export function jsonText(column: unknown): string {
+  return typeof column === 'string' ? column : JSON.stringify(column);
+}
+
+export function jsonValue<T>(column: unknown): T {
+  return (typeof column === 'string' ? JSON.parse(column) : column) as T;
+}
