@@ -3,15 +3,61 @@ import { defineConfig } from 'vitest/config';
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
+// The server's API suite runs twice, on SQLite and on PostgreSQL (RXS_TEST_POSTGRES_URL, started
+// by .ci/run or scripts/pg-test-cluster.sh). Without that URL the PostgreSQL run is left out, loudly.
+const postgresUrl = process.env.RXS_TEST_POSTGRES_URL;
+if (!postgresUrl) {
+  console.warn(
+    'RXS_TEST_POSTGRES_URL is not set: the PostgreSQL run of the server suite is skipped. See scripts/pg-test-cluster.sh.',
+  );
+}
+
+// Browser tests and the SQLite crash test need one database only.
+const sqliteOnly = ['packages/server/test/durability.test.ts', 'packages/server/test/web-*.test.ts'];
+
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources; the packages' `exports` point at their builds.
     alias: { '@rxs/sdk': src('sdk'), '@rxs/server': src('server') },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'packages/sdk/test/**/*.test.ts',
+            'packages/cli/test/**/*.test.ts',
+            'packages/web/test/**/*.test.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'server-sqlite',
+          include: ['packages/server/test/**/*.test.ts'],
+          exclude: ['**/*.postgres.test.ts'],
+        },
+      },
+      ...(postgresUrl
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'server-postgres',
+                include: ['packages/server/test/**/*.test.ts'],
+                exclude: sqliteOnly,
+                env: { RXS_TEST_DATABASE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -17,6 +17,9 @@ export interface ServerConfig {
   logLevel: string;
   /** Public base URL when behind a proxy (used in printed URLs only). */
   publicUrl?: string;
+  /** PostgreSQL connections per process and the statement time limit. */
+  dbPoolSize?: number;
+  dbStatementTimeoutMs?: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -33,6 +36,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     bodyLimit: env.RXS_BODY_LIMIT ? Number(env.RXS_BODY_LIMIT) : DEFAULT_BODY_LIMIT,
     logLevel: env.RXS_LOG_LEVEL ?? 'info',
     publicUrl: env.RXS_PUBLIC_URL,
+    dbPoolSize: env.RXS_DB_POOL_SIZE ? Number(env.RXS_DB_POOL_SIZE) : undefined,
+    dbStatementTimeoutMs: env.RXS_DB_STATEMENT_TIMEOUT_MS
+      ? Number(env.RXS_DB_STATEMENT_TIMEOUT_MS)
+      : undefined,
   };
 }
 

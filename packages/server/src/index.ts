@@ -9,7 +9,7 @@ export {
   type ServerConfig,
   type ServiceName,
 } from './config.js';
-export { openStorage, type Storage } from './storage/database.js';
+export { openStorage, isPostgresUrl, type Storage } from './storage/database.js';
 export { Accounts, type Tenant, type User, type ApiKeyInfo, type NewApiKey } from './auth/accounts.js';
 export type { Principal } from './auth/principal.js';
 export { HttpError } from './http/errors.js';

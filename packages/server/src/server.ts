@@ -16,7 +16,10 @@ export async function startServer(
   config: ServerConfig,
   options: { logger?: boolean } = {},
 ): Promise<RunningServer> {
-  const storage = await openStorage({ url: databaseUrlOf(config) });
+  const storage = await openStorage({
+    url: databaseUrlOf(config),
+    postgres: { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs },
+  });
   const app = await buildApp({ config, storage, logger: options.logger === false ? false : undefined });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

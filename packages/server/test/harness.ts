@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -33,9 +35,43 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real server, in-process, on a real SQLite file in a fresh folder, with the demo seeded. */
+/** Which database the suite runs on: SQLite files by default, PostgreSQL when RXS_TEST_DATABASE=postgres. */
+export const testDatabase = process.env.RXS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * A fresh PostgreSQL database on the test cluster (RXS_TEST_POSTGRES_URL, see
+ * scripts/pg-test-cluster.sh), and a function that drops it again.
+ */
+export async function createTestPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = process.env.RXS_TEST_POSTGRES_URL;
+  if (!admin) {
+    throw new Error(
+      'RXS_TEST_DATABASE=postgres needs RXS_TEST_POSTGRES_URL: run eval "$(scripts/pg-test-cluster.sh)" first.',
+    );
+  }
+  const name = `rxs_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: admin });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** The real server, in-process, on a real database (a SQLite file in a fresh folder, or PostgreSQL), with the demo seeded. */
 export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rxs-test-'));
+  const postgres =
+    testDatabase === 'postgres' && !overrides.databaseUrl ? await createTestPostgresDatabase() : undefined;
   const server = await startServer(
     {
       host: '127.0.0.1',
@@ -44,6 +80,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
       services: [...SERVICES],
       bodyLimit: DEFAULT_BODY_LIMIT,
       logLevel: 'silent',
+      databaseUrl: postgres?.url,
       ...overrides,
     },
     { logger: false },
@@ -77,6 +114,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
     },
     async close() {
       await server.close();
+      await postgres?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isRole, type Role } from '@rxs/sdk';
 import type { Storage } from '../storage/database.js';
 import { newObjectId, nowIso } from '../storage/ids.js';
+import { inTransaction } from '../storage/transactions.js';
 import { conflict, HttpError, notFound } from '../http/errors.js';
 import { generateApiKey } from './api-keys.js';
 import { hashPassword } from './passwords.js';
@@ -180,7 +181,7 @@ export class Accounts {
     const user = await this.getUser(tenantId, userId);
     if (user.role === 'owner') await this.assertAnotherOwner(tenantId, userId);
     const now = nowIso();
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await trx.updateTable('users').set({ deleted_at: now }).where('id', '=', userId).execute();
       await trx
         .updateTable('api_keys')

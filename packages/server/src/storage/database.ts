@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type CompiledQuery, type Migration } from 'kysely';
 import * as initial from './migrations/001_initial.js';
 import type { Database } from './schema.js';
+import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -14,6 +15,8 @@ export type Dialect = 'sqlite' | 'postgres';
  */
 export interface Storage {
   readonly db: Kysely<Database>;
+  /** Holds the database's migration lock while `work` runs (PostgreSQL takes its own advisory lock). */
+  withMigrationLock?<T>(work: () => Promise<T>): Promise<T>;
   readonly dialect: Dialect;
   readonly location: string;
   /** Runs a read query and yields its rows one by one from a database cursor. */
@@ -24,19 +27,31 @@ export interface Storage {
 }
 
 export interface OpenStorageOptions {
-  /** `sqlite:PATH`, a plain file path, or `:memory:`. */
+  /** `postgres://...`, `sqlite:PATH`, a plain file path, or `:memory:`. */
   url: string;
+  postgres?: { poolSize?: number; statementTimeoutMs?: number };
 }
 
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
+
+/** Opens SQLite or PostgreSQL by URL and migrates it (once, under a lock, however many replicas start). */
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   const { url } = options;
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    throw new Error(
-      `PostgreSQL (${url.replace(/\/\/[^@]*@/, '//***@')}) is not supported by this build yet; use a SQLite file path.`,
-    );
+  const storage = isPostgresUrl(url)
+    ? openPostgres(url, {
+        poolSize: options.postgres?.poolSize ?? DEFAULT_POSTGRES_OPTIONS.poolSize,
+        statementTimeoutMs:
+          options.postgres?.statementTimeoutMs ?? DEFAULT_POSTGRES_OPTIONS.statementTimeoutMs,
+      })
+    : openSqlite(url.replace(/^sqlite:/, ''));
+  try {
+    await migrate(storage);
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    throw error;
   }
-  const storage = openSqlite(url.replace(/^sqlite:/, ''));
-  await migrate(storage);
   return storage;
 }
 
@@ -72,6 +87,19 @@ function openSqlite(path: string): Storage {
         reader.close();
       }
     },
+    async withMigrationLock<T>(work: () => Promise<T>): Promise<T> {
+      // BEGIN IMMEDIATE takes SQLite's write lock up front, so processes starting together on one file
+      // migrate one after the other; the later ones then find nothing left to do.
+      connection.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work();
+        connection.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (connection.inTransaction) connection.exec('ROLLBACK');
+        throw error;
+      }
+    },
     async integrityCheck() {
       const rows = connection.pragma('integrity_check') as { integrity_check: string }[];
       return rows.map((r) => r.integrity_check).filter((r) => r !== 'ok');
@@ -89,8 +117,11 @@ async function migrate(storage: Storage): Promise<void> {
   const migrator = new Migrator({
     db: storage.db,
     provider: { getMigrations: async () => migrations },
+    // SQLite migrates inside the lock's own transaction; PostgreSQL in Kysely's, under an advisory lock.
+    disableTransactions: storage.withMigrationLock !== undefined,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const run = () => migrator.migrateToLatest();
+  const { error, results } = await (storage.withMigrationLock ? storage.withMigrationLock(run) : run());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Database migration ${failed} failed at ${storage.location}: ${String(error)}`);

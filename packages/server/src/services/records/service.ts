@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
+import { inTransaction } from '../../storage/transactions.js';
 import { jsonValue } from '../../storage/json.js';
 import type { TechdocService } from '../techdoc/service.js';
 import { recordJson, storedContext, toServiceRecord, type RecordRow } from './repository.js';
@@ -176,7 +177,7 @@ export class RecordsService {
   async delete(principal: Principal, id: string): Promise<void> {
     const row = await this.load(principal.tenantId, id);
     if (row.read_only) throw conflict(`Record ${id} is read-only and cannot be deleted.`);
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await trx
         .deleteFrom('records')
         .where('id', '=', id)

@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
+import { inTransaction } from '../../storage/transactions.js';
 import { jsonText } from '../../storage/json.js';
 import { toKnowledgeTopicRevision, type HistoryRow, type RevisionRow } from './repository.js';
 
@@ -138,7 +139,7 @@ export class TechdocService {
     const historyId = newObjectId();
     const revisionId = newObjectId();
     const now = nowIso();
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await trx
         .insertInto('kt_histories')
         .values({
@@ -225,7 +226,7 @@ export class TechdocService {
     }
     const draftId = newObjectId();
     const version = `${Math.floor(Number.parseFloat(latest.version) || 0) + 1}.0`;
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const moved = await trx
         .updateTable('kt_histories')
         .set({ latest_revision_id: draftId, lock_version: history.lock_version + 1 })
@@ -269,7 +270,7 @@ export class TechdocService {
       );
     }
     const now = nowIso();
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const claimed = await trx
         .updateTable('kt_histories')
         .set({ current_revision_id: revisionId, lock_version: history.lock_version + 1 })

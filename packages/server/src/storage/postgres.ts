@@ -1,0 +1,83 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import type { Database } from './schema.js';
+import type { Storage } from './database.js';
+
+export interface PostgresOptions {
+  /** Connections per process; several replicas share the server's max_connections. */
+  poolSize: number;
+  /** Longest a single statement may run before PostgreSQL cancels it. */
+  statementTimeoutMs: number;
+}
+
+export const DEFAULT_POSTGRES_OPTIONS: PostgresOptions = { poolSize: 10, statementTimeoutMs: 30_000 };
+
+/** Rows fetched per round trip while streaming a listing. */
+const CURSOR_BATCH = 1000;
+/** A listing streamed to a slow client may take long; it gets its own, generous limit. */
+const STREAM_STATEMENT_TIMEOUT = '15min';
+
+// jsonb comes back parsed and text stays text; BIGINT counts come back as strings (Number() them).
+export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POSTGRES_OPTIONS): Storage {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    statement_timeout: options.statementTimeoutMs,
+    idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 2, 60_000),
+    application_name: 'rxs',
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+
+  return {
+    db,
+    dialect: 'postgres',
+    location: url.replace(/\/\/[^@/]*@/, '//***@'),
+    async *stream<Row>(query: CompiledQuery<Row>): AsyncIterable<Row> {
+      const client = await pool.connect();
+      let failed = false;
+      let open = false;
+      try {
+        // One snapshot for the whole listing, like SQLite's single statement.
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        open = true;
+        await client.query(`SET LOCAL statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+        const cursor = client.query(new Cursor(query.sql, query.parameters as unknown[]));
+        try {
+          for (;;) {
+            const rows = await cursor.read(CURSOR_BATCH);
+            if (rows.length === 0) break;
+            for (const row of rows) yield row as Row;
+          }
+        } finally {
+          await cursor.close();
+        }
+        await client.query('COMMIT');
+        open = false;
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        // A listing abandoned half-way (client gone) ends its transaction before the client is reused.
+        if (open && !failed) await client.query('ROLLBACK').catch(() => undefined);
+        client.release(failed);
+      }
+    },
+    async integrityCheck() {
+      const problems: string[] = [];
+      const orphans = await db
+        .selectFrom('kt_revisions')
+        .leftJoin('kt_histories', 'kt_histories.id', 'kt_revisions.history_id')
+        .select('kt_revisions.id')
+        .where('kt_histories.id', 'is', null)
+        .execute();
+      if (orphans.length > 0) problems.push(`${orphans.length} KT revisions without a history`);
+      return problems;
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
