@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { HttpError } from '@rxs/server';
 import { adminCommand } from './commands/admin.js';
+import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
 import { UserError } from './errors.js';
 
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   program.addCommand(serveCommand());
   program.addCommand(adminCommand());
+  program.addCommand(migrateDataCommand());
   return program;
 }
 

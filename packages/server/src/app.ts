@@ -6,6 +6,7 @@ import { authenticateApiKey } from './auth/authenticate.js';
 import { Accounts } from './auth/accounts.js';
 import type { ServerConfig, ServiceName } from './config.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { HttpError } from './http/errors.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidators } from './http/validation.js';
 import { recordsRoutes } from './services/records/routes.js';
@@ -62,6 +63,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Long id lists in query strings (up to 1000 ids) must reach validation, not die as a 431.
     http: { maxHeaderSize: 64 * 1024 },
     return503OnClosing: true,
+  });
+  // No database stores NUL in text (PostgreSQL refuses it outright): such URLs never reach a query.
+  app.addHook('onRequest', async (request) => {
+    if (/%00/.test(request.url)) {
+      throw new HttpError(422, [
+        { loc: ['query'], msg: 'The URL may not contain NUL (%00) characters.', type: 'string_nul' },
+      ]);
+    }
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);

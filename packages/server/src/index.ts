@@ -14,3 +14,4 @@ export { Accounts, type Tenant, type User, type ApiKeyInfo, type NewApiKey } fro
 export type { Principal } from './auth/principal.js';
 export { HttpError } from './http/errors.js';
 export { seedDemo, DEMO_KEY_FILE, type DemoInfo } from './demo/seed.js';
+export { copyDatabase, type TableReport } from './storage/copy.js';

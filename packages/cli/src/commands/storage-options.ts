@@ -17,7 +17,7 @@ export function addStorageOptions(command: Command): Command {
     )
     .option(
       '--database <url>',
-      'database: a SQLite file path or sqlite:PATH (env RXS_DATABASE_URL)',
+      'database: postgres://..., a SQLite file path or sqlite:PATH (env RXS_DATABASE_URL)',
       env.databaseUrl,
     );
 }

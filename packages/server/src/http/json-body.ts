@@ -41,13 +41,21 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   );
 }
 
-/** Walks the parsed value without recursion; reports excessive depth or a `__proto__` key. */
+const NUL = '\u0000';
+
+/**
+ * Walks the parsed value without recursion; reports excessive depth, a `__proto__` key, or a NUL
+ * character (PostgreSQL's jsonb cannot store it, so both engines refuse it alike).
+ */
 function findHostileStructure(root: unknown) {
   const stack: { value: unknown; depth: number; loc: (string | number)[] }[] = [
     { value: root, depth: 0, loc: ['body'] },
   ];
   while (stack.length > 0) {
     const { value, depth, loc } = stack.pop()!;
+    if (typeof value === 'string' && value.includes(NUL)) {
+      return validationItem(loc, 'Text may not contain NUL (\\u0000) characters.', 'string_nul');
+    }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) {
       return validationItem(
@@ -63,6 +71,8 @@ function findHostileStructure(root: unknown) {
       continue;
     }
     for (const key of Object.keys(value)) {
+      if (key.includes(NUL))
+        return validationItem(loc, 'Keys may not contain NUL (\\u0000) characters.', 'string_nul');
       if (key === '__proto__') {
         return validationItem(
           [...loc, key],
