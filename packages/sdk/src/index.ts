@@ -1,1 +1,5 @@
 export * from './contract/index.js';
+export * from './mapping/index.js';
+export * from './export/model.js';
+export * from './export/procedure.js';
+export * from './export/writers/index.js';

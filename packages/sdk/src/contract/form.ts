@@ -43,10 +43,9 @@ export interface FormComponent {
   [other: string]: unknown;
 }
 
-/** A form-js schema as stored in `knowledge_topic_schema`. */
-export const FormSchema = Type.Object(
-  { components: Type.Array(FormComponent) },
-  { additionalProperties: true },
+/** A form-js schema as stored in `knowledge_topic_schema` (typed as the `FormSchema` interface). */
+export const FormSchema = Type.Unsafe<FormSchema>(
+  Type.Object({ components: Type.Array(FormComponent) }, { additionalProperties: true }),
 );
 export interface FormSchema {
   components: FormComponent[];

@@ -1,0 +1,61 @@
+import type { Writable } from 'node:stream';
+import type { ExportPart, ExportWriter } from '../model.js';
+import { JSON_FORMAT_NAME, JSON_FORMAT_VERSION } from './json.js';
+import { endOutput, writeChunk } from './output.js';
+import { ExportTracker } from './tracker.js';
+
+/**
+ * One JSON object per line, each with a `kind`:
+ *   header    -> format, formatVersion, exportedAt, servers, revisionIds, withTraces
+ *   topic     -> the topic (fields as known before its records)
+ *   record    -> the record (carries topicRevisionId)
+ *   topic-end -> revisionId, recordCount, fields (complete, including keys met only in data)
+ *   trace     -> one trace
+ *   end       -> warnings
+ * Every line stands alone, so a consumer can process the export as it streams.
+ */
+export class JsonLinesWriter implements ExportWriter {
+  readonly extension = 'jsonl';
+  private readonly tracker = new ExportTracker();
+
+  constructor(private readonly out: Writable) {}
+
+  async write(part: ExportPart): Promise<void> {
+    this.tracker.observe(part);
+    switch (part.kind) {
+      case 'header':
+        return this.line({
+          kind: 'header',
+          format: JSON_FORMAT_NAME,
+          formatVersion: JSON_FORMAT_VERSION,
+          ...part.header,
+        });
+      case 'topic':
+        return this.line({ kind: 'topic', ...part.topic });
+      case 'record':
+        return this.line({ kind: 'record', ...part.record });
+      case 'topic-end': {
+        const { fields } = this.tracker.topics.at(-1)!;
+        return this.line({
+          kind: 'topic-end',
+          revisionId: part.topic.revisionId,
+          recordCount: part.recordCount,
+          fields,
+        });
+      }
+      case 'traces':
+        for (const trace of part.traces) await this.line({ kind: 'trace', ...trace });
+        return;
+      case 'end':
+        return this.line({ kind: 'end', warnings: part.warnings });
+    }
+  }
+
+  async close(): Promise<void> {
+    await endOutput(this.out);
+  }
+
+  private line(value: object): Promise<void> {
+    return writeChunk(this.out, `${JSON.stringify(value)}\n`);
+  }
+}
