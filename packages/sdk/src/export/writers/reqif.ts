@@ -9,7 +9,16 @@ import { writeChunk } from './output.js';
 import { SpooledWriter } from './spooled-writer.js';
 import type { TopicSummary } from './tracker.js';
 import { linksOf, RECORD_NODE_TYPE, type Link } from './traces.js';
-import { childrenMarker, serialize, splitAtMarker, xmlAttributes, xmlText, type XMLBuilder } from './xml.js';
+import {
+  attr,
+  childrenMarker,
+  serialize,
+  splitAtMarker,
+  text,
+  xmlAttributes,
+  xmlText,
+  type XMLBuilder,
+} from './xml.js';
 
 export const REQIF_NAMESPACE = 'http://www.omg.org/spec/ReqIF/20110401/reqif.xsd';
 export const REQIF_TOOL_ID = 'RXS';
@@ -174,7 +183,7 @@ export class ReqifWriter extends SpooledWriter {
 
     await emit('      <SPEC-OBJECTS>\n');
     for await (const { topic, record } of this.spool.replay()) {
-      await emit(serialize(specObjectXml(plans[topic]!, record, exportedAt), 4));
+      await emit(specObjectXml(plans[topic]!, record, exportedAt));
     }
     await emit('      </SPEC-OBJECTS>\n');
     if (relations.length > 0) await emit(serialize(specRelationsXml(relations, exportedAt), 3));
@@ -186,7 +195,7 @@ export class ReqifWriter extends SpooledWriter {
       const [start, end] = splitAtMarker(specificationXml(plan, exportedAt), 4);
       await emit(start);
       for (; !next.done && next.value.topic === index; next = await records.next()) {
-        await emit(serialize(hierarchyXml(next.value.record, exportedAt), 6));
+        await emit(hierarchyXml(next.value.record, exportedAt));
       }
       await emit(end);
     }
@@ -406,7 +415,7 @@ function stringDefinition(parent: XMLBuilder, attributes: Record<string, string>
     .txt(STRING_DATATYPE_ID);
 }
 
-function stringValue(parent: XMLBuilder, definitionId: string, value: string): void {
+function stringValueElement(parent: XMLBuilder, definitionId: string, value: string): void {
   parent
     .ele('ATTRIBUTE-VALUE-STRING', xmlAttributes({ 'THE-VALUE': value }))
     .ele('DEFINITION')
@@ -414,37 +423,45 @@ function stringValue(parent: XMLBuilder, definitionId: string, value: string): v
     .txt(definitionId);
 }
 
+function stringValue(definitionId: string, value: string, pad: string): string {
+  return (
+    `${pad}<ATTRIBUTE-VALUE-STRING THE-VALUE="${attr(value)}">\n` +
+    `${pad}  <DEFINITION>\n${pad}    <ATTRIBUTE-DEFINITION-STRING-REF>${text(definitionId)}</ATTRIBUTE-DEFINITION-STRING-REF>\n${pad}  </DEFINITION>\n` +
+    `${pad}</ATTRIBUTE-VALUE-STRING>\n`
+  );
+}
+
 function lastChange(record: ExportedRecord, exportedAt: string): string {
   return xsdDateTime(record.updatedAt ?? record.createdAt, exportedAt);
 }
 
-function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: string): XMLBuilder {
-  const root = fragment();
-  const object = root.ele(
-    'SPEC-OBJECT',
-    xmlAttributes({
-      IDENTIFIER: specObjectId(record.id),
-      'LAST-CHANGE': lastChange(record, exportedAt),
-      'LONG-NAME': record.name,
-    }),
-  );
-  object.ele('TYPE').ele('SPEC-OBJECT-TYPE-REF').txt(plan.typeId);
-  const values = object.ele('VALUES');
+/**
+ * One SPEC-OBJECT as text. Records are the bulk of a file, so they are written as strings directly
+ * (with the same escaping) instead of through an xmlbuilder2 tree per record, which was ~50x slower.
+ */
+function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: string): string {
+  const pad = '        ';
+  let xml =
+    `${pad}<SPEC-OBJECT IDENTIFIER="${attr(specObjectId(record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}" LONG-NAME="${attr(record.name)}">\n` +
+    `${pad}  <TYPE>\n${pad}    <SPEC-OBJECT-TYPE-REF>${text(plan.typeId)}</SPEC-OBJECT-TYPE-REF>\n${pad}  </TYPE>\n`;
+  let values = '';
   for (const { id, value, enumeration } of plan.attributes) {
     const raw = value(record);
     if (raw === undefined || raw === null) continue;
     if (!enumeration) {
-      stringValue(values, id, cellText(raw));
+      values += stringValue(id, cellText(raw), `${pad}    `);
       continue;
     }
     const refs = enumValueRefs(enumeration, plan.scope, raw);
     if (refs.length === 0) continue;
-    const enumValue = values.ele('ATTRIBUTE-VALUE-ENUMERATION');
-    enumValue.ele('DEFINITION').ele('ATTRIBUTE-DEFINITION-ENUMERATION-REF').txt(id);
-    const selected = enumValue.ele('VALUES');
-    for (const ref of refs) selected.ele('ENUM-VALUE-REF').txt(ref);
+    values +=
+      `${pad}    <ATTRIBUTE-VALUE-ENUMERATION>\n` +
+      `${pad}      <DEFINITION>\n${pad}        <ATTRIBUTE-DEFINITION-ENUMERATION-REF>${text(id)}</ATTRIBUTE-DEFINITION-ENUMERATION-REF>\n${pad}      </DEFINITION>\n` +
+      `${pad}      <VALUES>\n${refs.map((ref) => `${pad}        <ENUM-VALUE-REF>${text(ref)}</ENUM-VALUE-REF>\n`).join('')}${pad}      </VALUES>\n` +
+      `${pad}    </ATTRIBUTE-VALUE-ENUMERATION>\n`;
   }
-  return root;
+  xml += values ? `${pad}  <VALUES>\n${values}${pad}  </VALUES>\n` : `${pad}  <VALUES/>\n`;
+  return `${xml}${pad}</SPEC-OBJECT>\n`;
 }
 
 function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
@@ -479,23 +496,16 @@ function specificationXml(plan: TopicPlan, exportedAt: string): XMLBuilder {
   );
   specification.ele('TYPE').ele('SPECIFICATION-TYPE-REF').txt(SPECIFICATION_TYPE_ID);
   const values = specification.ele('VALUES');
-  for (const { id, value } of TOPIC_ATTRIBUTES) stringValue(values, id, value(topic));
+  for (const { id, value } of TOPIC_ATTRIBUTES) stringValueElement(values, id, value(topic));
   childrenMarker(specification.ele('CHILDREN'));
   return root;
 }
 
-function hierarchyXml(record: ExportedRecord, exportedAt: string): XMLBuilder {
-  const root = fragment();
-  root
-    .ele(
-      'SPEC-HIERARCHY',
-      xmlAttributes({
-        IDENTIFIER: readableId('H', record.id),
-        'LAST-CHANGE': lastChange(record, exportedAt),
-      }),
-    )
-    .ele('OBJECT')
-    .ele('SPEC-OBJECT-REF')
-    .txt(specObjectId(record.id));
-  return root;
+function hierarchyXml(record: ExportedRecord, exportedAt: string): string {
+  const pad = '            ';
+  return (
+    `${pad}<SPEC-HIERARCHY IDENTIFIER="${attr(readableId('H', record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}">\n` +
+    `${pad}  <OBJECT>\n${pad}    <SPEC-OBJECT-REF>${text(specObjectId(record.id))}</SPEC-OBJECT-REF>\n${pad}  </OBJECT>\n` +
+    `${pad}</SPEC-HIERARCHY>\n`
+  );
 }

@@ -54,3 +54,13 @@ export function splitAtMarker(node: XMLBuilder, level: number): [string, string]
   const tail = text.slice(marker + CHILDREN_MARKER.length + 7).replace(/^\r?\n/, '');
   return [head, tail];
 }
+
+/** A complete attribute value for hand-written XML: quotes and angle brackets escaped too. */
+export function attr(value: string): string {
+  return xmlAttribute(value).replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Complete element text for hand-written XML. */
+export function text(value: string): string {
+  return xmlText(value).replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

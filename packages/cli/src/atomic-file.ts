@@ -1,0 +1,55 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+
+/**
+ * An output file that appears whole or not at all: bytes go to a temporary file beside the target,
+ * which is flushed to disk and renamed over the target only on `commit()`. `abort()` (or a crash)
+ * leaves the previous file untouched.
+ */
+export interface AtomicFile {
+  readonly path: string;
+  readonly stream: WriteStream;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export function createAtomicFile(path: string): AtomicFile {
+  const target = resolve(path);
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  const stream = createWriteStream(temp, { flags: 'wx', mode: 0o644 });
+  let settled = false;
+  return {
+    path: target,
+    stream,
+    async commit() {
+      if (settled) return;
+      settled = true;
+      if (!stream.writableFinished) {
+        stream.end();
+        await finished(stream);
+      }
+      const handle = await open(temp, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+      // The rename itself is durable only once the folder is synced.
+      const folder = await open(dirname(target), 'r');
+      try {
+        await folder.sync();
+      } finally {
+        await folder.close();
+      }
+    },
+    async abort() {
+      if (settled) return;
+      settled = true;
+      stream.destroy();
+      await rm(temp, { force: true });
+    },
+  };
+}
