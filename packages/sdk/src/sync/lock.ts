@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * One sync at a time per state folder: `DIR/sync.lock` holds the PID, host and start time of the
+ * sync running there. The file is written whole under a temporary name and linked into place, so
+ * it never appears half written and only one of two racing syncs gets it. A lock whose process is
+ * gone (same host, no such PID) is stale and taken over.
+ */
+
+export const LOCK_FILE = 'sync.lock';
+
+interface LockContent {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+  token: string;
+}
+
+export class SyncLockedError extends Error {
+  constructor(
+    readonly lockPath: string,
+    readonly pid: number | undefined,
+    readonly host: string | undefined,
+    readonly startedAt: string | undefined,
+  ) {
+    const holder =
+      pid === undefined
+        ? 'an unknown process (the lock file is unreadable)'
+        : pid === process.pid && host === hostname()
+          ? `this process (PID ${pid})`
+          : `process ${pid}${host && host !== hostname() ? ` on host ${host}` : ''}`;
+    super(
+      `Another sync is running on this folder: ${lockPath} is held by ${holder}` +
+        `${startedAt ? `, since ${startedAt}` : ''}. Wait for it to finish` +
+        `${pid !== undefined && pid !== process.pid ? `, or remove the lock file if process ${pid} is not an rxs sync` : ''}.`,
+    );
+  }
+}
+
+export interface SyncLock {
+  readonly path: string;
+  /** Removes the lock file if it is still this lock's. */
+  release(): Promise<void>;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readLock(path: string): Promise<LockContent | undefined | 'missing'> {
+  try {
+    const content = JSON.parse(await readFile(path, 'utf8')) as Partial<LockContent>;
+    return typeof content.pid === 'number' && Number.isInteger(content.pid) && content.pid > 0
+      ? (content as LockContent)
+      : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    return undefined;
+  }
+}
+
+export async function acquireSyncLock(dir: string): Promise<SyncLock> {
+  const path = join(dir, LOCK_FILE);
+  const content: LockContent = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
+  };
+  const temp = `${path}.${content.token}.tmp`;
+  await writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(temp, path);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await readLock(path);
+      if (holder === 'missing') continue; // released meanwhile
+      const stale =
+        holder !== undefined &&
+        holder.hostname === content.hostname &&
+        holder.pid !== process.pid &&
+        !processAlive(holder.pid);
+      if (!stale || attempt >= 3)
+        throw new SyncLockedError(path, holder?.pid, holder?.hostname, holder?.startedAt);
+      // The holder died without releasing: take its lock over.
+      await rm(path, { force: true });
+    }
+  } finally {
+    await rm(temp, { force: true });
+  }
+
+  let released = false;
+  return {
+    path,
+    async release() {
+      if (released) return;
+      released = true;
+      const holder = await readLock(path);
+      if (holder !== 'missing' && holder?.token === content.token) await rm(path, { force: true });
+    },
+  };
+}

@@ -1,0 +1,438 @@
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type {
+  ExportedRecord,
+  ExportedTopic,
+  ExportedTrace,
+  ExportHeader,
+  ExportPart,
+} from '../export/model.js';
+import { Generation, removeStrayGenerations } from './generation.js';
+import { compareIds, jsonEqual, jsonHash } from './json-values.js';
+import { JsonLinesSink } from './jsonl.js';
+import { acquireSyncLock, type SyncLock } from './lock.js';
+import { diffRecord } from './record-diff.js';
+import { valueRenamer, type ValueRenamer } from './renames.js';
+import { DEFAULT_DETAIL_LIMIT, type ChangeReport, type TopicChanges } from './report.js';
+import { ReportBuilder } from './report-builder.js';
+import { diffSchema } from './schema-diff.js';
+import { SortedCursor } from './sorted-cursor.js';
+import {
+  readSyncState,
+  stateFilePath,
+  SYNC_STATE_FORMAT,
+  SYNC_STATE_VERSION,
+  SyncStateError,
+  toStoredTrace,
+  type StoredRecord,
+  type StoredTopic,
+  type StoredTrace,
+  type SyncState,
+} from './state.js';
+
+export interface SyncSessionOptions {
+  /** The most records (and traces) of each kind the report lists; counts are always complete. */
+  detailLimit?: number;
+  /** Clock for `committedAt`, for reproducible states in tests. */
+  now?: () => Date;
+}
+
+/** The export stream does not have the shape sync relies on. */
+export class SyncStreamError extends Error {}
+
+/** Records of a topic did not arrive in strictly ascending `_id` order. */
+export class SyncOrderError extends SyncStreamError {
+  constructor(
+    readonly topic: string,
+    readonly id: string,
+    readonly previousId: string,
+  ) {
+    super(
+      id === previousId
+        ? `Record ${id} of "${topic}" arrived twice. Sync compares lists sorted by _id and needs each record once.`
+        : `Records of "${topic}" arrived out of _id order: ${id} came after ${previousId}. ` +
+            `Sync compares lists sorted by _id and needs the records in _id order, as the records service lists them.`,
+    );
+  }
+}
+
+type Phase = 'start' | 'topics' | 'ended' | 'committed' | 'aborted';
+
+/** The topic whose records are streaming: its new file, the previous file and the report entry. */
+interface OpenTopic {
+  topic: ExportedTopic;
+  previous: StoredTopic | undefined;
+  file: string;
+  sink: JsonLinesSink;
+  cursor: SortedCursor<StoredRecord>;
+  renamer: ValueRenamer | undefined;
+  entry: TopicChanges;
+  lastId: string | undefined;
+  count: number;
+}
+
+/**
+ * One run of `rxs sync` on a state folder. Feed it the export's parts in order (`write`); it writes
+ * the new snapshot into a temporary generation and compares it with the previous one as the parts
+ * stream, by a merge-join on record id (both sides sorted), so memory stays flat in the number of
+ * records. After the `end` part, `report` holds the changes. Then either `commit()` (after the
+ * caller has written its output) switches the folder to the new snapshot, or `abort()` drops it;
+ * both release the lock. A failing `write` aborts by itself and rethrows.
+ */
+export class SyncSession {
+  private phase: Phase = 'start';
+  private header: ExportHeader | undefined;
+  private open: OpenTopic | undefined;
+  private readonly previousTopics = new Map<string, StoredTopic>();
+  private readonly seen = new Set<string>();
+  private readonly topics: StoredTopic[] = [];
+  private traces: ExportedTrace[] | undefined;
+  private readonly builder: ReportBuilder;
+  private next: Omit<SyncState, 'generation'> | undefined;
+  private result: ChangeReport | undefined;
+  private readonly now: () => Date;
+
+  private constructor(
+    readonly dir: string,
+    /** The snapshot compared against; undefined on the first sync. */
+    readonly previous: SyncState | undefined,
+    private readonly lock: SyncLock,
+    private readonly generation: Generation,
+    options: SyncSessionOptions,
+  ) {
+    this.builder = new ReportBuilder(options.detailLimit ?? DEFAULT_DETAIL_LIMIT);
+    this.now = options.now ?? (() => new Date());
+    for (const topic of previous?.topics ?? []) this.previousTopics.set(topic.historyId, topic);
+  }
+
+  /**
+   * Opens a sync on `dir` (created if missing): takes the lock, reads the previous snapshot,
+   * removes leftovers of interrupted syncs and prepares a temporary generation.
+   */
+  static async open(dir: string, options: SyncSessionOptions = {}): Promise<SyncSession> {
+    const root = resolve(dir);
+    await mkdir(root, { recursive: true });
+    const lock = await acquireSyncLock(root);
+    try {
+      const previous = await readSyncState(root);
+      if (previous) {
+        const folder = join(root, previous.generation);
+        const found = await stat(folder).catch(() => undefined);
+        if (!found?.isDirectory())
+          throw new SyncStateError(
+            `${join(root, 'state.json')} names ${previous.generation}, which is missing; the sync state is damaged.`,
+          );
+      }
+      await removeStrayGenerations(root, previous?.generation);
+      const generation = await Generation.create(root);
+      return new SyncSession(root, previous, lock, generation, options);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  /** The change report, once the `end` part arrived. */
+  get report(): ChangeReport | undefined {
+    return this.result;
+  }
+
+  async write(part: ExportPart): Promise<void> {
+    if (this.phase === 'ended' || this.phase === 'committed' || this.phase === 'aborted')
+      throw new SyncStreamError(`Export part "${part.kind}" arrived after the sync ${this.phase}.`);
+    try {
+      await this.handle(part);
+    } catch (error) {
+      await this.abort().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** For use as an export writer: a close before the `end` part means the export failed. */
+  async close(): Promise<void> {
+    if (this.phase !== 'ended' && this.phase !== 'committed') await this.abort();
+  }
+
+  /** Switches the folder to the new snapshot atomically and releases the lock. */
+  async commit(): Promise<SyncState> {
+    if (this.phase !== 'ended' || !this.next)
+      throw new Error(
+        this.phase === 'committed'
+          ? 'This sync was already committed.'
+          : this.phase === 'aborted'
+            ? 'This sync was aborted; nothing to commit.'
+            : 'The export did not end yet; a sync commits only a complete export.',
+      );
+    this.phase = 'committed';
+    try {
+      return await this.generation.commit({ ...this.next, committedAt: this.now().toISOString() });
+    } catch (error) {
+      // Either state.json still names the old generation, or it names the new, complete one.
+      await rm(this.generation.tempDir, { recursive: true, force: true }).catch(() => undefined);
+      throw error;
+    } finally {
+      await this.lock.release();
+    }
+  }
+
+  /** Drops the new snapshot; the previous one stays as it was. Releases the lock. */
+  async abort(): Promise<void> {
+    if (this.phase === 'committed' || this.phase === 'aborted') return;
+    this.phase = 'aborted';
+    try {
+      const open = this.open;
+      this.open = undefined;
+      await open?.cursor.close().catch(() => undefined);
+      await open?.sink.destroy().catch(() => undefined);
+      await this.generation.discard();
+    } finally {
+      await this.lock.release();
+    }
+  }
+
+  private async handle(part: ExportPart): Promise<void> {
+    switch (part.kind) {
+      case 'header':
+        if (this.phase !== 'start') throw new SyncStreamError('The export header arrived twice.');
+        this.header = part.header;
+        this.phase = 'topics';
+        if (!this.previous)
+          this.builder.note(
+            `Initial snapshot: ${this.dir} holds no previous state, so everything is reported as added.`,
+          );
+        return;
+      case 'topic':
+        return this.openTopic(part.topic);
+      case 'record':
+        return this.record(part.record);
+      case 'topic-end':
+        return this.closeTopic(part.topic, part.recordCount);
+      case 'traces':
+        this.expect('traces', false);
+        (this.traces ??= []).push(...part.traces);
+        return;
+      case 'end':
+        return this.end(part.warnings);
+    }
+  }
+
+  private expect(kind: string, inTopic: boolean): void {
+    if (this.phase !== 'topics')
+      throw new SyncStreamError(`Export part "${kind}" arrived before the header.`);
+    if (inTopic && !this.open) throw new SyncStreamError(`Export part "${kind}" arrived outside a topic.`);
+    if (!inTopic && this.open)
+      throw new SyncStreamError(
+        `Export part "${kind}" arrived inside the topic "${this.open.topic.name}" (no topic-end before it).`,
+      );
+    if (kind === 'topic' && this.traces)
+      throw new SyncStreamError('A topic arrived after the traces; the traces come after all topics.');
+  }
+
+  private async openTopic(topic: ExportedTopic): Promise<void> {
+    this.expect('topic', false);
+    if (this.seen.has(topic.historyId))
+      throw new SyncStreamError(
+        `The topic "${topic.name}" (history id ${topic.historyId}) is in the export twice. ` +
+          `Sync keeps one revision per topic: ask for each topic once.`,
+      );
+    this.seen.add(topic.historyId);
+    const previous = this.previousTopics.get(topic.historyId);
+    const file = `topic-${this.topics.length + 1}.jsonl`;
+    const sink = new JsonLinesSink(this.generation.path(file));
+    const cursor = new SortedCursor<StoredRecord>(
+      previous && this.previous ? stateFilePath(this.dir, this.previous, previous.file) : undefined,
+      (record) => record.id,
+    );
+    this.open = {
+      topic,
+      previous,
+      file,
+      sink,
+      cursor,
+      renamer: previous ? valueRenamer(previous.fields, topic.fields) : undefined,
+      entry: this.builder.openTopic(topic.historyId, topic.name, previous ? 'present' : 'added'),
+      lastId: undefined,
+      count: 0,
+    };
+  }
+
+  private async record(record: ExportedRecord): Promise<void> {
+    this.expect('record', true);
+    const open = this.open!;
+    const id = record.id;
+    if (typeof id !== 'string' || id === '')
+      throw new SyncStreamError(`A record of "${open.topic.name}" has no id.`);
+    if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
+      throw new SyncOrderError(open.topic.name, id, open.lastId);
+    open.lastId = id;
+    open.count++;
+
+    const line = JSON.stringify({ id, name: record.name, version: record.version, values: record.values });
+    await open.sink.appendLine(line);
+    // Compared as stored, so both sides went through the same JSON round trip.
+    const current = JSON.parse(line) as StoredRecord;
+
+    // Merge-join: previous records with smaller ids are gone, an equal id is compared.
+    for (;;) {
+      const old = await open.cursor.peek();
+      if (old === undefined || compareIds(old.id, id) > 0) {
+        this.builder.recordAdded(open.entry, { id, name: current.name });
+        return;
+      }
+      await open.cursor.take();
+      if (compareIds(old.id, id) < 0) {
+        this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+        continue;
+      }
+      const before = open.renamer ? { ...old, values: open.renamer(old.values) } : old;
+      const change = diffRecord(before, current);
+      if (change) this.builder.recordChanged(open.entry, change);
+      else this.builder.recordUnchanged(open.entry);
+      return;
+    }
+  }
+
+  private async closeTopic(topic: ExportedTopic, recordCount: number): Promise<void> {
+    this.expect('topic-end', true);
+    const open = this.open!;
+    if (topic.historyId !== open.topic.historyId)
+      throw new SyncStreamError(
+        `The end of topic "${topic.name}" arrived while the records of "${open.topic.name}" were streaming.`,
+      );
+    if (recordCount !== open.count)
+      throw new SyncStreamError(
+        `The export says "${topic.name}" has ${recordCount} records, but ${open.count} arrived.`,
+      );
+    for (let old = await open.cursor.take(); old !== undefined; old = await open.cursor.take())
+      this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+    await open.cursor.close();
+    await open.sink.close();
+
+    const stored: StoredTopic = {
+      historyId: topic.historyId,
+      revisionId: topic.revisionId,
+      name: topic.name,
+      version: topic.version,
+      status: topic.status,
+      fields: topic.fields,
+      schemaHash: jsonHash(topic.schema),
+      recordCount,
+      file: open.file,
+    };
+    this.builder.closeTopic(open.entry, {
+      before: open.previous,
+      after: stored,
+      schema: diffSchema(open.previous, stored),
+    });
+    this.topics.push(stored);
+    this.open = undefined;
+  }
+
+  private async end(warnings: string[]): Promise<void> {
+    this.expect('end', false);
+    const header = this.header!;
+    const previous = this.previous;
+
+    // Topics of the previous snapshot that this export no longer has: their records are gone.
+    for (const old of previous?.topics ?? []) {
+      if (this.seen.has(old.historyId)) continue;
+      const entry = this.builder.openTopic(old.historyId, old.name, 'removed');
+      const cursor = new SortedCursor<StoredRecord>(
+        stateFilePath(this.dir, previous!, old.file),
+        (r) => r.id,
+      );
+      try {
+        for (let record = await cursor.take(); record !== undefined; record = await cursor.take())
+          this.builder.recordRemoved(entry, { id: record.id, name: record.name });
+      } finally {
+        await cursor.close();
+      }
+      this.builder.closeTopic(entry, { before: old, schema: diffSchema(old, undefined) });
+    }
+
+    const traces = await this.compareTraces();
+    this.next = {
+      format: SYNC_STATE_FORMAT,
+      version: SYNC_STATE_VERSION,
+      exportedAt: header.exportedAt,
+      committedAt: '',
+      servers: header.servers,
+      revisionIds: header.revisionIds,
+      topics: this.topics,
+      traces,
+    };
+    this.result = this.builder.finish({
+      exportedAt: header.exportedAt,
+      previousExportedAt: previous?.exportedAt ?? null,
+      servers: header.servers,
+      warnings,
+    });
+    this.phase = 'ended';
+  }
+
+  /** Writes the traces sorted by id and merge-joins them with the previous ones. */
+  private async compareTraces(): Promise<SyncState['traces']> {
+    const previous = this.previous;
+    if (!this.traces) {
+      if (previous?.traces)
+        this.builder.note(
+          'This export has no traces: traces were not compared, and the new snapshot keeps none.',
+        );
+      return null;
+    }
+    this.builder.traces.compared = true;
+    if (previous && !previous.traces)
+      this.builder.note('The previous snapshot had no traces, so every trace is reported as added.');
+    const traces = [...this.traces].sort((a, b) => compareIds(a.id, b.id));
+    const file = 'traces.jsonl';
+    const sink = new JsonLinesSink(this.generation.path(file));
+    const cursor = new SortedCursor<StoredTrace>(
+      previous?.traces ? stateFilePath(this.dir, previous, previous.traces.file) : undefined,
+      (trace) => trace[0],
+    );
+    let before = 0;
+    const removed = (old: StoredTrace) => {
+      before++;
+      this.builder.traceRemoved(fromStoredTrace(old));
+    };
+    try {
+      let lastId: string | undefined;
+      for (const trace of traces) {
+        if (trace.id === lastId) continue; // listed twice (reached from both ends)
+        lastId = trace.id;
+        const stored = toStoredTrace(trace);
+        await sink.append(stored);
+        let old = await cursor.peek();
+        while (old !== undefined && compareIds(old[0], trace.id) < 0) {
+          await cursor.take();
+          removed(old);
+          old = await cursor.peek();
+        }
+        if (old === undefined || old[0] !== trace.id) {
+          this.builder.traceAdded(fromStoredTrace(stored));
+          continue;
+        }
+        await cursor.take();
+        before++;
+        if (!jsonEqual(old, stored))
+          this.builder.traceChanged({ before: fromStoredTrace(old), after: fromStoredTrace(stored) });
+      }
+      for (let old = await cursor.take(); old !== undefined; old = await cursor.take()) removed(old);
+      await sink.close();
+    } finally {
+      await cursor.close();
+      await sink.destroy();
+    }
+    this.builder.traceCounts(before, sink.count);
+    return { file, count: sink.count };
+  }
+}
+
+function fromStoredTrace([id, source, target, relationTypes]: StoredTrace): ExportedTrace {
+  return { id, source, target, relationTypes };
+}
+
+/** Opens a sync on the state folder `dir`; see `SyncSession`. */
+export function createSyncSession(dir: string, options: SyncSessionOptions = {}): Promise<SyncSession> {
+  return SyncSession.open(dir, options);
+}
