@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { HttpError } from '@rxs/server';
 import { adminCommand } from './commands/admin.js';
+import { exportCommand } from './commands/export.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
+import { syncCommand } from './commands/sync.js';
 import { UserError } from './errors.js';
 
 export function buildProgram(): Command {
@@ -14,6 +16,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text) });
   program.addCommand(serveCommand());
+  program.addCommand(exportCommand());
+  program.addCommand(syncCommand());
   program.addCommand(adminCommand());
   program.addCommand(migrateDataCommand());
   return program;

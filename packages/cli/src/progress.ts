@@ -33,7 +33,8 @@ export class Progress {
 
   /** Clears the line so regular output starts at column 0. */
   done(): void {
-    if (this.enabled && this.drawn) this.stream.write(`\r${' '.repeat(Math.max(20, (this.stream.columns ?? 80) - 1))}\r`);
+    if (this.enabled && this.drawn)
+      this.stream.write(`\r${' '.repeat(Math.max(20, (this.stream.columns ?? 80) - 1))}\r`);
     this.drawn = false;
   }
 

@@ -1,5 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+const isolatedHome = mkdtempSync(join(tmpdir(), 'rxs-home-'));
 
 export const cliBin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
@@ -16,7 +21,8 @@ export function runCli(
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cliBin, ...args], {
-      env: { ...process.env, RXS_CONFIG: '/nonexistent/rxs-config.json', ...options.env },
+      // A home of its own: no user config file (~/.config/rxs/config.json) leaks into the test.
+      env: { ...process.env, HOME: isolatedHome, RXS_API_KEY: '', ...options.env },
       cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

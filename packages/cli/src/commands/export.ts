@@ -1,0 +1,115 @@
+import { Command, Option } from 'commander';
+import { EXPORT_FORMATS, type ExportFormat } from '@rxs/sdk';
+import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
+import { UserError } from '../errors.js';
+import { describeSummary, runExport } from '../export-run.js';
+import { Progress } from '../progress.js';
+
+export interface ExportCommandOptions extends ConnectionOptions {
+  kt: string[];
+  format: ExportFormat;
+  out?: string;
+  traces?: boolean;
+  labels?: boolean;
+  followLatest?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  timeout?: string;
+  retries?: string;
+  traceConcurrency?: string;
+}
+
+export const collect = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
+
+export function positiveInteger(value: string | undefined, flag: string, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min)
+    throw new UserError(`${flag} takes a whole number of at least ${min}, not "${value}".`);
+  return number;
+}
+
+/** Options shared by export and sync: what to export and how. */
+export function addExportOptions(command: Command, outDescription: string): Command {
+  return addConnectionOptions(
+    command
+      .requiredOption(
+        '--kt <revision-id>',
+        'KT revision id to export (repeat, or comma separate, for several topics)',
+        collect,
+      )
+      .addOption(
+        new Option('--format <format>', 'output format').choices([...EXPORT_FORMATS]).default('json'),
+      )
+      .option('--out <file>', outDescription)
+      .option('--traces', 'also retrieve the traces between the records (step 4)')
+      .option('--labels', 'show select, radio and checklist values by their labels instead of their values')
+      .option('--follow-latest', 'when a topic was re-approved, export its new revision instead of failing')
+      .option('--json', 'print a machine-readable summary on standard output')
+      .option('--quiet', 'no progress line')
+      .option('--timeout <ms>', 'per-request timeout (and idle timeout of a streamed listing)', '30000')
+      .option('--retries <n>', 'retries of idempotent requests on network errors, 429 and 5xx', '4')
+      .option('--trace-concurrency <n>', 'trace batch requests in flight at once', '4'),
+  );
+}
+
+export function exportCommand(): Command {
+  const command = new Command('export')
+    .description(
+      'Export the records of knowledge topics: the documented four-step procedure, into a file format',
+    )
+    .addHelpText(
+      'after',
+      `
+Steps, in the document's order: (1) GET /kt/{revision} for the schema, (2) GET /records/ by the same
+revision id, (3) map form keys to semantic names (service-key, label, key), (4) with --traces, POST
+/traces/batch/list in bounded, chunked batches. The output file appears only when the export succeeded.
+
+Formats: json (full snapshot), jsonl, csv, xlsx (a sheet per topic), reqif (ReqIF 1.2), needs
+(Sphinx-Needs needs.json). See docs/formats/.
+
+Connection: --url or --techdoc-url/--records-url/--tracer-url, or RXS_TECHDOC_URL, RXS_RECORDS_URL,
+RXS_TRACER_URL; the key from --api-key-file, RXS_API_KEY or a profile of the config file.
+
+Examples:
+  rxs export --url http://127.0.0.1:8080 --api-key-file rxs-data/demo-owner.key --kt 6b03... --format csv --out reqs.csv
+  RXS_API_KEY=... rxs export --profile prod --kt REV1 --kt REV2 --traces --format reqif --out design.reqif
+  rxs export --profile prod --kt REV --format json --out - | jq '.topics[0].records | length'`,
+    );
+  addExportOptions(command, 'output file, or - for standard output (default: rxs-export.<format extension>)');
+  return command.action(async (options: ExportCommandOptions) => {
+    const connection = resolveConnection(options);
+    if (options.json && options.out === '-')
+      throw new UserError('--json prints the summary on standard output; it cannot go with --out -.');
+    const out = options.out ?? `rxs-export.${extensionOf(options.format)}`;
+    const progress = new Progress({ quiet: options.quiet || options.out === '-' });
+    const run = await runExport(
+      connection,
+      {
+        revisionIds: options.kt,
+        format: options.format,
+        out,
+        traces: !!options.traces,
+        labels: !!options.labels,
+        followLatest: !!options.followLatest,
+        timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
+        retries: positiveInteger(options.retries, '--retries'),
+        traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
+      },
+      progress,
+    );
+    await run.commit();
+    if (options.json) process.stdout.write(`${JSON.stringify(run.summary, null, 2)}\n`);
+    else if (out !== '-') process.stderr.write(`${describeSummary(run.summary)}\n`);
+  });
+}
+
+export function extensionOf(format: ExportFormat): string {
+  return format === 'needs' ? 'needs.json' : format;
+}

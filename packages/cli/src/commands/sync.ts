@@ -1,0 +1,166 @@
+import { spawn } from 'node:child_process';
+import { Command } from 'commander';
+import { createSyncSession, renderReportText, runWatchLoop, writeReport, type ChangeReport } from '@rxs/sdk';
+import { resolveConnection } from '../connection.js';
+import { UserError } from '../errors.js';
+import { runExport, type ExportSummary } from '../export-run.js';
+import { Progress } from '../progress.js';
+import { addExportOptions, positiveInteger, type ExportCommandOptions } from './export.js';
+
+interface SyncOptions extends ExportCommandOptions {
+  state: string;
+  exitCode?: boolean;
+  watch?: boolean;
+  interval: string;
+  jitter: string;
+  onChange?: string;
+}
+
+/** "10m", "30s", "1h", "1500ms" or plain milliseconds. */
+export function parseInterval(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!match) throw new UserError(`--interval takes a duration like 30s, 10m or 1h, not "${value}".`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+interface SyncOutcome {
+  summary: ExportSummary;
+  report: ChangeReport;
+  reportPath: string;
+}
+
+export function syncCommand(): Command {
+  const command = new Command('sync')
+    .description(
+      'Export, compare with the previous snapshot, and report what changed (polling; the service pushes nothing)',
+    )
+    .requiredOption('--state <dir>', 'folder of the previous snapshot; created on the first run')
+    .option('--exit-code', 'exit with 2 when something changed (0 when nothing did, 1 on failure)')
+    .option('--watch', 'repeat on a schedule until stopped (SIGINT/SIGTERM)')
+    .option('--interval <duration>', 'with --watch: pause between runs, e.g. 30s, 10m, 1h', '10m')
+    .option('--jitter <ratio>', 'with --watch: vary the pause by up to this share either way', '0.1')
+    .option(
+      '--on-change <command>',
+      'run this shell command when something changed: the report JSON on its standard input, its path in RXS_REPORT',
+    )
+    .addHelpText(
+      'after',
+      `
+Each run exports the topics (see "rxs export --help"), compares the result with the snapshot in
+--state record by record (added, removed, changed fields), trace by trace and schema by schema, writes
+a report to <state>/reports/, then updates --out and the snapshot, both atomically and only after
+everything succeeded. A failed run leaves the previous output and snapshot untouched.
+
+A re-approved topic (its latest_revision_id is newer than --kt) stops the sync with a message,
+unless --follow-latest switches to the new revision (the report says so).
+
+Examples:
+  rxs sync --profile prod --kt REV --state .rxs-sync --format csv --out reqs.csv --exit-code
+  rxs sync --profile prod --kt REV --state .rxs-sync --watch --interval 10m --on-change ./notify.sh`,
+    );
+  addExportOptions(
+    command,
+    'also write the export in --format to this file (atomically, after the comparison succeeded)',
+  );
+  return command.action(async (options: SyncOptions) => {
+    const connection = resolveConnection(options);
+    if (options.out === '-')
+      throw new UserError(
+        'rxs sync writes --out atomically; standard output (-) is not possible. Name a file.',
+      );
+    const jitter = Number(options.jitter);
+    if (!(jitter >= 0 && jitter <= 1))
+      throw new UserError(`--jitter takes a ratio from 0 to 1, not "${options.jitter}".`);
+
+    const once = async (): Promise<SyncOutcome> => {
+      const session = await createSyncSession(options.state);
+      const progress = new Progress({ quiet: options.quiet || options.json });
+      try {
+        const run = await runExport(
+          connection,
+          {
+            revisionIds: options.kt,
+            format: options.format,
+            out: options.out,
+            traces: !!options.traces,
+            labels: !!options.labels,
+            followLatest: !!options.followLatest,
+            timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
+            retries: positiveInteger(options.retries, '--retries'),
+            traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
+          },
+          progress,
+          session,
+        );
+        const report = session.report!;
+        // Output first, then the snapshot: a crash between them repeats the comparison next time
+        // (reporting the same changes again) instead of skipping them.
+        await run.commit();
+        await session.commit();
+        const reportPath = await writeReport(options.state, report);
+        return { summary: run.summary, report, reportPath };
+      } catch (error) {
+        await session.abort();
+        throw error;
+      }
+    };
+
+    const announce = async (outcome: SyncOutcome) => {
+      if (options.json) {
+        process.stdout.write(
+          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
+        );
+      } else {
+        process.stdout.write(`${renderReportText(outcome.report)}\nReport: ${outcome.reportPath}\n`);
+      }
+      if (outcome.report.changed && options.onChange)
+        await runOnChange(options.onChange, outcome.reportPath, JSON.stringify(outcome.report));
+    };
+
+    if (!options.watch) {
+      const outcome = await once();
+      await announce(outcome);
+      if (options.exitCode && outcome.report.changed) process.exitCode = 2;
+      return;
+    }
+
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const result = await runWatchLoop({
+      intervalMs: parseInterval(options.interval),
+      jitterRatio: jitter,
+      signal: stop.signal,
+      runOnce: async () => announce(await once()),
+      onError: (error) => {
+        process.stderr.write(
+          `rxs: sync run failed, will retry at the next interval: ${(error as Error).message}\n`,
+        );
+      },
+    });
+    process.stderr.write(`rxs: stopped after ${result.runs} runs (${result.failures} failed).\n`);
+  });
+}
+
+/** Runs the --on-change command with the report on stdin; its failure is reported, not fatal to the sync. */
+function runOnChange(command: string, reportPath: string, reportJson: string): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(command, {
+      shell: true,
+      stdio: ['pipe', 'inherit', 'inherit'],
+      env: { ...process.env, RXS_REPORT: reportPath },
+    });
+    child.on('error', (error) => {
+      process.stderr.write(`rxs: --on-change command could not start: ${error.message}\n`);
+      resolve();
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) process.stderr.write(`rxs: --on-change command exited with ${code}\n`);
+      resolve();
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(reportJson);
+  });
+}

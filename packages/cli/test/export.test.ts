@@ -1,0 +1,240 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { runCli } from './run-cli.js';
+
+describe('rxs export against the real server', () => {
+  let t: TestServer;
+  let dir: string;
+  let keyFile: string;
+  let requirements: string;
+  let tests: string;
+  const exportArgs = (...args: string[]) => [
+    'export',
+    '--url',
+    t.url,
+    '--api-key-file',
+    keyFile,
+    '--quiet',
+    ...args,
+  ];
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-export-'));
+    keyFile = join(dir, 'owner.key');
+    writeFileSync(keyFile, `${t.ownerKey}\n`);
+    requirements = t.demo.tenant.topics.systemRequirements!.currentRevisionId;
+    tests = t.demo.tenant.topics.verificationTests!.currentRevisionId;
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('json: the full snapshot with schema, mapping, semantic records, traces, time and servers', async () => {
+    const out = join(dir, 'all.json');
+    const result = await runCli(
+      exportArgs('--kt', requirements, '--kt', tests, '--traces', '--format', 'json', '--out', out, '--json'),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.topics.map((x: { records: number }) => x.records)).toEqual([4, 4]);
+    const snapshot = JSON.parse(readFileSync(out, 'utf8'));
+    const servers = Object.fromEntries(
+      Object.entries(snapshot.servers).map(([k, v]) => [k, String(v).replace(/\/$/, '')]),
+    );
+    expect(servers).toEqual({ techdoc: t.url, records: t.url, tracer: t.url });
+    expect(Date.parse(snapshot.exportedAt)).toBeGreaterThan(Date.now() - 60_000);
+    const [reqTopic, testTopic] = snapshot.topics;
+    expect(reqTopic.revisionId).toBe(requirements);
+    expect(reqTopic.schema.components.length).toBeGreaterThan(5);
+    // The mapping, by the document's rules: label here, service-key where given, never a hardcoded key.
+    const byKey = Object.fromEntries(
+      reqTopic.fields.map((f: { key: string; name: string }) => [f.key, f.name]),
+    );
+    expect(byKey).toMatchObject({
+      name: 'Name',
+      checklist_kgd0ri: 'Requirement concerning',
+      select_vm8x2p: 'verification_method',
+    });
+    expect(reqTopic.records[0].values).toMatchObject({
+      Name: expect.stringContaining('REQ_001'),
+      'Requirement concerning': ['Equipment'],
+    });
+    const testFields = Object.fromEntries(
+      testTopic.fields.map((f: { key: string; name: string }) => [f.key, f.name]),
+    );
+    expect(testFields).toMatchObject({
+      textfield_k2j4h1: 'test_id',
+      radio_7yq2mw: 'verdict',
+      textfield_9vd1sa: 'Title',
+    });
+    expect(snapshot.traces).toHaveLength(4);
+    expect(JSON.stringify(snapshot)).not.toContain(t.ownerKey);
+  });
+
+  it('csv: one row per record, columns by semantic name', async () => {
+    const out = join(dir, 'reqs.csv');
+    expect((await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out))).code).toBe(0);
+    const lines = readFileSync(out, 'utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split(/\r?\n/);
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toContain('Requirement concerning');
+    expect(lines[0]).not.toContain('checklist_kgd0ri');
+  });
+
+  it('xlsx: a sheet per topic', async () => {
+    const out = join(dir, 'all.xlsx');
+    expect(
+      (
+        await runCli(
+          exportArgs('--kt', requirements, '--kt', tests, '--traces', '--format', 'xlsx', '--out', out),
+        )
+      ).code,
+    ).toBe(0);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(out);
+    const names = workbook.worksheets.map((w) => w.name);
+    expect(names).toEqual(expect.arrayContaining(['System Requirements', 'Verification Tests']));
+    expect(workbook.getWorksheet('Verification Tests')!.actualRowCount).toBe(5);
+  });
+
+  it('reqif: valid against the ReqIF 1.2 schema, with relations from traces', async () => {
+    const out = join(dir, 'all.reqif');
+    expect(
+      (
+        await runCli(
+          exportArgs('--kt', requirements, '--kt', tests, '--traces', '--format', 'reqif', '--out', out),
+        )
+      ).code,
+    ).toBe(0);
+    const xsd = new URL('../../../../shared/reference/reqif-xsd/reqif.xsd', import.meta.url).pathname;
+    execFileSync('xmllint', ['--noout', '--schema', xsd, out], { stdio: 'pipe' });
+    const xml = readFileSync(out, 'utf8');
+    expect(xml.match(/<SPEC-OBJECT /g)).toHaveLength(8);
+    expect(xml.match(/<SPEC-RELATION /g)).toHaveLength(4);
+    expect(xml.match(/<SPECIFICATION /g)).toHaveLength(2);
+  });
+
+  it('needs: a Sphinx-Needs needs.json with links from traces', async () => {
+    const out = join(dir, 'needs.json');
+    expect(
+      (
+        await runCli(
+          exportArgs('--kt', requirements, '--kt', tests, '--traces', '--format', 'needs', '--out', out),
+        )
+      ).code,
+    ).toBe(0);
+    const needs = JSON.parse(readFileSync(out, 'utf8'));
+    const version = needs.versions[needs.current_version];
+    expect(Object.keys(version.needs)).toHaveLength(8);
+    const links = Object.values(version.needs).flatMap((n: any) => n.links);
+    expect(links).toHaveLength(4);
+    for (const link of links) expect(version.needs[link as string]).toBeDefined();
+  });
+
+  it('a re-approved topic stops the export with the revision to use; --follow-latest exports it', async () => {
+    const old = t.demo.tenant.topics.systemRequirements!.oldRevisionIds[0]!;
+    const out = join(dir, 'old.json');
+    const refused = await runCli(exportArgs('--kt', old, '--out', out));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`re-approved`);
+    expect(refused.stderr).toContain(requirements);
+    expect(existsSync(out)).toBe(false);
+    const followed = await runCli(exportArgs('--kt', old, '--follow-latest', '--out', out, '--json'));
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(JSON.parse(followed.stdout).topics[0]).toMatchObject({ revisionId: requirements, records: 4 });
+  });
+
+  it('a history id gets the 404 that names the revision id; a bad key says to regenerate it', async () => {
+    const history = await runCli(exportArgs('--kt', t.demo.tenant.topics.systemRequirements!.historyId));
+    expect(history.code).toBe(1);
+    expect(history.stderr).toContain(requirements);
+    const badKey = join(dir, 'bad.key');
+    writeFileSync(badKey, 'rxs_0000000000000000_' + 'x'.repeat(43));
+    const refused = await runCli(['export', '--url', t.url, '--api-key-file', badKey, '--kt', requirements]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/Regenerate the key/);
+    expect(refused.stderr).not.toContain('x'.repeat(43));
+  });
+
+  it('an empty topic is a success with a warning about the id', async () => {
+    const created = await t.api('POST', '/kt/', {
+      body: {
+        knowledge_topic_name: 'Empty',
+        type: 'multi_record',
+        knowledge_topic_schema: { components: [] },
+      },
+    });
+    const result = await runCli(exportArgs('--kt', created.body._id, '--out', join(dir, 'empty.json')));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/no records.*revision id/s);
+  });
+
+  it('configuration from environment variables and a profile; the key never printed', async () => {
+    const env = {
+      RXS_TECHDOC_URL: t.url,
+      RXS_RECORDS_URL: t.url,
+      RXS_TRACER_URL: t.url,
+      RXS_API_KEY: t.ownerKey,
+    };
+    const viaEnv = await runCli(['export', '--kt', requirements, '--out', join(dir, 'env.json'), '--json'], {
+      env,
+    });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    const config = join(dir, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ defaultProfile: 'demo', profiles: { demo: { url: t.url, apiKeyFile: keyFile } } }),
+    );
+    const viaProfile = await runCli([
+      'export',
+      '--kt',
+      requirements,
+      '--out',
+      join(dir, 'profile.json'),
+      '--config',
+      config,
+    ]);
+    expect(viaProfile.code, viaProfile.stderr).toBe(0);
+    for (const output of [viaEnv.stdout, viaEnv.stderr, viaProfile.stdout, viaProfile.stderr])
+      expect(output).not.toContain(t.ownerKey);
+    const missing = await runCli(['export', '--kt', requirements, '--url', t.url]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No API key/);
+  });
+
+  it('an interrupted export leaves the previous output intact', async () => {
+    const out = join(dir, 'keep.json');
+    writeFileSync(out, 'previous export\n');
+    // The records service address is wrong: the export fails after the schema was fetched.
+    const failed = await runCli([
+      'export',
+      '--techdoc-url',
+      t.url,
+      '--records-url',
+      'http://127.0.0.1:1',
+      '--tracer-url',
+      t.url,
+      '--api-key-file',
+      keyFile,
+      '--kt',
+      requirements,
+      '--out',
+      out,
+      '--retries',
+      '0',
+    ]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/Could not reach the records service/);
+    expect(readFileSync(out, 'utf8')).toBe('previous export\n');
+    expect(execFileSync('ls', ['-a', dir]).toString()).not.toMatch(/\.tmp/);
+  });
+});

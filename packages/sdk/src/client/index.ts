@@ -1,0 +1,28 @@
+export { createClient, DEFAULT_TIMEOUT_MS, DEFAULT_TRACE_CONCURRENCY } from './client.js';
+export type { ClientOptions, RxsClient } from './client.js';
+export type { TechdocClient, TopicListQuery } from './techdoc.js';
+export type { RecordsClient, ListRecordsOptions } from './records.js';
+export type { TracerClient, TraceListOptions, TraceListing } from './tracer.js';
+export type { RequestOptions, FetchFunction } from './transport.js';
+export type { RetryEvent, RetryPolicy } from './retry.js';
+export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
+export type { JsonArrayMode } from './json-array-stream.js';
+export { exportSourceOf } from './export-source.js';
+export {
+  RxsApiError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  ConflictError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServerError,
+  UnexpectedStatusError,
+  NetworkError,
+  TimeoutError,
+  ResponseFormatError,
+  RecordsStreamInterrupted,
+  formatValidationItems,
+} from './errors.js';
+export type { ServiceName, RequestInfo } from './errors.js';

@@ -1,0 +1,144 @@
+import type { RecordCreate, RecordListQuery, RecordUpdate, ServiceRecord } from '../contract/record.js';
+import { checkWholeNumber } from './concurrency.js';
+import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
+import { JsonArrayError, parseJsonArray, type JsonArrayMode } from './json-array-stream.js';
+import { expectObject } from './shape.js';
+import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
+import { pathSegment } from './url.js';
+
+export interface ListRecordsOptions {
+  signal?: AbortSignal;
+  /**
+   * Page through the listing with `limit`/`after` pages of this size (the server allows up to 1000),
+   * following `Link: <...>; rel="next"`. Without it, one request streams every match.
+   */
+  pageSize?: number;
+  /** Called with the parser each body gets: `lines` (one record per line) or `general`. For diagnostics. */
+  onParseMode?: (mode: JsonArrayMode) => void;
+}
+
+export interface RecordsClient {
+  /**
+   * `GET /records/`: the matching records, yielded one by one as they arrive, so memory stays flat
+   * for any number of records. Ends with an error, never silently short, when the body is cut off
+   * or malformed.
+   *
+   * Retries: a request is retried (network errors, 429, 500, 502, 503, 504, a body cut off) only
+   * before it yielded its first record. Once records were handed out it is not restarted (they would
+   * come twice): the listing throws {@link RecordsStreamInterrupted}, whose `lastId` lets the caller
+   * resume with `after`, or start again from scratch. With `pageSize`, each page request is retried
+   * this way on its own.
+   */
+  listRecords(query?: RecordListQuery, options?: ListRecordsOptions): AsyncIterable<ServiceRecord>;
+  /** `listRecords` collected into an array (memory grows with the result). */
+  listAllRecords(query?: RecordListQuery, options?: ListRecordsOptions): Promise<ServiceRecord[]>;
+  /** `GET /records/{id}`. */
+  getRecord(id: string, options?: RequestOptions): Promise<ServiceRecord>;
+  /** `POST /records/` (201): validated against the KT revision's schema (422 lists every problem). Never retried. */
+  createRecord(body: RecordCreate, options?: RequestOptions): Promise<ServiceRecord>;
+  /** `PATCH /records/{id}`: name and data; with `version`, only if unchanged meanwhile (else 409). Never retried. */
+  updateRecord(id: string, body: RecordUpdate, options?: RequestOptions): Promise<ServiceRecord>;
+  /** `DELETE /records/{id}` (204), with the traces that touch the record. */
+  deleteRecord(id: string, options?: RequestOptions): Promise<void>;
+}
+
+const record = expectObject('a record');
+
+export function createRecordsClient(transport: Transport, base: URL): RecordsClient {
+  const call = (c: Omit<Call, 'service' | 'base'>): Call => ({ service: 'records', base, ...c });
+  const recordPath = (id: string) => `/records/${pathSegment(id, 'The record id')}`;
+
+  /** A parse failure of a listing body as the client's error. */
+  const asClientError = (error: unknown, exchange: Exchange | undefined): unknown =>
+    error instanceof JsonArrayError && exchange
+      ? new ResponseFormatError(error.message, exchange.info, exchange.response.status, error.truncated, {
+          cause: error,
+        })
+      : error;
+
+  async function* listRecords(
+    query: RecordListQuery = {},
+    options: ListRecordsOptions = {},
+  ): AsyncGenerator<ServiceRecord, void, undefined> {
+    const { pageSize, signal } = options;
+    if (pageSize !== undefined) checkWholeNumber(pageSize, 'pageSize');
+    const firstQuery = pageSize === undefined ? { ...query } : { ...query, limit: pageSize };
+    let target: string | URL = '/records/';
+    let received = 0;
+    let lastId: string | undefined;
+    for (;;) {
+      const request = call({
+        method: 'GET',
+        path: target,
+        query: typeof target === 'string' ? firstQuery : undefined,
+        signal,
+      });
+      let next: URL | undefined;
+      for (let retryIndex = 0; ; retryIndex++) {
+        let yieldedHere = 0;
+        let exchange: Exchange | undefined;
+        try {
+          exchange = await transport.open(request);
+          next = pageSize === undefined ? undefined : transport.nextPage(exchange);
+          for await (const element of parseJsonArray(transport.chunks(exchange), { onMode: options.onParseMode })) {
+            const problem = record(element);
+            if (problem) {
+              throw new ResponseFormatError(
+                `holds an element that ${problem}`,
+                exchange.info,
+                exchange.response.status,
+                false,
+              );
+            }
+            const item = element as ServiceRecord;
+            yieldedHere++;
+            received++;
+            if (typeof item._id === 'string') lastId = item._id;
+            yield item;
+          }
+          break;
+        } catch (error) {
+          const failure = asClientError(error, exchange);
+          if (yieldedHere === 0) {
+            try {
+              await transport.pauseBeforeRetry(failure, retryIndex, request);
+              continue;
+            } catch (final) {
+              if (received > 0 && final instanceof RxsApiError) {
+                throw new RecordsStreamInterrupted(final, received, lastId);
+              }
+              throw final;
+            }
+          }
+          throw failure instanceof RxsApiError ? new RecordsStreamInterrupted(failure, received, lastId) : failure;
+        } finally {
+          exchange?.timer.cancel();
+        }
+      }
+      if (!next) return;
+      target = next;
+    }
+  }
+
+  return {
+    listRecords: (query, options) => listRecords(query, options),
+
+    listAllRecords: async (query, options) => {
+      const all: ServiceRecord[] = [];
+      for await (const item of listRecords(query, options)) all.push(item);
+      return all;
+    },
+
+    getRecord: async (id, options) =>
+      transport.json(call({ method: 'GET', path: recordPath(id), signal: options?.signal }), record),
+
+    createRecord: async (body, options) =>
+      transport.json(call({ method: 'POST', path: '/records/', body, signal: options?.signal }), record),
+
+    updateRecord: async (id, body, options) =>
+      transport.json(call({ method: 'PATCH', path: recordPath(id), body, signal: options?.signal }), record),
+
+    deleteRecord: async (id, options) =>
+      transport.empty(call({ method: 'DELETE', path: recordPath(id), signal: options?.signal })),
+  };
+}

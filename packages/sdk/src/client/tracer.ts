@@ -1,0 +1,126 @@
+import type {
+  BatchRetrieveNode,
+  BatchRetrieveRequest,
+  BatchRetrieveResponse,
+  ConnectedNodesResponse,
+  Trace,
+  TraceCreate,
+  TraceEdge,
+} from '../contract/trace.js';
+import { checkConcurrency, checkWholeNumber, mapBounded } from './concurrency.js';
+import { expectObject, expectObjectWith } from './shape.js';
+import type { Call, RequestOptions, Transport } from './transport.js';
+import { pathSegment } from './url.js';
+
+export interface TraceListOptions {
+  /** Hops from each node (the server's default is 1). */
+  nHops?: number;
+  /** Batches in flight at once (default: the client's `traceConcurrency`, 4). Never unbounded. */
+  concurrency?: number;
+  /** Nodes per batch (default: the client's `traceBatchSize`, the server's published limit TRACE_BATCH_MAX_NODES). */
+  batchSize?: number;
+  mode?: BatchRetrieveRequest['mode'];
+  signal?: AbortSignal;
+}
+
+/** The merged answer of all batches. */
+export interface TraceListing {
+  /** Per node id, as the batch listing answers it. */
+  results: Record<string, ConnectedNodesResponse>;
+  /** Every edge of every result, once each (by `_id`), in the order first met. */
+  edges: TraceEdge[];
+}
+
+export interface TracerClient {
+  /** `POST /traces/` (201). Never retried. */
+  createTrace(body: TraceCreate, options?: RequestOptions): Promise<Trace>;
+  /** `GET /traces/{id}`. */
+  getTrace(id: string, options?: RequestOptions): Promise<Trace>;
+  /** `DELETE /traces/{id}` (204). */
+  deleteTrace(id: string, options?: RequestOptions): Promise<void>;
+  /** `POST /traces/batch/list`: one batch (a read, so retried like a GET). */
+  batchList(request: BatchRetrieveRequest, options?: RequestOptions): Promise<BatchRetrieveResponse>;
+  /**
+   * The traces of any number of nodes: split into batches of at most the server's limit, run with
+   * bounded concurrency, merged, edges de-duplicated by `_id`. The first failing batch stops the rest.
+   */
+  listTracesFor(nodes: readonly BatchRetrieveNode[], options?: TraceListOptions): Promise<TraceListing>;
+}
+
+export interface TracerDefaults {
+  concurrency: number;
+  batchSize: number;
+}
+
+const trace = expectObject('a trace');
+const batchAnswer = expectObjectWith('a batch trace listing', 'results');
+
+/** Splits `items` into consecutive slices of at most `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const slices: T[][] = [];
+  for (let start = 0; start < items.length; start += size) slices.push(items.slice(start, start + size));
+  return slices;
+}
+
+export function createTracerClient(transport: Transport, base: URL, defaults: TracerDefaults): TracerClient {
+  const call = (c: Omit<Call, 'service' | 'base'>): Call => ({ service: 'tracer', base, ...c });
+  const tracePath = (id: string) => `/traces/${pathSegment(id, 'The trace id')}`;
+
+  const batchList = async (request: BatchRetrieveRequest, options?: RequestOptions) =>
+    transport.json<BatchRetrieveResponse>(
+      call({ method: 'POST', path: '/traces/batch/list', body: request, idempotent: true, signal: options?.signal }),
+      batchAnswer,
+    );
+
+  return {
+    createTrace: async (body, options) =>
+      transport.json(call({ method: 'POST', path: '/traces/', body, signal: options?.signal }), trace),
+
+    getTrace: async (id, options) =>
+      transport.json(call({ method: 'GET', path: tracePath(id), signal: options?.signal }), trace),
+
+    deleteTrace: async (id, options) =>
+      transport.empty(call({ method: 'DELETE', path: tracePath(id), signal: options?.signal })),
+
+    batchList,
+
+    listTracesFor: async (nodes, options = {}) => {
+      const concurrency = checkConcurrency(options.concurrency ?? defaults.concurrency, 'concurrency');
+      const batchSize = checkWholeNumber(options.batchSize ?? defaults.batchSize, 'batchSize');
+      const unique = new Map<string, BatchRetrieveNode>();
+      for (const node of nodes) {
+        const key = `${node.node_type}\u0000${node.node_id}`;
+        if (!unique.has(key)) unique.set(key, node);
+      }
+      const batches = chunk([...unique.values()], batchSize);
+      const answers = await mapBounded(
+        batches,
+        concurrency,
+        (batch, _index, signal) =>
+          batchList(
+            {
+              nodes: batch,
+              ...(options.nHops === undefined ? {} : { n_hops: options.nHops }),
+              ...(options.mode === undefined ? {} : { mode: options.mode }),
+            },
+            { signal },
+          ),
+        options.signal,
+      );
+      const results: Record<string, ConnectedNodesResponse> = {};
+      const edges: TraceEdge[] = [];
+      const seen = new Set<string>();
+      for (const answer of answers) {
+        for (const [nodeId, result] of Object.entries(answer.results)) {
+          results[nodeId] = result;
+          for (const edge of Array.isArray(result?.edges) ? result.edges : []) {
+            if (seen.has(edge._id)) continue;
+            seen.add(edge._id);
+            edges.push(edge);
+          }
+        }
+      }
+      return { results, edges };
+    },
+  };
+}
