@@ -18,7 +18,11 @@ const sqliteOnly = ['packages/server/test/durability.test.ts', 'packages/server/
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources; the packages' `exports` point at their builds.
-    alias: { '@rxs/sdk': src('sdk'), '@rxs/server': src('server') },
+    alias: [
+      { find: /^@rxs\/sdk$/, replacement: src('sdk') },
+      { find: /^@rxs\/server$/, replacement: src('server') },
+      { find: /^@rxs\/server\/config$/, replacement: src('server').replace(/index\.ts$/, 'config.ts') },
+    ],
   },
   test: {
     testTimeout: 30_000,

@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { HttpError } from '@rxs/server';
 import { adminCommand } from './commands/admin.js';
 import { exportCommand } from './commands/export.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
@@ -34,14 +33,21 @@ export async function run(argv: string[]): Promise<void> {
       return;
     }
     process.exitCode = error instanceof UserError ? error.exitCode : 1;
-    const message =
-      error instanceof HttpError
-        ? typeof error.detail === 'string'
-          ? error.detail
-          : error.detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('\n')
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    process.stderr.write(`rxs: ${message}\n`);
+    process.stderr.write(`rxs: ${messageOf(error)}\n`);
   }
+}
+
+/** The server's own errors (admin commands: `statusCode` and `detail`) say it in `detail`; others in their message. */
+function messageOf(error: unknown): string {
+  const detail =
+    error && typeof error === 'object' && 'statusCode' in error
+      ? (error as { detail?: unknown }).detail
+      : undefined;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`)
+      .join('\n');
+  }
+  return error instanceof Error ? error.message : String(error);
 }

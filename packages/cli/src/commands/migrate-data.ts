@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { copyDatabase, isPostgresUrl, openStorage } from '@rxs/server';
 import { UserError } from '../errors.js';
 
 export function migrateDataCommand(): Command {
@@ -21,6 +20,7 @@ Example:
   rxs migrate-data --from sqlite:./rxs-data/rxs.db --to postgres://rxs@db.internal/rxs`,
     )
     .action(async (options: { from: string; to: string; json?: boolean }) => {
+      const { copyDatabase, isPostgresUrl, openStorage } = await import('@rxs/server');
       if (!isPostgresUrl(options.to) && !options.to.startsWith('sqlite:') && !options.to.endsWith('.db')) {
         throw new UserError(
           `--to "${options.to}" is neither postgres://... nor a SQLite file (sqlite:PATH).`,

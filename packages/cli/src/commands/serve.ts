@@ -1,15 +1,6 @@
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import {
-  closeOnSignals,
-  DEMO_KEY_FILE,
-  configFromEnv,
-  parseServices,
-  seedDemo,
-  SERVICES,
-  startServer,
-  type ServerConfig,
-} from '@rxs/server';
+import { configFromEnv, parseServices, SERVICES, type ServerConfig } from '@rxs/server/config';
 import { UserError } from '../errors.js';
 import { addStorageOptions } from './storage-options.js';
 
@@ -67,6 +58,7 @@ Examples:
       logLevel: options.logLevel,
       bodyLimit: Number(options.bodyLimit),
     };
+    const { closeOnSignals, DEMO_KEY_FILE, seedDemo, startServer } = await import('@rxs/server');
     let server;
     try {
       server = await startServer(config);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { configFromEnv, createServices, databaseUrlOf, openStorage, type Services } from '@rxs/server';
+import type { Services } from '@rxs/server';
+import { configFromEnv, databaseUrlOf } from '@rxs/server/config';
 
 export interface StorageOptions {
   dataDir: string;
@@ -27,6 +28,8 @@ export async function withServices<T>(
   options: StorageOptions,
   work: (services: Services) => Promise<T>,
 ): Promise<T> {
+  // Loaded here, not at start: commands that never touch the database stay light.
+  const { createServices, openStorage } = await import('@rxs/server');
   const storage = await openStorage({
     url: databaseUrlOf({ dataDir: options.dataDir, databaseUrl: options.database }),
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import { fragment } from 'xmlbuilder2';
+import type { fragment } from 'xmlbuilder2';
 import { MULTI_VALUE_TYPES, OPTION_TYPES } from '../../mapping/options.js';
 import type { ExportedField, ExportedRecord, ExportedTopic, ExportPart } from '../model.js';
 import { cellText } from './cells.js';
@@ -19,6 +19,16 @@ import {
   xmlText,
   type XMLBuilder,
 } from './xml.js';
+
+// xmlbuilder2 is loaded when a ReqIF file is produced, not whenever the sdk is imported.
+let builder: typeof fragment | undefined;
+async function loadBuilder(): Promise<void> {
+  builder ??= (await import('xmlbuilder2')).fragment;
+}
+function newFragment(): ReturnType<typeof fragment> {
+  if (!builder) throw new Error('xmlbuilder2 is not loaded yet');
+  return builder();
+}
 
 export const REQIF_NAMESPACE = 'http://www.omg.org/spec/ReqIF/20110401/reqif.xsd';
 export const REQIF_TOOL_ID = 'RXS';
@@ -168,6 +178,7 @@ export class ReqifWriter extends SpooledWriter {
   }
 
   protected async produce(): Promise<void> {
+    await loadBuilder();
     const header = this.tracker.header;
     const exportedAt = xsdDateTime(header?.exportedAt, new Date().toISOString());
     const plans = this.planTopics();
@@ -246,7 +257,7 @@ export class ReqifWriter extends SpooledWriter {
     const { header, topics } = this.tracker;
     const names = topics.map(({ topic }) => topic.name);
     const title = this.options.title ?? (names.length > 0 ? names.join(', ') : 'RXS export');
-    const root = fragment();
+    const root = newFragment();
     const reqifHeader = root
       .ele('THE-HEADER')
       .ele(
@@ -270,7 +281,7 @@ export class ReqifWriter extends SpooledWriter {
   }
 
   private datatypesXml(plans: TopicPlan[], exportedAt: string): XMLBuilder {
-    const root = fragment();
+    const root = newFragment();
     const datatypes = root.ele('DATATYPES');
     datatypes.ele(
       'DATATYPE-DEFINITION-STRING',
@@ -358,7 +369,7 @@ function enumValueRefs(
 }
 
 function specTypesXml(plans: TopicPlan[], relationTypes: string[], exportedAt: string): XMLBuilder {
-  const root = fragment();
+  const root = newFragment();
   const types = root.ele('SPEC-TYPES');
   for (const { summary, typeId, attributes } of plans) {
     const type = types.ele(
@@ -465,7 +476,7 @@ function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: stri
 }
 
 function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
-  const root = fragment();
+  const root = newFragment();
   const list = root.ele('SPEC-RELATIONS');
   for (const { trace, relationType } of relations) {
     const relation = list.ele(
@@ -485,7 +496,7 @@ function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
 
 function specificationXml(plan: TopicPlan, exportedAt: string): XMLBuilder {
   const { topic } = plan.summary;
-  const root = fragment();
+  const root = newFragment();
   const specification = root.ele(
     'SPECIFICATION',
     xmlAttributes({

@@ -1,6 +1,6 @@
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { ExportedRecord, ExportedTrace, ExportPart, ExportWriter } from '../model.js';
 import { cellText, xmlSafe } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';
@@ -43,7 +43,8 @@ export class XlsxWriter implements ExportWriter {
   private readonly tracker = new ExportTracker();
   /** Between exceljs and `out`, so that a failed export can be cut off cleanly. */
   private readonly zip = new PassThrough();
-  private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
+  /** Created on the first part: exceljs is large, so it is loaded only when an XLSX is written. */
+  private book: ExcelJS.stream.xlsx.WorkbookWriter | undefined;
   private readonly sheetNames = new SheetNames([TRACES_SHEET, EXPORT_SHEET]);
   private readonly sheetOfTopic: string[] = [];
   private spool: Spool<ExportedRecord> | undefined;
@@ -54,15 +55,23 @@ export class XlsxWriter implements ExportWriter {
     private readonly out: Writable,
     private readonly options: XlsxWriterOptions = {},
   ) {
-    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-      stream: this.zip,
-      useStyles: true,
-      useSharedStrings: false,
-    });
     this.zip.pipe(out);
   }
 
+  private get workbook(): ExcelJS.stream.xlsx.WorkbookWriter {
+    if (!this.book) throw new Error('The XLSX workbook is used before the first part was written.');
+    return this.book;
+  }
+
   async write(part: ExportPart): Promise<void> {
+    if (!this.book) {
+      const { default: excel } = await import('exceljs');
+      this.book = new excel.stream.xlsx.WorkbookWriter({
+        stream: this.zip,
+        useStyles: true,
+        useSharedStrings: false,
+      });
+    }
     this.tracker.observe(part);
     switch (part.kind) {
       case 'topic':
