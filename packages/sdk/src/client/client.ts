@@ -79,7 +79,8 @@ export function createClient(options: ClientOptions): RxsClient {
     tracer: normalizeBaseUrl(options.tracerUrl, 'tracerUrl'),
   };
   const fetchFunction = options.fetch ?? globalThis.fetch;
-  if (typeof fetchFunction !== 'function') throw new TypeError('No fetch function: pass one as `fetch` (Node 20 has it built in).');
+  if (typeof fetchFunction !== 'function')
+    throw new TypeError('No fetch function: pass one as `fetch` (Node 20 has it built in).');
   const transport = new Transport({
     apiKey: checkApiKey(options.apiKey),
     timeoutMs: checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
@@ -101,7 +102,10 @@ export function createClient(options: ClientOptions): RxsClient {
     techdoc: createTechdocClient(transport, bases.techdoc),
     records: createRecordsClient(transport, bases.records),
     tracer: createTracerClient(transport, bases.tracer, {
-      concurrency: checkConcurrency(options.traceConcurrency ?? DEFAULT_TRACE_CONCURRENCY, 'traceConcurrency'),
+      concurrency: checkConcurrency(
+        options.traceConcurrency ?? DEFAULT_TRACE_CONCURRENCY,
+        'traceConcurrency',
+      ),
       batchSize: checkWholeNumber(options.traceBatchSize ?? TRACE_BATCH_MAX_NODES, 'traceBatchSize'),
     }),
     servers: {

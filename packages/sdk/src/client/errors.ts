@@ -180,7 +180,9 @@ export class RateLimitedError extends RxsApiError {
   override name = 'RateLimitedError';
   constructor(request: RequestInfo, response: ErrorResponse) {
     const wait =
-      response.retryAfterMs === undefined ? '' : ` The server asked to wait ${Math.ceil(response.retryAfterMs / 1000)} s.`;
+      response.retryAfterMs === undefined
+        ? ''
+        : ` The server asked to wait ${Math.ceil(response.retryAfterMs / 1000)} s.`;
     super(
       compose(
         `The server is rate limiting this client.${wait} Send fewer requests at once (lower the concurrency) and try again later.`,
@@ -213,7 +215,11 @@ export class ServerError extends RxsApiError {
 export class UnexpectedStatusError extends RxsApiError {
   override name = 'UnexpectedStatusError';
   constructor(request: RequestInfo, response: ErrorResponse) {
-    super(compose(`The server refused the request (${response.status}).`, request, response), request, response);
+    super(
+      compose(`The server refused the request (${response.status}).`, request, response),
+      request,
+      response,
+    );
   }
 }
 
@@ -222,7 +228,12 @@ export class NetworkError extends RxsApiError {
   override name = 'NetworkError';
   /** The system or undici error code, e.g. ECONNREFUSED, ENOTFOUND, ECONNRESET, ETIMEDOUT. */
   readonly code: string | undefined;
-  constructor(message: string, request: RequestInfo, code: string | undefined, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    request: RequestInfo,
+    code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
     super(message, request, undefined, options);
     this.code = code;
   }

@@ -3,7 +3,10 @@ import type { RxsClient } from './client.js';
 import type { TraceListOptions } from './tracer.js';
 
 /** The export procedure's view of a client: schema, streamed records, batched traces. */
-export function exportSourceOf(client: RxsClient, traces: Omit<TraceListOptions, 'signal'> = {}): ExportSource {
+export function exportSourceOf(
+  client: RxsClient,
+  traces: Omit<TraceListOptions, 'signal'> = {},
+): ExportSource {
   return {
     servers: client.servers,
     getTopic: (revisionId) => client.techdoc.getTopic(revisionId),

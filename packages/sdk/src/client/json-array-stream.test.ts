@@ -13,7 +13,10 @@ async function* bytes(text: string | Uint8Array, size = 1 << 16): AsyncGenerator
 async function parse(text: string | Uint8Array, size?: number, maxLineLength?: number) {
   const modes: JsonArrayMode[] = [];
   const items: unknown[] = [];
-  for await (const item of parseJsonArray(bytes(text, size), { onMode: (m) => modes.push(m), maxLineLength })) {
+  for await (const item of parseJsonArray(bytes(text, size), {
+    onMode: (m) => modes.push(m),
+    maxLineLength,
+  })) {
     items.push(item);
   }
   return { items, modes };
@@ -142,7 +145,9 @@ describe('parseJsonArray streams', () => {
         yield encoder.encode(layout === 'lines' ? '[\n' : '[');
         for (let i = 0; ; i++) {
           counter.chunks++;
-          yield encoder.encode(`${i ? ',' : ''}${layout === 'lines' ? '\n' : ''}${JSON.stringify(testRecord(i))}`);
+          yield encoder.encode(
+            `${i ? ',' : ''}${layout === 'lines' ? '\n' : ''}${JSON.stringify(testRecord(i))}`,
+          );
         }
       } finally {
         counter.stopped = true;

@@ -88,7 +88,10 @@ export async function* parseJsonArray(
         position = end + 1;
         if (line === '') continue;
         if (state === 'closed') {
-          throw new JsonArrayError(`has data after the closing ] (${JSON.stringify(line.slice(0, 40))})`, false);
+          throw new JsonArrayError(
+            `has data after the closing ] (${JSON.stringify(line.slice(0, 40))})`,
+            false,
+          );
         }
         if (line === ']') {
           if (state === 'afterComma') throw new JsonArrayError('has a comma before the closing ]', false);
@@ -111,7 +114,11 @@ export async function* parseJsonArray(
           // element without a trailing comma it gets a placeholder element first, skipped.
           options.onMode?.('general');
           const afterLast = state === 'afterLast';
-          yield* parseGeneral((afterLast ? '[0\n' : '[\n') + buffer.slice(lineStart), texts, afterLast ? 1 : 0);
+          yield* parseGeneral(
+            (afterLast ? '[0\n' : '[\n') + buffer.slice(lineStart),
+            texts,
+            afterLast ? 1 : 0,
+          );
           return;
         }
         state = comma ? 'afterComma' : 'afterLast';

@@ -69,7 +69,8 @@ describe('listRecords parses every layout alike', () => {
         jsonHead(response);
         // Split the body at odd places, multi-byte characters included.
         const body = Buffer.from(layout(trickyRecords));
-        for (let start = 0; start < body.length; start += 13) response.write(body.subarray(start, start + 13));
+        for (let start = 0; start < body.length; start += 13)
+          response.write(body.subarray(start, start + 13));
         response.end();
       });
       const modes: JsonArrayMode[] = [];
@@ -146,7 +147,10 @@ describe('listRecords with pageSize follows Link rel="next"', () => {
   it('never follows a next link to another origin (the key would go there)', async () => {
     const elsewhere = await serve((_request, response) => sendJson(response, 200, []));
     const server = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', link: `<${elsewhere.url}/records/?after=x>; rel="next"` });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        link: `<${elsewhere.url}/records/?after=x>; rel="next"`,
+      });
       response.end(layouts.lines(all.slice(0, 1)));
     });
     const { error } = await collect(clientFor(server.url).listRecords({}, { pageSize: 1 }));
@@ -166,7 +170,9 @@ describe('listRecords fails loudly on broken bodies', () => {
       response.end(`[\n${linesOf(three).join(',\n')},\n`);
     });
     const retries: RetryEvent[] = [];
-    const { items, error } = await collect(clientFor(server.url, { onRetry: (e) => retries.push(e) }).listRecords());
+    const { items, error } = await collect(
+      clientFor(server.url, { onRetry: (e) => retries.push(e) }).listRecords(),
+    );
     expect(items).toEqual(three);
     expect(error).toBeInstanceOf(RecordsStreamInterrupted);
     const interrupted = error as RecordsStreamInterrupted;
@@ -415,7 +421,9 @@ describe('record calls', () => {
       sendJson(response, 200, one);
     });
     const records = clientFor(server.url);
-    await expect(records.createRecord({ name: 'r', form: {}, context: {} })).rejects.toBeInstanceOf(ServerError);
+    await expect(records.createRecord({ name: 'r', form: {}, context: {} })).rejects.toBeInstanceOf(
+      ServerError,
+    );
     expect(server.requests).toHaveLength(1);
     server.requests.length = 0;
     await expect(records.updateRecord('x', { name: 'n' })).rejects.toBeInstanceOf(ServerError);
@@ -430,9 +438,9 @@ describe('record calls', () => {
 
   it('a connection reset on POST is not retried either', async () => {
     const server = await serve((_request, response) => void response.socket?.destroy());
-    await expect(clientFor(server.url).createRecord({ name: 'r', form: {}, context: {} })).rejects.toBeInstanceOf(
-      NetworkError,
-    );
+    await expect(
+      clientFor(server.url).createRecord({ name: 'r', form: {}, context: {} }),
+    ).rejects.toBeInstanceOf(NetworkError);
     expect(server.requests).toHaveLength(1);
   });
 

@@ -80,7 +80,9 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
         try {
           exchange = await transport.open(request);
           next = pageSize === undefined ? undefined : transport.nextPage(exchange);
-          for await (const element of parseJsonArray(transport.chunks(exchange), { onMode: options.onParseMode })) {
+          for await (const element of parseJsonArray(transport.chunks(exchange), {
+            onMode: options.onParseMode,
+          })) {
             const problem = record(element);
             if (problem) {
               throw new ResponseFormatError(
@@ -110,7 +112,9 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
               throw final;
             }
           }
-          throw failure instanceof RxsApiError ? new RecordsStreamInterrupted(failure, received, lastId) : failure;
+          throw failure instanceof RxsApiError
+            ? new RecordsStreamInterrupted(failure, received, lastId)
+            : failure;
         } finally {
           exchange?.timer.cancel();
         }

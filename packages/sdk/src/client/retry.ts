@@ -36,13 +36,20 @@ export interface RetryEvent {
 }
 
 /** Full jitter: a random wait between 0 and min(cap, base * 2^retryIndex). */
-export function backoffDelay(retryIndex: number, policy: RetryPolicy, random: () => number = Math.random): number {
+export function backoffDelay(
+  retryIndex: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** retryIndex);
   return Math.floor(random() * ceiling);
 }
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date. Undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (value === null || value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);

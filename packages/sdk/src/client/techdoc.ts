@@ -32,7 +32,11 @@ export interface TechdocClient {
   /** `POST /kt/`: a new topic as a draft revision (201). Never retried. */
   createTopic(body: KnowledgeTopicCreate, options?: RequestOptions): Promise<KnowledgeTopicRevision>;
   /** `PATCH /kt/{id}`: edits a draft revision (an approved one is 409). Never retried. */
-  updateTopic(id: string, body: KnowledgeTopicUpdate, options?: RequestOptions): Promise<KnowledgeTopicRevision>;
+  updateTopic(
+    id: string,
+    body: KnowledgeTopicUpdate,
+    options?: RequestOptions,
+  ): Promise<KnowledgeTopicRevision>;
   /** `POST /kt/{id}/draft`: opens a new draft from a revision (201). Never retried. */
   openDraft(id: string, options?: RequestOptions): Promise<KnowledgeTopicRevision>;
   /** `POST /kt/{id}/approve`: approves a draft (200); a re-approval yields a new revision id. Never retried. */
@@ -44,7 +48,8 @@ const revisions = expectArray('a list of knowledge topic revisions');
 
 export function createTechdocClient(transport: Transport, base: URL): TechdocClient {
   const call = (c: Omit<Call, 'service' | 'base'>): Call => ({ service: 'techdoc', base, ...c });
-  const topicPath = (id: string, suffix = '') => `/kt/${pathSegment(id, 'The knowledge topic revision id')}${suffix}`;
+  const topicPath = (id: string, suffix = '') =>
+    `/kt/${pathSegment(id, 'The knowledge topic revision id')}${suffix}`;
 
   const listPage = (path: string | URL, query: TopicListQuery, signal?: AbortSignal) =>
     transport.jsonPage<KnowledgeTopicRevision[]>(
@@ -77,9 +82,15 @@ export function createTechdocClient(transport: Transport, base: URL): TechdocCli
       transport.json(call({ method: 'PATCH', path: topicPath(id), body, signal: options?.signal }), revision),
 
     openDraft: async (id, options) =>
-      transport.json(call({ method: 'POST', path: topicPath(id, '/draft'), signal: options?.signal }), revision),
+      transport.json(
+        call({ method: 'POST', path: topicPath(id, '/draft'), signal: options?.signal }),
+        revision,
+      ),
 
     approve: async (id, options) =>
-      transport.json(call({ method: 'POST', path: topicPath(id, '/approve'), signal: options?.signal }), revision),
+      transport.json(
+        call({ method: 'POST', path: topicPath(id, '/approve'), signal: options?.signal }),
+        revision,
+      ),
   };
 }

@@ -64,7 +64,11 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   const text = JSON.stringify(value);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -107,9 +111,18 @@ export const layouts = {
 /** Records whose strings look like JSON structure, line breaks and brackets. */
 export const trickyRecords = [
   testRecord(1, { name: 'has },{ inside', data: { s: '},{"x":1},{', t: '"},\n{' } }),
-  testRecord(2, { name: 'line\nbreak, \r\n and a literal \\n', data: { open: '[', close: ']', both: '[\n]' } }),
-  testRecord(3, { name: 'unicode ✓ 日本語 🚀 \u2028\u2029 é', data: { emoji: '😀', nested: { a: [1, [2, [3]]], ']': '[' } } }),
-  testRecord(4, { name: 'quote " backslash \\ tab \t', data: { 'key ,\n]': null, num: -1.5e10, yes: false } }),
+  testRecord(2, {
+    name: 'line\nbreak, \r\n and a literal \\n',
+    data: { open: '[', close: ']', both: '[\n]' },
+  }),
+  testRecord(3, {
+    name: 'unicode ✓ 日本語 🚀 \u2028\u2029 é',
+    data: { emoji: '😀', nested: { a: [1, [2, [3]]], ']': '[' } },
+  }),
+  testRecord(4, {
+    name: 'quote " backslash \\ tab \t',
+    data: { 'key ,\n]': null, num: -1.5e10, yes: false },
+  }),
   testRecord(5, { name: '', data: {} }),
   testRecord(6, { name: '],\n[', data: { list: [] } }),
 ];

@@ -68,7 +68,13 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
 
   const batchList = async (request: BatchRetrieveRequest, options?: RequestOptions) =>
     transport.json<BatchRetrieveResponse>(
-      call({ method: 'POST', path: '/traces/batch/list', body: request, idempotent: true, signal: options?.signal }),
+      call({
+        method: 'POST',
+        path: '/traces/batch/list',
+        body: request,
+        idempotent: true,
+        signal: options?.signal,
+      }),
       batchAnswer,
     );
 

@@ -116,10 +116,7 @@ export class Transport {
   }
 
   /** A JSON answer and the next page its `Link` header points to, if any. */
-  async jsonPage<T>(
-    call: Call,
-    check?: ShapeCheck,
-  ): Promise<{ value: T; next: URL | undefined }> {
+  async jsonPage<T>(call: Call, check?: ShapeCheck): Promise<{ value: T; next: URL | undefined }> {
     return this.retrying(call, async () => {
       const exchange = await this.open(call);
       try {
@@ -135,7 +132,8 @@ export class Transport {
   nextPage(exchange: Pick<Exchange, 'response' | 'url' | 'info'>): URL | undefined {
     try {
       const next = nextPageUrl(exchange.response.headers.get('link'), exchange.url);
-      if (next?.href === exchange.url.href) throw new Error('the next page is the page just read, which would never end');
+      if (next?.href === exchange.url.href)
+        throw new Error('the next page is the page just read, which would never end');
       return next;
     } catch (error) {
       throw new ResponseFormatError(
@@ -307,7 +305,9 @@ export class Transport {
     } catch (error) {
       const cut = text.length > 0 && looksCut(text);
       throw new ResponseFormatError(
-        cut ? 'ends before its JSON is complete' : `is not JSON (it starts with ${JSON.stringify(this.excerpt(text, 60))})`,
+        cut
+          ? 'ends before its JSON is complete'
+          : `is not JSON (it starts with ${JSON.stringify(this.excerpt(text, 60))})`,
         info,
         response.status,
         cut,
@@ -320,7 +320,11 @@ export class Transport {
   }
 
   /** The typed error of an error status, with the body's `detail` (redacted) when there is one. */
-  private async statusError(response: Response, info: RequestInfo, timer: AttemptTimer): Promise<RxsApiError> {
+  private async statusError(
+    response: Response,
+    info: RequestInfo,
+    timer: AttemptTimer,
+  ): Promise<RxsApiError> {
     let text = '';
     timer.start();
     try {
@@ -358,7 +362,9 @@ export class Transport {
           : [];
         return {
           loc,
-          msg: this.redactor.text(typeof record.msg === 'string' ? record.msg : JSON.stringify(record.msg ?? item)),
+          msg: this.redactor.text(
+            typeof record.msg === 'string' ? record.msg : JSON.stringify(record.msg ?? item),
+          ),
           type: this.redactor.text(typeof record.type === 'string' ? record.type : ''),
         };
       });
