@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { copyDatabase, DEFAULT_BODY_LIMIT, openStorage, SERVICES, startServer } from '@rxs/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/test/run-cli.js';
 import { createTestPostgresDatabase, startTestServer, type TestServer } from './harness.js';
 
 describe('moving an embedded installation to PostgreSQL', () => {
@@ -30,9 +31,19 @@ describe('moving an embedded installation to PostgreSQL', () => {
     });
     const before = await sqlite.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`);
 
+    // Through the command, as an operator runs it.
+    const cli = await runCli([
+      'migrate-data',
+      '--from',
+      `sqlite:${sqlite.server.storage.location}`,
+      '--to',
+      target.url,
+      '--json',
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const reports = JSON.parse(cli.stdout).tables as Awaited<ReturnType<typeof copyDatabase>>;
     const source = await openStorage({ url: sqlite.server.storage.location });
     const destination = await openStorage({ url: target.url });
-    const reports = await copyDatabase(source, destination);
     expect(reports.map((r) => r.table)).toContain('records');
     for (const report of reports) {
       expect(report.targetRows).toBe(report.sourceRows);

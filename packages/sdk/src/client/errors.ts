@@ -4,7 +4,7 @@ import type { ValidationErrorItem } from '../contract/errors.js';
 export type ServiceName = 'techdoc' | 'records' | 'tracer';
 
 /** Which request an error belongs to. `url` never holds credentials. */
-export interface RequestInfo {
+export interface RequestSummary {
   service: ServiceName;
   method: string;
   url: string;
@@ -37,7 +37,7 @@ export class RxsApiError extends Error {
 
   constructor(
     message: string,
-    request: RequestInfo,
+    request: RequestSummary,
     response?: ErrorResponse,
     options?: { cause?: unknown },
   ) {
@@ -52,7 +52,7 @@ export class RxsApiError extends Error {
 }
 
 /** "(records service: GET https://... → 404)": the request line that ends every message. */
-export function describeRequest(request: RequestInfo, status?: number): string {
+export function describeRequest(request: RequestSummary, status?: number): string {
   return `(${request.service} service: ${request.method} ${request.url}${status === undefined ? '' : ` → ${status}`})`;
 }
 
@@ -62,7 +62,7 @@ function detailText(detail: ErrorResponse['detail']): string | undefined {
   return formatValidationItems(detail).join('; ');
 }
 
-function compose(advice: string, request: RequestInfo, response: ErrorResponse): string {
+function compose(advice: string, request: RequestSummary, response: ErrorResponse): string {
   const detail = detailText(response.detail);
   return `${advice}${detail ? ` Server: ${detail}` : ''} ${describeRequest(request, response.status)}`;
 }
@@ -70,7 +70,7 @@ function compose(advice: string, request: RequestInfo, response: ErrorResponse):
 /** 401: the key is missing, expired, revoked or wrong. */
 export class UnauthorizedError extends RxsApiError {
   override name = 'UnauthorizedError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
         'The API key was refused (missing, expired or invalid). Regenerate the key in Settings → API keys and check the X-API-Key header.',
@@ -86,7 +86,7 @@ export class UnauthorizedError extends RxsApiError {
 /** 403: the key is valid, but its user's role lacks the permission. */
 export class ForbiddenError extends RxsApiError {
   override name = 'ForbiddenError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
         "The API key is valid, but its user may not do this. Check the user's role and permissions (an administrator can change the role).",
@@ -102,7 +102,7 @@ export class ForbiddenError extends RxsApiError {
 /** 404: no such object in the caller's tenant, or no such path. */
 export class NotFoundError extends RxsApiError {
   override name = 'NotFoundError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
         'Not found. For knowledge topics, a dashboard history id may have been used where a revision id is expected, or the reverse; also check the id belongs to your tenant and the base URL is right.',
@@ -129,7 +129,7 @@ export function formatValidationItems(items: readonly ValidationErrorItem[]): st
 export class ValidationError extends RxsApiError {
   override name = 'ValidationError';
   readonly items: ValidationErrorItem[];
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     const items: ValidationErrorItem[] = Array.isArray(response.detail)
       ? response.detail
       : [{ loc: [], msg: response.detail ?? 'The request is invalid.', type: 'invalid' }];
@@ -146,7 +146,7 @@ export class ValidationError extends RxsApiError {
 /** 409: the change conflicts with the object's current state (read-only, approved, changed meanwhile). */
 export class ConflictError extends RxsApiError {
   override name = 'ConflictError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
         'The change conflicts with the current state of the object (it may be read-only, approved, or changed by someone else meanwhile). Fetch it again and apply the change to the current version.',
@@ -162,7 +162,7 @@ export class ConflictError extends RxsApiError {
 /** 413: the request body exceeds the server's limit. */
 export class PayloadTooLargeError extends RxsApiError {
   override name = 'PayloadTooLargeError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
         'The request body is larger than the server accepts. Send less per request (smaller data, fewer nodes per batch).',
@@ -178,7 +178,7 @@ export class PayloadTooLargeError extends RxsApiError {
 /** 429: too many requests; `retryAfterMs` says how long the server asked to wait. */
 export class RateLimitedError extends RxsApiError {
   override name = 'RateLimitedError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     const wait =
       response.retryAfterMs === undefined
         ? ''
@@ -198,7 +198,7 @@ export class RateLimitedError extends RxsApiError {
 /** 5xx: a failure on the server's side. */
 export class ServerError extends RxsApiError {
   override name = 'ServerError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
         `The ${request.service} service failed to handle the request (${response.status}). Try again later; if it persists, the operator can find the cause in the server's logs.`,
@@ -214,7 +214,7 @@ export class ServerError extends RxsApiError {
 /** Any other unexpected status (400, 405, 415, ...). */
 export class UnexpectedStatusError extends RxsApiError {
   override name = 'UnexpectedStatusError';
-  constructor(request: RequestInfo, response: ErrorResponse) {
+  constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(`The server refused the request (${response.status}).`, request, response),
       request,
@@ -230,7 +230,7 @@ export class NetworkError extends RxsApiError {
   readonly code: string | undefined;
   constructor(
     message: string,
-    request: RequestInfo,
+    request: RequestSummary,
     code: string | undefined,
     options?: { cause?: unknown },
   ) {
@@ -243,7 +243,7 @@ export class NetworkError extends RxsApiError {
 export class TimeoutError extends NetworkError {
   override name = 'TimeoutError';
   readonly timeoutMs: number;
-  constructor(message: string, request: RequestInfo, timeoutMs: number) {
+  constructor(message: string, request: RequestSummary, timeoutMs: number) {
     super(message, request, 'ETIMEDOUT');
     this.timeoutMs = timeoutMs;
   }
@@ -256,7 +256,7 @@ export class ResponseFormatError extends RxsApiError {
   readonly truncated: boolean;
   constructor(
     problem: string,
-    request: RequestInfo,
+    request: RequestSummary,
     status: number,
     truncated: boolean,
     options?: { cause?: unknown },
@@ -299,7 +299,7 @@ export class RecordsStreamInterrupted extends RxsApiError {
 }
 
 /** The typed error for an error status. */
-export function errorForStatus(request: RequestInfo, response: ErrorResponse): RxsApiError {
+export function errorForStatus(request: RequestSummary, response: ErrorResponse): RxsApiError {
   const { status } = response;
   if (status === 401) return new UnauthorizedError(request, response);
   if (status === 403) return new ForbiddenError(request, response);

@@ -25,4 +25,4 @@ export {
   RecordsStreamInterrupted,
   formatValidationItems,
 } from './errors.js';
-export type { ServiceName, RequestInfo } from './errors.js';
+export type { ServiceName, RequestSummary } from './errors.js';

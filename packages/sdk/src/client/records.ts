@@ -51,9 +51,15 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
   /** A parse failure of a listing body as the client's error. */
   const asClientError = (error: unknown, exchange: Exchange | undefined): unknown =>
     error instanceof JsonArrayError && exchange
-      ? new ResponseFormatError(error.message, exchange.info, exchange.response.status, error.truncated, {
-          cause: error,
-        })
+      ? new ResponseFormatError(
+          transport.redactor.text(error.message),
+          exchange.info,
+          exchange.response.status,
+          error.truncated,
+          {
+            cause: error,
+          },
+        )
       : error;
 
   async function* listRecords(

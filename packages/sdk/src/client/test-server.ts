@@ -56,6 +56,21 @@ export async function startTestServer(handler: TestHandler): Promise<TestServer>
   };
 }
 
+/** The servers of one test file: `serve` starts one, `closeAll` (in afterEach) stops them all. */
+export class TestServers {
+  private readonly running: TestServer[] = [];
+
+  async serve(handler: TestHandler): Promise<TestServer> {
+    const server = await startTestServer(handler);
+    this.running.push(server);
+    return server;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.running.splice(0).map((server) => server.close()));
+  }
+}
+
 /** Sends a JSON answer. */
 export function sendJson(
   response: ServerResponse,

@@ -7,7 +7,7 @@ import {
   RxsApiError,
   TimeoutError,
   describeRequest,
-  type RequestInfo,
+  type RequestSummary,
   type ServiceName,
 } from './errors.js';
 import { displayUrl, Redactor } from './redact.js';
@@ -53,7 +53,7 @@ export interface Call {
 export interface Exchange {
   response: Response;
   url: URL;
-  info: RequestInfo;
+  info: RequestSummary;
   timer: AttemptTimer;
 }
 
@@ -106,7 +106,7 @@ export class Transport {
     return call.path instanceof URL ? call.path : joinUrl(call.base, call.path, call.query);
   }
 
-  infoOf(call: Call, url: URL): RequestInfo {
+  infoOf(call: Call, url: URL): RequestSummary {
     return { service: call.service, method: call.method, url: this.redactor.text(displayUrl(url)) };
   }
 
@@ -322,7 +322,7 @@ export class Transport {
   /** The typed error of an error status, with the body's `detail` (redacted) when there is one. */
   private async statusError(
     response: Response,
-    info: RequestInfo,
+    info: RequestSummary,
     timer: AttemptTimer,
   ): Promise<RxsApiError> {
     let text = '';
@@ -379,7 +379,12 @@ export class Transport {
   }
 
   /** A failed fetch or body read as the client's error: the caller's abort, a timeout, or a network error. */
-  networkError(error: unknown, info: RequestInfo, timer: AttemptTimer, phase: 'connect' | 'body'): unknown {
+  networkError(
+    error: unknown,
+    info: RequestSummary,
+    timer: AttemptTimer,
+    phase: 'connect' | 'body',
+  ): unknown {
     if (timer.callerAborted) return timer.signal.reason;
     if (error instanceof RxsApiError) return error;
     const address = new URL(info.url).origin;

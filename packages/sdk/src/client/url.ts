@@ -47,15 +47,36 @@ export function pathSegment(value: string, name: string): string {
   return encodeURIComponent(value);
 }
 
-/** The targets of a `Link` header by relation (`<url>; rel="next"`, several links comma separated). */
+/**
+ * The targets of a `Link` header by relation (RFC 8288: `<url>; rel="next"`, several links comma
+ * separated, parameters quoted or not, quoted values may hold commas and semicolons).
+ */
 export function parseLinkHeader(header: string | null | undefined): Map<string, string> {
   const links = new Map<string, string>();
   if (!header) return links;
-  const pattern = /<([^>]*)>((?:\s*;\s*[^;,]+)*)/g;
-  for (const match of header.matchAll(pattern)) {
-    const target = match[1] ?? '';
-    const params = match[2] ?? '';
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(params);
+  let i = 0;
+  while (i < header.length) {
+    const open = header.indexOf('<', i);
+    if (open < 0) break;
+    const close = header.indexOf('>', open);
+    if (close < 0) break;
+    const target = header.slice(open + 1, close);
+    // Parameters up to the next comma outside quotes.
+    let j = close + 1;
+    let params = '';
+    let quoted = false;
+    for (; j < header.length; j++) {
+      const char = header[j];
+      if (char === '"') quoted = !quoted;
+      else if (char === '\\' && quoted) {
+        params += char + (header[j + 1] ?? '');
+        j++;
+        continue;
+      } else if (char === ',' && !quoted) break;
+      params += char;
+    }
+    i = j + 1;
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;"]+))/i.exec(params);
     const relations = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/).filter(Boolean);
     for (const relation of relations) if (!links.has(relation)) links.set(relation, target);
   }

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  TRACE_BATCH_MAX_NODES,
+  type BatchRetrieveNode,
+  type BatchRetrieveRequest,
+} from '../contract/trace.js';
+import { createClient, type ClientOptions } from './client.js';
+import { ValidationError } from './errors.js';
+import { sendJson, TestServers } from './test-server.js';
+import { chunk } from './tracer.js';
+
+const servers = new TestServers();
+afterEach(() => servers.closeAll());
+
+const id = (n: number) => n.toString(16).padStart(24, '0');
+const nodes = (count: number): BatchRetrieveNode[] =>
+  Array.from({ length: count }, (_, i) => ({ node_id: id(i), node_type: 'Record' }));
+
+/** An edge between node i and i+1: neighbouring nodes share it, across batches too. */
+const edge = (i: number) => ({
+  _id: `e${i}`,
+  source: id(i),
+  target: id(i + 1),
+  relation_type: ['is_related'],
+  source_node: { node_id: id(i), type: 'Record' },
+  target_node: { node_id: id(i + 1), type: 'Record' },
+  depth: 1,
+});
+
+/** A tracer that answers each node with its two edges, after a delay, counting requests in flight. */
+async function tracer(options: { delayMs?: number; failOn?: number } = {}) {
+  const stats = { inFlight: 0, maxInFlight: 0, batches: [] as BatchRetrieveRequest[] };
+  const server = await servers.serve(async (_request, response, { body, index }) => {
+    stats.inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    const request = JSON.parse(body) as BatchRetrieveRequest;
+    stats.batches.push(request);
+    await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 40));
+    stats.inFlight--;
+    if (index === options.failOn) {
+      return sendJson(response, 422, {
+        detail: [{ loc: ['body', 'nodes'], msg: 'too many', type: 'too_long' }],
+      });
+    }
+    const results = Object.fromEntries(
+      request.nodes.map((node) => {
+        const i = Number.parseInt(node.node_id, 16);
+        return [
+          node.node_id,
+          { source_node: { node_id: node.node_id }, target_node_map: {}, edges: [edge(i - 1), edge(i)] },
+        ];
+      }),
+    );
+    sendJson(response, 200, { results, resolved_results: null });
+  });
+  return { server, stats };
+}
+
+function clientAt(url: string, options: Partial<ClientOptions> = {}) {
+  return createClient({
+    techdocUrl: url,
+    recordsUrl: url,
+    tracerUrl: `${url}/tr`,
+    apiKey: 'rxs_tracer_key_1234',
+    ...options,
+  }).tracer;
+}
+
+describe('listTracesFor', () => {
+  it('chunks into batches of the limit, keeps concurrency bounded, merges and de-duplicates edges', async () => {
+    const { server, stats } = await tracer();
+    const input = [...nodes(1234), ...nodes(10)]; // duplicates are asked once
+    const listing = await clientAt(server.url).listTracesFor(input, {
+      nHops: 2,
+      batchSize: 100,
+      concurrency: 3,
+    });
+    expect(stats.batches).toHaveLength(13);
+    expect(stats.batches.every((b) => b.nodes.length <= 100 && b.n_hops === 2)).toBe(true);
+    expect(stats.batches.flatMap((b) => b.nodes.map((n) => n.node_id)).sort()).toEqual(
+      nodes(1234).map((n) => n.node_id),
+    );
+    expect(stats.maxInFlight).toBe(3);
+    expect(Object.keys(listing.results)).toHaveLength(1234);
+    // Edges e-1 ... e1233, each once although two nodes (often in two batches) report it.
+    expect(listing.edges).toHaveLength(1235);
+    expect(new Set(listing.edges.map((e) => e._id)).size).toBe(1235);
+    expect(server.requests.every((r) => r.url === '/tr/traces/batch/list' && r.method === 'POST')).toBe(true);
+  });
+
+  it("defaults: batches of the server's limit, the client's concurrency (4)", async () => {
+    const { server, stats } = await tracer({ delayMs: 150 });
+    await clientAt(server.url).listTracesFor(nodes(TRACE_BATCH_MAX_NODES * 5 + 1));
+    expect(stats.batches.map((b) => b.nodes.length)).toEqual([500, 500, 500, 500, 500, 1]);
+    expect(stats.maxInFlight).toBe(4);
+    expect(stats.batches[0]).not.toHaveProperty('n_hops');
+
+    const configured = await tracer({ delayMs: 50 });
+    await clientAt(configured.server.url, { traceConcurrency: 2, traceBatchSize: 10 }).listTracesFor(
+      nodes(95),
+    );
+    expect(configured.stats.batches).toHaveLength(10);
+    expect(configured.stats.maxInFlight).toBe(2);
+  });
+
+  it('no nodes, no requests', async () => {
+    const { server } = await tracer();
+    expect(await clientAt(server.url).listTracesFor([])).toEqual({ results: {}, edges: [] });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a failing batch stops the rest and is thrown', async () => {
+    const { server, stats } = await tracer({ failOn: 1 });
+    await expect(
+      clientAt(server.url).listTracesFor(nodes(2000), { batchSize: 10, concurrency: 2 }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stats.batches.length).toBeLessThan(6);
+  });
+
+  it('refuses unbounded or invalid concurrency and batch sizes', async () => {
+    const client = clientAt('http://127.0.0.1:9');
+    for (const concurrency of [0, -1, Infinity, 1.5, Number.NaN]) {
+      await expect(client.listTracesFor(nodes(3), { concurrency })).rejects.toThrow(/never unbounded/);
+    }
+    await expect(client.listTracesFor(nodes(3), { batchSize: 0 })).rejects.toThrow(/batchSize/);
+  });
+});
+
+describe('chunk', () => {
+  it('splits into consecutive slices of at most the size', () => {
+    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(chunk([], 3)).toEqual([]);
+  });
+});
