@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat } from '@rxs/sdk';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
-import { describeSummary, runExport } from '../export-run.js';
+import { describeSummary, runExport, type ExportRunOptions } from '../export-run.js';
 import { Progress } from '../progress.js';
 
 export interface ExportCommandOptions extends ConnectionOptions {
@@ -33,6 +33,21 @@ export function positiveInteger(value: string | undefined, flag: string, min = 0
   if (!Number.isInteger(number) || number < min)
     throw new UserError(`${flag} takes a whole number of at least ${min}, not "${value}".`);
   return number;
+}
+
+/** What the shared export options ask for, checked. */
+export function exportRunOptions(options: ExportCommandOptions, out: string | undefined): ExportRunOptions {
+  return {
+    revisionIds: options.kt,
+    format: options.format,
+    out,
+    traces: !!options.traces,
+    labels: !!options.labels,
+    followLatest: !!options.followLatest,
+    timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
+    retries: positiveInteger(options.retries, '--retries'),
+    traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
+  };
 }
 
 /** Options shared by export and sync: what to export and how. */
@@ -89,21 +104,7 @@ Examples:
       throw new UserError('--json prints the summary on standard output; it cannot go with --out -.');
     const out = options.out ?? `rxs-export.${extensionOf(options.format)}`;
     const progress = new Progress({ quiet: options.quiet || options.out === '-' });
-    const run = await runExport(
-      connection,
-      {
-        revisionIds: options.kt,
-        format: options.format,
-        out,
-        traces: !!options.traces,
-        labels: !!options.labels,
-        followLatest: !!options.followLatest,
-        timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
-        retries: positiveInteger(options.retries, '--retries'),
-        traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
-      },
-      progress,
-    );
+    const run = await runExport(connection, exportRunOptions(options, out), progress);
     await run.commit();
     if (options.json) process.stdout.write(`${JSON.stringify(run.summary, null, 2)}\n`);
     else if (out !== '-') process.stderr.write(`${describeSummary(run.summary)}\n`);

@@ -5,7 +5,7 @@ import { resolveConnection } from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport, type ExportSummary } from '../export-run.js';
 import { Progress } from '../progress.js';
-import { addExportOptions, positiveInteger, type ExportCommandOptions } from './export.js';
+import { addExportOptions, exportRunOptions, type ExportCommandOptions } from './export.js';
 
 interface SyncOptions extends ExportCommandOptions {
   state: string;
@@ -77,22 +77,7 @@ Examples:
       const session = await createSyncSession(options.state);
       const progress = new Progress({ quiet: options.quiet || options.json });
       try {
-        const run = await runExport(
-          connection,
-          {
-            revisionIds: options.kt,
-            format: options.format,
-            out: options.out,
-            traces: !!options.traces,
-            labels: !!options.labels,
-            followLatest: !!options.followLatest,
-            timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
-            retries: positiveInteger(options.retries, '--retries'),
-            traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
-          },
-          progress,
-          session,
-        );
+        const run = await runExport(connection, exportRunOptions(options, options.out), progress, session);
         const report = session.report!;
         // Output first, then the snapshot: a crash between them repeats the comparison next time
         // (reporting the same changes again) instead of skipping them.

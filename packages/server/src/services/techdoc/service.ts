@@ -166,13 +166,7 @@ export class TechdocService {
           knowledge_unit_history_id: tenant.knowledge_unit_history_id,
           knowledge_unit_version: '0.1',
           source_schema_id: null,
-          created_by: principal.userId,
-          created_at: now,
-          updated_by: null,
-          updated_at: null,
-          last_action: 'created',
-          approved_by: null,
-          approved_at: null,
+          ...newRevisionAudit(principal.userId, now),
         })
         .execute();
     });
@@ -245,13 +239,7 @@ export class TechdocService {
           version,
           status: 'draft',
           source_schema_id: revision.id,
-          created_by: principal.userId,
-          created_at: nowIso(),
-          updated_by: null,
-          updated_at: null,
-          last_action: 'created',
-          approved_by: null,
-          approved_at: null,
+          ...newRevisionAudit(principal.userId, nowIso()),
         })
         .execute();
     });
@@ -303,4 +291,17 @@ export class TechdocService {
     });
     return this.getRevision(principal, revisionId);
   }
+}
+
+/** The audit columns of a revision that was just created and is neither edited nor approved yet. */
+function newRevisionAudit(userId: string, at: string) {
+  return {
+    created_by: userId,
+    created_at: at,
+    updated_by: null,
+    updated_at: null,
+    last_action: 'created',
+    approved_by: null,
+    approved_at: null,
+  };
 }
