@@ -14,6 +14,8 @@ if (!postgresUrl) {
 
 // Browser tests and the SQLite crash test need one database only.
 const sqliteOnly = ['packages/server/test/durability.test.ts', 'packages/server/test/web-*.test.ts'];
+// The slow reliability suites run apart, with `npm run test:soak` (vitest.soak.config.ts).
+const soak = '**/*.soak.test.ts';
 
 export default defineConfig({
   resolve: {
@@ -46,7 +48,7 @@ export default defineConfig({
         test: {
           name: 'server-sqlite',
           include: ['packages/server/test/**/*.test.ts'],
-          exclude: ['**/*.postgres.test.ts'],
+          exclude: ['**/*.postgres.test.ts', soak],
         },
       },
       ...(postgresUrl
@@ -56,7 +58,7 @@ export default defineConfig({
               test: {
                 name: 'server-postgres',
                 include: ['packages/server/test/**/*.test.ts'],
-                exclude: sqliteOnly,
+                exclude: [...sqliteOnly, soak],
                 env: { RXS_TEST_DATABASE: 'postgres' },
               },
             },

@@ -16,6 +16,7 @@ import { TechdocService } from './services/techdoc/service.js';
 import { tracerRoutes } from './services/tracer/routes.js';
 import { TracerService } from './services/tracer/service.js';
 import type { Storage } from './storage/database.js';
+import { webApp } from './webapp/index.js';
 
 /** The service layer, independent of HTTP: the CLI, the web app and tests use it directly too. */
 export interface Services {
@@ -120,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.decorate('services', services);
+  await app.register(webApp, { services, config });
   return app;
 }
 

@@ -14,7 +14,10 @@ export type Permission = (typeof PERMISSIONS)[number];
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** What each role may do. Every user may manage their own API keys; `keys:manage` covers everyone's. */
+/**
+ * What each role may do. `keys:manage` covers everyone's keys in the tenant; editors also manage their
+ * own keys, while viewers may only see and revoke theirs (an owner or admin issues keys for them).
+ */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS,

@@ -79,7 +79,8 @@ describe('size and depth', () => {
     expect(problems.at(-1)).toMatchObject({ loc: ['body', 'data'], type: 'too_many_errors' });
   });
 
-  it('stays fast on a huge dynamic list with a condition per entry', () => {
+  // No timings here (they belong in benchmarks): the cap on FEEL work is what keeps this bounded.
+  it('answers too_complex for a huge dynamic list with a condition per entry', () => {
     const schema = form({
       type: 'dynamiclist',
       path: 'rows',
@@ -87,9 +88,7 @@ describe('size and depth', () => {
       components: [required('note', { conditional: { hide: '=this.kind != "x"' } }), required('name')],
     });
     const rows = Array.from({ length: 300_000 }, () => ({ kind: 'y', name: 'n' }));
-    const started = Date.now();
     const problems = validateRecordData(schema, { rows });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(problems.map((item) => item.type)).toEqual(['too_complex']);
   });
 
@@ -104,13 +103,11 @@ describe('size and depth', () => {
     expect(validateRecordData(schema, { mode: 'lax', rows })).toEqual([]);
   });
 
-  it('does not hand a huge top-level value to FEEL unless the expression names it', () => {
+  it('validates data with a huge number of top-level keys that no expression names', () => {
     const data: Record<string, unknown> = { type: 'Other' };
     for (let index = 0; index < 200_000; index += 1) data[`k${index}`] = index;
     const schema = structuredClone(sample);
-    const started = Date.now();
     expect(validateRecordData(schema, data)).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
 

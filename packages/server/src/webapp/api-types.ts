@@ -1,0 +1,214 @@
+/**
+ * The shapes of the web app's JSON API under `/api/...`. Types only: the browser app imports this
+ * file (type-only) so both sides agree on one definition.
+ */
+import type {
+  ExportFormat,
+  FormSchema,
+  KnowledgeTopicRevision,
+  KnowledgeTopicType,
+  NameSource,
+  Permission,
+  RelationType,
+  Role,
+  ServiceRecord,
+  ValidationErrorItem,
+} from '@rxs/sdk';
+
+export type {
+  ExportFormat,
+  FormSchema,
+  KnowledgeTopicRevision,
+  KnowledgeTopicType,
+  Permission,
+  RelationType,
+  Role,
+  ServiceRecord,
+  ValidationErrorItem,
+};
+
+/** Every error body: a sentence, or for 422 one item per problem. */
+export interface ApiErrorBody {
+  detail: string | ValidationErrorItem[];
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  tenantId: string;
+  tenantName: string;
+}
+
+/** `GET /api/session` and `POST /api/session`. */
+export interface SessionInfo {
+  user: SessionUser;
+  permissions: Permission[];
+  /** May this user create and regenerate API keys for themselves (viewers may not). */
+  canCreateOwnKeys: boolean;
+  /** Send as `X-CSRF-Token` with every state-changing request. */
+  csrfToken: string;
+  expiresAt: string;
+}
+
+/** `GET /api/meta`: fixed vocabularies the forms offer. */
+export interface ApiMeta {
+  relationTypes: RelationType[];
+  exportFormats: { format: ExportFormat; label: string; extension: string }[];
+  roles: Role[];
+  /** Shortest password the server accepts for new passwords. */
+  minPasswordLength: number;
+}
+
+/** An API key as listed (the `ApiKeyInfo` of the server's Accounts, restated here for the browser). */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  user_id: string;
+  user_email: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** A key just created or regenerated: `key` is shown once and never again. */
+export interface NewApiKeyView extends ApiKeyView {
+  key: string;
+}
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface TopicSummary {
+  historyId: string;
+  name: string;
+  type: KnowledgeTopicType;
+  /** The approved revision records live under; null before the first approval. */
+  currentRevisionId: string | null;
+  currentVersion: string | null;
+  /** An open draft, if any. */
+  draftRevisionId: string | null;
+  recordCount: number;
+  updatedAt: string;
+}
+
+export interface TopicList {
+  items: TopicSummary[];
+  /** Pass as `after` for the next page. */
+  next: string | null;
+}
+
+export interface RevisionSummary {
+  id: string;
+  version: string;
+  status: 'draft' | 'approved';
+  createdAt: string;
+  createdBy: string | null;
+  approvedAt: string | null;
+  approvedBy: string | null;
+  isCurrent: boolean;
+  recordCount: number;
+}
+
+/** One column of the records table: a form key and its semantic name, as the exporter maps it. */
+export interface FieldColumn {
+  key: string;
+  name: string;
+  source: NameSource;
+  type?: string;
+  label?: string;
+}
+
+/** `GET /api/topics/{historyId}`. */
+export interface TopicDetail {
+  historyId: string;
+  name: string;
+  type: KnowledgeTopicType;
+  currentRevisionId: string | null;
+  draftRevisionId: string | null;
+  /** The current revision (or the only draft, before the first approval), with its schema. */
+  revision: KnowledgeTopicRevision;
+  fields: FieldColumn[];
+  /** Newest first. */
+  revisions: RevisionSummary[];
+  recordCount: number;
+}
+
+/** `POST /api/revisions/{id}/approve`. */
+export interface ApprovalResult {
+  revision: KnowledgeTopicRevision;
+  /** The revision that was current before, when this was a re-approval. */
+  previousRevisionId: string | null;
+  /** Records that moved to the new revision. */
+  recordsMoved: number;
+}
+
+export interface RecordRow {
+  id: string;
+  name: string;
+  version: string;
+  createdAt: string;
+  updatedAt: string | null;
+  /** Display text by column name. */
+  values: Record<string, string>;
+}
+
+/** `GET /api/revisions/{id}/records`: one page of the sorted, filtered table. */
+export interface RecordTable {
+  revisionId: string;
+  columns: FieldColumn[];
+  /** Matches after filtering. */
+  total: number;
+  /** Records of the revision before filtering. */
+  unfilteredTotal: number;
+  offset: number;
+  limit: number;
+  rows: RecordRow[];
+}
+
+/** `GET /api/records/{id}`. */
+export interface RecordDetail {
+  record: ServiceRecord;
+  topic: {
+    historyId: string;
+    revisionId: string;
+    name: string;
+    schema: FormSchema;
+    /** Differs from revisionId when the topic was re-approved and the record did not move (never, normally). */
+    currentRevisionId: string | null;
+  } | null;
+  /** Values by semantic name, in column order. */
+  values: { name: string; key: string; text: string }[];
+  createdBy: string | null;
+  updatedBy: string | null;
+}
+
+export interface RecordHit {
+  id: string;
+  name: string;
+  revisionId: string | null;
+  historyId: string | null;
+  topicName: string | null;
+}
+
+export interface LinkView {
+  traceId: string;
+  /** outgoing: this record is the trace's source. */
+  direction: 'outgoing' | 'incoming';
+  relationType: RelationType;
+  node: {
+    id: string;
+    type: string;
+    name: string | null;
+    historyId: string | null;
+    topicName: string | null;
+    deleted: boolean;
+  };
+}

@@ -1,0 +1,154 @@
+import {
+  buildFieldMap,
+  cellText,
+  extendFieldMap,
+  mapRecord,
+  type ExportedField,
+  type FormSchema,
+  type ServiceRecord,
+} from '@rxs/sdk';
+import type { FieldColumn, RecordRow, RecordTable } from './api-types.js';
+
+/** Built-in sort keys; a field column is sorted by `field:<semantic name>`. */
+export type SortKey = 'id' | 'name' | 'created' | 'updated' | `field:${string}`;
+
+export interface TableQuery {
+  offset: number;
+  limit: number;
+  sort: SortKey;
+  dir: 'asc' | 'desc';
+  /** Matches the name, the id or any value (case-insensitive part). */
+  search?: string;
+  /** Per column: a case-insensitive part of the value, by semantic name. */
+  filters: Record<string, string>;
+}
+
+export function toColumns(fields: readonly ExportedField[]): FieldColumn[] {
+  return fields.map(({ key, name, source, type, label }) => ({ key, name, source, type, label }));
+}
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** A revision's records as display rows, with the columns their mapping produced. */
+export interface MappedRows {
+  columns: FieldColumn[];
+  rows: RecordRow[];
+}
+
+/**
+ * Maps a revision's records to rows with a column per semantic name, exactly as the exporter maps
+ * them (sdk `buildFieldMap` and `mapRecord`; option values by their labels). The records stream
+ * in; only the display text of each row is kept, so 10 000 records stay small.
+ */
+export async function mapRecordRows(
+  schema: FormSchema,
+  records: AsyncIterable<ServiceRecord>,
+): Promise<MappedRows> {
+  let map = buildFieldMap(schema);
+  const rows: RecordRow[] = [];
+  for await (const record of records) {
+    const mapped = mapRecord(record, map, { labels: true });
+    if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
+    const values: Record<string, string> = {};
+    for (const [name, value] of Object.entries(mapped.record.values)) values[name] = cellText(value);
+    rows.push({
+      id: record._id,
+      name: record.name,
+      version: record.version,
+      createdAt: record.audit_info.timestamp_created,
+      updatedAt: record.audit_info.timestamp_last_updated ?? null,
+      values,
+    });
+  }
+  return { columns: toColumns(map.fields), rows };
+}
+
+/** One page of the rows after search, column filters and sorting; `mapped.rows` stays untouched. */
+export function queryRecordTable(revisionId: string, mapped: MappedRows, query: TableQuery): RecordTable {
+  const search = query.search?.trim().toLowerCase() ?? '';
+  const filters = Object.entries(query.filters)
+    .map(([name, text]) => [name, text.trim().toLowerCase()] as const)
+    .filter(([, text]) => text !== '');
+  const rows = mapped.rows.filter(
+    (row) =>
+      (!search || rowContains(row, search)) &&
+      filters.every(([name, text]) => (row.values[name] ?? '').toLowerCase().includes(text)),
+  );
+  sortRows(rows, query.sort, query.dir);
+  return {
+    revisionId,
+    columns: mapped.columns,
+    total: rows.length,
+    unfilteredTotal: mapped.rows.length,
+    offset: query.offset,
+    limit: query.limit,
+    rows: rows.slice(query.offset, query.offset + query.limit),
+  };
+}
+
+/**
+ * Mapped rows of recently viewed revisions, so paging, sorting and filtering a large topic do not
+ * map every record again. An entry is used only while the revision's fingerprint (count, newest id,
+ * newest change) is the same, so any create, edit, delete or re-approval makes it stale.
+ */
+export class MappedRowsCache {
+  private readonly entries = new Map<string, { fingerprint: string; mapped: MappedRows }>();
+
+  constructor(private readonly maxRows = 200_000) {}
+
+  get(key: string, fingerprint: string): MappedRows | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.fingerprint !== fingerprint) return undefined;
+    this.entries.delete(key); // most recently used last
+    this.entries.set(key, entry);
+    return entry.mapped;
+  }
+
+  set(key: string, fingerprint: string, mapped: MappedRows): void {
+    this.entries.delete(key);
+    if (mapped.rows.length > this.maxRows) return;
+    this.entries.set(key, { fingerprint, mapped });
+    let total = 0;
+    for (const entry of this.entries.values()) total += entry.mapped.rows.length;
+    for (const [oldest, entry] of this.entries) {
+      if (total <= this.maxRows) break;
+      this.entries.delete(oldest);
+      total -= entry.mapped.rows.length;
+    }
+  }
+}
+
+function rowContains(row: RecordRow, text: string): boolean {
+  if (row.name.toLowerCase().includes(text) || row.id === text) return true;
+  return Object.values(row.values).some((value) => value.toLowerCase().includes(text));
+}
+
+function sortValue(row: RecordRow, sort: SortKey): string {
+  switch (sort) {
+    case 'id':
+      return row.id;
+    case 'name':
+      return row.name;
+    case 'created':
+      return row.createdAt;
+    case 'updated':
+      return row.updatedAt ?? row.createdAt;
+    default:
+      return row.values[sort.slice('field:'.length)] ?? '';
+  }
+}
+
+/** Stable sort; empty values last in either direction, ties kept in `_id` order. */
+export function sortRows(rows: RecordRow[], sort: SortKey, dir: 'asc' | 'desc'): void {
+  if (sort === 'id' && dir === 'asc') return; // the order the records arrive in
+  const sign = dir === 'asc' ? 1 : -1;
+  const keyed = rows.map((row, index) => ({ row, index, value: sortValue(row, sort) }));
+  keyed.sort((a, b) => {
+    if (a.value === '' || b.value === '') {
+      if (a.value !== b.value) return a.value === '' ? 1 : -1;
+      return a.index - b.index;
+    }
+    return sign * collator.compare(a.value, b.value) || a.index - b.index;
+  });
+  keyed.forEach((item, index) => (rows[index] = item.row));
+}

@@ -1,0 +1,245 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { roleAllows, ROLES, type Role } from '@rxs/sdk';
+import type { ApiKeyInfo, User } from '../../auth/accounts.js';
+import type { Principal } from '../../auth/principal.js';
+import { conflict, forbidden, unprocessable, validationItem } from '../../http/errors.js';
+import type { ApiKeyView, NewApiKeyView, UserView } from '../api-types.js';
+import { signedIn, type WebContext } from '../context.js';
+import { assertStrongPassword, canCreateOwnKeys, Password } from './session.js';
+
+const KeyParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{16}$' }) });
+const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
+
+const managesKeys = (principal: Principal) => roleAllows(principal.role, 'keys:manage');
+
+/**
+ * Who may act on which key: owners and admins (`keys:manage`) on every key of the tenant; other
+ * users on their own keys, where creating and regenerating needs a role that writes (not viewer).
+ */
+function assertKeyAccess(principal: Principal, keyUserId: string, action: 'create' | 'revoke'): void {
+  if (managesKeys(principal)) return;
+  if (keyUserId !== principal.userId) {
+    throw forbidden(
+      'Your role may only manage your own API keys. Ask an owner or admin of your tenant for keys of other users.',
+    );
+  }
+  if (action === 'create' && !canCreateOwnKeys(principal.role)) {
+    throw forbidden(
+      `Your role "${principal.role}" may not create API keys. Ask an owner or admin of your tenant to issue a key for you.`,
+    );
+  }
+}
+
+function assertFutureExpiry(expiresAt: string | null | undefined): void {
+  if (!expiresAt) return;
+  const when = Date.parse(expiresAt);
+  if (Number.isNaN(when)) {
+    throw unprocessable([
+      validationItem(['body', 'expires_at'], 'Not a date or date-time', 'datetime_parsing'),
+    ]);
+  }
+  if (when <= Date.now()) {
+    throw unprocessable([
+      validationItem(['body', 'expires_at'], 'The expiry must be in the future.', 'value_error'),
+    ]);
+  }
+}
+
+const keyView = (key: ApiKeyInfo): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  user_id: key.user_id,
+  user_email: key.user_email,
+  created_at: key.created_at,
+  expires_at: key.expires_at,
+  revoked_at: key.revoked_at,
+  last_used_at: key.last_used_at,
+});
+
+const userView = ({ id, email, name, role, created_at }: User): UserView => ({
+  id,
+  email,
+  name,
+  role,
+  created_at,
+});
+
+/** Settings: API keys of the signed-in user (of everyone, for owners and admins) and users and roles. */
+export function accountRoutes(context: WebContext): FastifyPluginAsync {
+  const { accounts } = context.services;
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      '/keys',
+      {
+        schema: {
+          querystring: Type.Object({
+            include_revoked: Type.Boolean({ default: false }),
+            mine: Type.Boolean({ default: false }),
+          }),
+        },
+      },
+      async (request): Promise<ApiKeyView[]> => {
+        const { principal } = signedIn(request);
+        const onlyMine = request.query.mine || !managesKeys(principal);
+        const keys = await accounts.listApiKeys(principal.tenantId, {
+          userId: onlyMine ? principal.userId : undefined,
+          includeRevoked: request.query.include_revoked,
+        });
+        // Newest first: the key just made is at the top.
+        return keys.map(keyView).reverse();
+      },
+    );
+
+    app.post(
+      '/keys',
+      {
+        schema: {
+          body: Type.Object(
+            {
+              name: Type.String({ minLength: 1, maxLength: 100 }),
+              expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+              user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply): Promise<NewApiKeyView> => {
+        const { principal } = signedIn(request);
+        const userId = request.body.user_id ?? principal.userId;
+        assertKeyAccess(principal, userId, 'create');
+        if (!request.body.name.trim()) {
+          throw unprocessable([validationItem(['body', 'name'], 'Give the key a name.', 'missing')]);
+        }
+        assertFutureExpiry(request.body.expires_at);
+        const key = await accounts.createApiKey(principal.tenantId, {
+          userId,
+          name: request.body.name,
+          expiresAt: request.body.expires_at ?? null,
+        });
+        reply.code(201);
+        return { ...keyView(key), key: key.key };
+      },
+    );
+
+    app.post(
+      '/keys/:id/regenerate',
+      { schema: { params: KeyParams } },
+      async (request, reply): Promise<NewApiKeyView> => {
+        const { principal } = signedIn(request);
+        const old = await accounts.getApiKey(principal.tenantId, request.params.id);
+        assertKeyAccess(principal, old.user_id, 'create');
+        if (old.revoked_at) throw conflict('This key was revoked; create a new key instead.');
+        const key = await accounts.regenerateApiKey(principal.tenantId, old.id);
+        reply.code(201);
+        return { ...keyView(key), key: key.key };
+      },
+    );
+
+    app.delete('/keys/:id', { schema: { params: KeyParams } }, async (request): Promise<ApiKeyView> => {
+      const { principal } = signedIn(request);
+      const key = await accounts.getApiKey(principal.tenantId, request.params.id);
+      assertKeyAccess(principal, key.user_id, 'revoke');
+      return keyView(await accounts.revokeApiKey(principal.tenantId, key.id));
+    });
+
+    app.get('/users', { config: { permission: 'users:manage' } }, async (request): Promise<UserView[]> => {
+      const { principal } = signedIn(request);
+      return (await accounts.listUsers(principal.tenantId)).map(userView);
+    });
+
+    app.post(
+      '/users',
+      {
+        config: { permission: 'users:manage' },
+        schema: {
+          body: Type.Object(
+            {
+              email: Type.String({ minLength: 3, maxLength: 320 }),
+              name: Type.Optional(Type.String({ maxLength: 200 })),
+              role: RoleSchema,
+              password: Password,
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply): Promise<UserView> => {
+        const { principal } = signedIn(request);
+        assertMayGrant(principal, request.body.role);
+        assertStrongPassword(request.body.password, 'password');
+        const user = await accounts.createUser(principal.tenantId, request.body);
+        reply.code(201);
+        return userView(user);
+      },
+    );
+
+    app.patch(
+      '/users/:id',
+      {
+        config: { permission: 'users:manage' },
+        schema: {
+          params: UserParams,
+          body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
+        },
+      },
+      async (request): Promise<UserView> => {
+        const { principal } = signedIn(request);
+        const target = await accounts.getUser(principal.tenantId, request.params.id);
+        if (target.id === principal.userId) {
+          throw forbidden('You cannot change your own role. Ask another owner or admin.');
+        }
+        assertMayGrant(principal, target.role);
+        assertMayGrant(principal, request.body.role);
+        const user = await accounts.setRole(principal.tenantId, target.id, request.body.role);
+        return userView(user);
+      },
+    );
+
+    app.post(
+      '/users/:id/password',
+      {
+        config: { permission: 'users:manage' },
+        schema: {
+          params: UserParams,
+          body: Type.Object({ password: Password }, { additionalProperties: false }),
+        },
+      },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        const target = await accounts.getUser(principal.tenantId, request.params.id);
+        assertMayGrant(principal, target.role);
+        assertStrongPassword(request.body.password, 'password');
+        await accounts.setPassword(principal.tenantId, target.id, request.body.password);
+        await context.sessions.destroyOthers(target.id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.delete(
+      '/users/:id',
+      { config: { permission: 'users:manage' }, schema: { params: UserParams } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        const target = await accounts.getUser(principal.tenantId, request.params.id);
+        if (target.id === principal.userId) {
+          throw forbidden('You cannot delete your own account while signed in with it.');
+        }
+        assertMayGrant(principal, target.role);
+        await accounts.deleteUser(principal.tenantId, target.id);
+        return reply.code(204).send();
+      },
+    );
+  };
+}
+
+/** Only an owner makes or unmakes owners, so an admin cannot raise themselves above their role. */
+function assertMayGrant(principal: Principal, role: Role): void {
+  if (role === 'owner' && principal.role !== 'owner') {
+    throw forbidden('Only an owner may grant, change or remove the owner role.');
+  }
+}

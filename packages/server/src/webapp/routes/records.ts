@@ -1,0 +1,193 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  buildFieldMap,
+  cellText,
+  mapRecord,
+  ObjectId,
+  RecordCreate,
+  RecordUpdate,
+  type ServiceRecord,
+} from '@rxs/sdk';
+import type { Principal } from '../../auth/principal.js';
+import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
+import type { RecordDetail, RecordHit, RecordTable } from '../api-types.js';
+import { signedIn, type WebContext } from '../context.js';
+import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
+
+const IdParams = Type.Object({ id: ObjectId });
+const MAX_PAGE = 500;
+
+/** Records: the table of a revision, one record, create, edit, delete, and search by name. */
+export function recordRoutes(context: WebContext): FastifyPluginAsync {
+  const { techdoc, records, accounts } = context.services;
+  const cache = new MappedRowsCache();
+
+  async function* recordsOf(principal: Principal, revisionId: string): AsyncGenerator<ServiceRecord> {
+    for await (const line of records.streamJsonLines(principal, { revisionIds: [revisionId] })) {
+      yield JSON.parse(line) as ServiceRecord;
+    }
+  }
+
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      '/revisions/:id/records',
+      {
+        config: { permission: 'records:read' },
+        schema: {
+          params: IdParams,
+          querystring: Type.Object({
+            offset: Type.Integer({ minimum: 0, default: 0 }),
+            limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 }),
+            sort: Type.String({ maxLength: 300, default: 'id' }),
+            dir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' }),
+            q: Type.Optional(Type.String({ maxLength: 200 })),
+            filters: Type.Optional(
+              Type.String({ maxLength: 4000, description: 'JSON object: semantic name -> text' }),
+            ),
+          }),
+        },
+      },
+      async (request): Promise<RecordTable> => {
+        const { principal } = signedIn(request);
+        const revision = await techdoc.getRevision(principal, request.params.id);
+        const { offset, limit, sort, dir, q } = request.query;
+        const query = {
+          offset,
+          limit,
+          sort: parseSort(sort),
+          dir,
+          search: q,
+          filters: parseFilters(request.query.filters),
+        };
+        const key = `${principal.tenantId}/${revision._id}`;
+        // A draft's schema can change too, and the columns with it.
+        const fingerprint = `${revision.audit_info.timestamp_last_updated ?? ''}|${await context.queries.revisionFingerprint(principal.tenantId, revision._id)}`;
+        let mapped = cache.get(key, fingerprint);
+        if (!mapped) {
+          mapped = await mapRecordRows(revision.knowledge_topic_schema, recordsOf(principal, revision._id));
+          cache.set(key, fingerprint, mapped);
+        }
+        return queryRecordTable(revision._id, mapped, query);
+      },
+    );
+
+    app.get(
+      '/records/search',
+      {
+        config: { permission: 'records:read' },
+        schema: {
+          querystring: Type.Object({
+            q: Type.String({ maxLength: 200 }),
+            limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
+          }),
+        },
+      },
+      async (request): Promise<RecordHit[]> => {
+        const { principal } = signedIn(request);
+        return context.queries.searchRecords(principal.tenantId, request.query.q, request.query.limit);
+      },
+    );
+
+    app.get(
+      '/records/:id',
+      { config: { permission: 'records:read' }, schema: { params: IdParams } },
+      async (request): Promise<RecordDetail> => {
+        const { principal } = signedIn(request);
+        const record = await records.get(principal, request.params.id);
+        const revisionId = record.context.knowledge_unit_topic_id;
+        let topic: RecordDetail['topic'] = null;
+        let values: RecordDetail['values'] = [];
+        if (revisionId) {
+          const revision = await techdoc.getRevision(principal, revisionId).catch((error: unknown) => {
+            if (error instanceof HttpError && error.statusCode === 404) return undefined;
+            throw error;
+          });
+          if (revision) {
+            topic = {
+              historyId: revision.knowledge_topic_history_id,
+              revisionId: revision._id,
+              name: revision.knowledge_topic_name,
+              schema: revision.knowledge_topic_schema,
+              currentRevisionId: revision.latest_revision_id,
+            };
+            const map = buildFieldMap(revision.knowledge_topic_schema);
+            const mapped = mapRecord(record, map, { labels: true });
+            const keys = new Map([...map.fields, ...mapped.newFields].map((f) => [f.name, f.key]));
+            values = Object.entries(mapped.record.values).map(([name, value]) => ({
+              name,
+              key: keys.get(name) ?? name,
+              text: cellText(value),
+            }));
+          }
+        }
+        const users = new Map((await accounts.listUsers(principal.tenantId)).map((u) => [u.id, u.email]));
+        const who = (id: string | null | undefined) => (id ? (users.get(id) ?? id) : null);
+        return {
+          record,
+          topic,
+          values,
+          createdBy: who(record.audit_info.user_id_created),
+          updatedBy: who(record.audit_info.user_id_last_updated),
+        };
+      },
+    );
+
+    app.post(
+      '/records',
+      { config: { permission: 'records:write' }, schema: { body: RecordCreate } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        reply.code(201);
+        return records.create(principal, request.body);
+      },
+    );
+
+    app.patch(
+      '/records/:id',
+      { config: { permission: 'records:write' }, schema: { params: IdParams, body: RecordUpdate } },
+      async (request) => {
+        const { principal } = signedIn(request);
+        return records.update(principal, request.params.id, request.body);
+      },
+    );
+
+    app.delete(
+      '/records/:id',
+      { config: { permission: 'records:write' }, schema: { params: IdParams } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        await records.delete(principal, request.params.id);
+        return reply.code(204).send();
+      },
+    );
+  };
+}
+
+function parseSort(sort: string): SortKey {
+  if (sort === 'id' || sort === 'name' || sort === 'created' || sort === 'updated') return sort;
+  if (sort.startsWith('field:') && sort.length > 'field:'.length) return sort as SortKey;
+  throw unprocessable([
+    validationItem(['query', 'sort'], 'Sort by id, name, created, updated or field:<column name>', 'enum'),
+  ]);
+}
+
+function parseFilters(text: string | undefined): Record<string, string> {
+  if (!text) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw unprocessable([
+      validationItem(['query', 'filters'], 'A JSON object of column name to text', 'value_error'),
+    ]);
+  }
+  const filters: Record<string, string> = {};
+  for (const [name, text] of Object.entries(value)) if (typeof text === 'string') filters[name] = text;
+  return filters;
+}

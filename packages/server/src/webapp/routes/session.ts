@@ -1,0 +1,162 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  EXPORT_FORMATS,
+  PERMISSIONS,
+  RELATION_TYPES,
+  ROLES,
+  roleAllows,
+  type ExportFormat,
+  type Role,
+} from '@rxs/sdk';
+import { verifyPassword } from '../../auth/passwords.js';
+import { HttpError, unauthorized, unprocessable, validationItem } from '../../http/errors.js';
+import type { ApiMeta, SessionInfo } from '../api-types.js';
+import { signedIn, type WebContext } from '../context.js';
+import { clearSessionCookie, setSessionCookie } from '../guard.js';
+import type { Session } from '../sessions.js';
+
+export const MIN_PASSWORD_LENGTH = 10;
+
+const FORMAT_LABELS: Record<ExportFormat, { label: string; extension: string }> = {
+  csv: { label: 'CSV', extension: 'csv' },
+  xlsx: { label: 'Excel (XLSX)', extension: 'xlsx' },
+  reqif: { label: 'ReqIF', extension: 'reqif' },
+  needs: { label: 'Sphinx-Needs JSON', extension: 'json' },
+  json: { label: 'JSON', extension: 'json' },
+  jsonl: { label: 'JSON Lines', extension: 'jsonl' },
+};
+
+/** Most asked-for first. */
+const FORMAT_ORDER: ExportFormat[] = ['csv', 'xlsx', 'reqif', 'needs', 'json', 'jsonl'];
+
+/** Viewers only read; their keys are issued by an owner or admin. */
+export function canCreateOwnKeys(role: Role): boolean {
+  return role !== 'viewer';
+}
+
+export async function sessionInfo(context: WebContext, session: Session): Promise<SessionInfo> {
+  const tenant = await context.services.accounts.getTenant(session.tenantId);
+  return {
+    user: {
+      id: session.userId,
+      email: session.email,
+      name: session.name,
+      role: session.role,
+      tenantId: session.tenantId,
+      tenantName: tenant.name,
+    },
+    permissions: PERMISSIONS.filter((p) => roleAllows(session.role, p)),
+    canCreateOwnKeys: canCreateOwnKeys(session.role),
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt,
+  };
+}
+
+export const Password = Type.String({ minLength: 1, maxLength: 1024 });
+
+export function assertStrongPassword(password: string, field: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw unprocessable([
+      validationItem(
+        ['body', field],
+        `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`,
+        'string_too_short',
+      ),
+    ]);
+  }
+}
+
+/** Sign-in, sign-out, the current session, the signed-in user's password, and fixed vocabularies. */
+export function sessionRoutes(context: WebContext): FastifyPluginAsync {
+  const { services, sessions, throttle } = context;
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/session',
+      {
+        config: { public: true },
+        schema: {
+          body: Type.Object(
+            { email: Type.String({ minLength: 1, maxLength: 320 }), password: Password },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply): Promise<SessionInfo> => {
+        const email = request.body.email.trim().toLowerCase();
+        const keys = [
+          { key: `email:${email}` },
+          // An office behind one address has many users: the address may fail more often.
+          { key: `ip:${request.ip}`, freeFailures: 50 },
+        ];
+        const wait = throttle.waitFor(keys);
+        if (wait > 0) {
+          const seconds = Math.ceil(wait / 1000);
+          void reply.header('retry-after', String(seconds));
+          throw new HttpError(429, `Too many failed sign-ins. Try again in ${seconds} seconds.`);
+        }
+        const user = await services.accounts.findUserByEmail(email);
+        // verifyPassword costs the same for a missing user, so the answer time reveals nothing.
+        const matches = await verifyPassword(request.body.password, user?.password_hash ?? null);
+        if (!user || !matches) {
+          throttle.fail(keys.map((k) => k.key));
+          throw unauthorized('The e-mail address or the password is wrong.');
+        }
+        throttle.succeed(`email:${email}`);
+        const { token, session } = await sessions.create(user);
+        setSessionCookie(reply, token, context.secureCookies(request));
+        return sessionInfo(context, session);
+      },
+    );
+
+    app.get('/session', async (request): Promise<SessionInfo> => {
+      return sessionInfo(context, signedIn(request).session);
+    });
+
+    app.delete('/session', async (request, reply) => {
+      await sessions.destroy(signedIn(request).session.id);
+      clearSessionCookie(reply, context.secureCookies(request));
+      return reply.code(204).send();
+    });
+
+    app.post(
+      '/account/password',
+      {
+        schema: {
+          body: Type.Object(
+            { current_password: Password, new_password: Password },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        const { session, principal } = signedIn(request);
+        const user = await services.accounts.findUserByEmail(session.email);
+        if (!user || !(await verifyPassword(request.body.current_password, user.password_hash))) {
+          throw unprocessable([
+            validationItem(['body', 'current_password'], 'The current password is wrong.', 'value_error'),
+          ]);
+        }
+        assertStrongPassword(request.body.new_password, 'new_password');
+        await services.accounts.setPassword(principal.tenantId, principal.userId, request.body.new_password);
+        // Anyone signed in elsewhere with the old password is signed out.
+        await sessions.destroyOthers(principal.userId, session.id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.get('/meta', { config: { public: true } }, async (): Promise<ApiMeta> => {
+      return {
+        relationTypes: [...RELATION_TYPES],
+        exportFormats: FORMAT_ORDER.filter((f) => EXPORT_FORMATS.includes(f)).map((format) => ({
+          format,
+          ...FORMAT_LABELS[format],
+        })),
+        roles: [...ROLES],
+        minPasswordLength: MIN_PASSWORD_LENGTH,
+      };
+    });
+  };
+}

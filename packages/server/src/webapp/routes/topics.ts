@@ -1,0 +1,185 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  buildFieldMap,
+  KnowledgeTopicCreate,
+  KnowledgeTopicUpdate,
+  ObjectId,
+  type KnowledgeTopicRevision,
+} from '@rxs/sdk';
+import type { Principal } from '../../auth/principal.js';
+import { notFound } from '../../http/errors.js';
+import type { ApprovalResult, RevisionSummary, TopicDetail, TopicList, TopicSummary } from '../api-types.js';
+import { signedIn, type WebContext } from '../context.js';
+import { toColumns } from '../record-table.js';
+
+const IdParams = Type.Object({ id: ObjectId });
+const TOPIC_PAGE = 100;
+/** Revisions of one topic read at most; a topic with more shows its newest this many. */
+const MAX_REVISIONS = 500;
+
+/** Knowledge topics: the list, one topic with its ids and history, drafts and approvals. */
+export function topicRoutes(context: WebContext): FastifyPluginAsync {
+  const { techdoc } = context.services;
+  const { queries } = context;
+
+  async function revisionsOf(principal: Principal, historyId: string): Promise<KnowledgeTopicRevision[]> {
+    const page = await techdoc.list(principal, {
+      knowledge_topic_history_id: historyId,
+      limit: MAX_REVISIONS,
+    });
+    return page.items;
+  }
+
+  async function topicDetail(principal: Principal, historyId: string): Promise<TopicDetail> {
+    const revisions = await revisionsOf(principal, historyId);
+    const any = revisions[0];
+    if (!any) throw notFound(`Knowledge topic ${historyId} was not found.`);
+    // Both facts come from the history row, the same on every revision.
+    const currentId = any.latest_revision_id;
+    const newestId = any.latest_or_latest_approved_revision_id;
+    const byId = new Map(revisions.map((r) => [r._id, r]));
+    const current = byId.get(currentId) ?? any;
+    const approvedCurrent = current.status === 'approved' ? current._id : null;
+    const newest = byId.get(newestId);
+    const counts = await queries.recordCounts(
+      principal.tenantId,
+      revisions.map((r) => r._id),
+    );
+    const summaries: RevisionSummary[] = revisions
+      .map((r) => ({
+        id: r._id,
+        version: r.version,
+        status: r.status,
+        createdAt: r.audit_info.timestamp_created,
+        createdBy: r.audit_info.user_id_created,
+        approvedAt: r.audit_info.direct_approval_published_at,
+        approvedBy: r.audit_info.direct_approval_published_by,
+        isCurrent: r._id === approvedCurrent,
+        recordCount: counts.get(r._id) ?? 0,
+      }))
+      .reverse();
+    return {
+      historyId,
+      name: (newest ?? current).knowledge_topic_name,
+      type: current.type,
+      currentRevisionId: approvedCurrent,
+      draftRevisionId: newest?.status === 'draft' ? newest._id : null,
+      revision: current,
+      fields: toColumns(buildFieldMap(current.knowledge_topic_schema).fields),
+      revisions: summaries,
+      recordCount: approvedCurrent ? (counts.get(approvedCurrent) ?? 0) : 0,
+    };
+  }
+
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      '/topics',
+      {
+        config: { permission: 'kt:read' },
+        schema: {
+          querystring: Type.Object({
+            q: Type.Optional(Type.String({ maxLength: 200 })),
+            after: Type.Optional(ObjectId),
+          }),
+        },
+      },
+      async (request): Promise<TopicList> => {
+        const { principal } = signedIn(request);
+        const page = await techdoc.list(principal, {
+          current: true,
+          name: request.query.q?.trim() || undefined,
+          after: request.query.after,
+          limit: TOPIC_PAGE,
+        });
+        const counts = await queries.recordCounts(
+          principal.tenantId,
+          page.items.map((r) => r._id),
+        );
+        const items: TopicSummary[] = page.items.map((r) => {
+          const approved = r.status === 'approved';
+          const hasDraft = !approved || r.latest_or_latest_approved_revision_id !== r._id;
+          return {
+            historyId: r.knowledge_topic_history_id,
+            name: r.knowledge_topic_name,
+            type: r.type,
+            currentRevisionId: approved ? r._id : null,
+            currentVersion: approved ? r.version : null,
+            draftRevisionId: hasDraft ? r.latest_or_latest_approved_revision_id : null,
+            recordCount: approved ? (counts.get(r._id) ?? 0) : 0,
+            updatedAt: r.audit_info.timestamp_last_updated ?? r.audit_info.timestamp_created,
+          };
+        });
+        items.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
+        return { items, next: page.next ?? null };
+      },
+    );
+
+    app.get(
+      '/topics/:id',
+      { config: { permission: 'kt:read' }, schema: { params: IdParams } },
+      async (request): Promise<TopicDetail> => {
+        const { principal } = signedIn(request);
+        return topicDetail(principal, request.params.id);
+      },
+    );
+
+    app.post(
+      '/topics',
+      { config: { permission: 'kt:write' }, schema: { body: KnowledgeTopicCreate } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        reply.code(201);
+        return techdoc.create(principal, request.body);
+      },
+    );
+
+    app.get(
+      '/revisions/:id',
+      { config: { permission: 'kt:read' }, schema: { params: IdParams } },
+      async (request) => {
+        const { principal } = signedIn(request);
+        return techdoc.getRevision(principal, request.params.id);
+      },
+    );
+
+    app.patch(
+      '/revisions/:id',
+      { config: { permission: 'kt:write' }, schema: { params: IdParams, body: KnowledgeTopicUpdate } },
+      async (request) => {
+        const { principal } = signedIn(request);
+        return techdoc.update(principal, request.params.id, request.body);
+      },
+    );
+
+    app.post(
+      '/revisions/:id/draft',
+      { config: { permission: 'kt:write' }, schema: { params: IdParams } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        reply.code(201);
+        return techdoc.openDraft(principal, request.params.id);
+      },
+    );
+
+    app.post(
+      '/revisions/:id/approve',
+      { config: { permission: 'kt:approve' }, schema: { params: IdParams } },
+      async (request): Promise<ApprovalResult> => {
+        const { principal } = signedIn(request);
+        const draft = await techdoc.getRevision(principal, request.params.id);
+        const before = await revisionsOf(principal, draft.knowledge_topic_history_id);
+        const previous = before.find((r) => r._id === draft.latest_revision_id && r.status === 'approved');
+        const revision = await techdoc.approve(principal, draft._id);
+        const counts = await queries.recordCounts(principal.tenantId, [revision._id]);
+        return {
+          revision,
+          previousRevisionId: previous?._id ?? null,
+          recordsMoved: previous ? (counts.get(revision._id) ?? 0) : 0,
+        };
+      },
+    );
+  };
+}

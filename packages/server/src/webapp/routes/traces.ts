@@ -1,0 +1,71 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { ObjectId, TraceCreate } from '@rxs/sdk';
+import type { LinkView } from '../api-types.js';
+import { signedIn, type WebContext } from '../context.js';
+
+const IdParams = Type.Object({ id: ObjectId });
+
+/** Traces on a record page: its direct links (one hop, either direction), add and remove. */
+export function traceRoutes(context: WebContext): FastifyPluginAsync {
+  const { tracer, records } = context.services;
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      '/records/:id/links',
+      { config: { permission: 'traces:read' }, schema: { params: IdParams } },
+      async (request): Promise<LinkView[]> => {
+        const { principal } = signedIn(request);
+        const id = request.params.id;
+        await records.get(principal, id); // 404 for an unknown record, not an empty list
+        const graph = await tracer.batchList(principal, {
+          nodes: [{ node_id: id, node_type: 'Record', version: '' }],
+          n_hops: 1,
+          mode: 'legacy_connected_nodes',
+        });
+        const edges = graph.results[id]?.edges ?? [];
+        const otherIds = edges.map((e) => (e.source === id ? e.target : e.source));
+        const hits = await context.queries.recordHits(principal.tenantId, otherIds);
+        return edges.map((edge) => {
+          const outgoing = edge.source === id;
+          const other = outgoing ? edge.target_node : edge.source_node;
+          const hit = hits.get(other.node_id);
+          return {
+            traceId: edge._id,
+            direction: outgoing ? 'outgoing' : 'incoming',
+            relationType: edge.relation_type[0]!,
+            node: {
+              id: other.node_id,
+              type: other.type,
+              name: hit?.name ?? null,
+              historyId: hit?.historyId ?? null,
+              topicName: hit?.topicName ?? null,
+              deleted: other.type === 'Record' && !hit,
+            },
+          };
+        });
+      },
+    );
+
+    app.post(
+      '/traces',
+      { config: { permission: 'traces:write' }, schema: { body: TraceCreate } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        reply.code(201);
+        return tracer.create(principal, request.body);
+      },
+    );
+
+    app.delete(
+      '/traces/:id',
+      { config: { permission: 'traces:write' }, schema: { params: IdParams } },
+      async (request, reply) => {
+        const { principal } = signedIn(request);
+        await tracer.delete(principal, request.params.id);
+        return reply.code(204).send();
+      },
+    );
+  };
+}

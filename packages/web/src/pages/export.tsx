@@ -1,0 +1,213 @@
+import { useState } from 'preact/hooks';
+import type { ExportFormat, TopicList, TopicSummary } from '@rxs/web-api';
+import { ApiError, api, errorMessage, withQuery } from '../api';
+import { EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
+import { useAsync, useTitle } from '../hooks';
+import { paths, useLocation } from '../router';
+import { useSession } from '../session';
+
+const FORMAT_NOTES: Record<ExportFormat, string> = {
+  csv: 'One row per record, one column per semantic name. Opens in any spreadsheet.',
+  xlsx: 'An Excel workbook: a sheet per topic, and the traces on their own sheet.',
+  reqif: 'ReqIF XML, the exchange format of requirements tools (DOORS, Polarion, Jama…).',
+  needs: 'needs.json for Sphinx-Needs documentation projects.',
+  json: 'The complete export as one JSON document, with fields and traces.',
+  jsonl: 'One JSON object per line, for streaming into other tools.',
+};
+
+/** Every approved topic, across pages. */
+async function approvedTopics(): Promise<TopicSummary[]> {
+  const topics: TopicSummary[] = [];
+  let after: string | null = null;
+  do {
+    const page: TopicList = await api.get<TopicList>('/topics', { after });
+    topics.push(...page.items);
+    after = page.next;
+  } while (after);
+  return topics.filter((t) => t.currentRevisionId).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function fileNameOf(response: Response, fallback: string): string {
+  const header = response.headers.get('content-disposition') ?? '';
+  return /filename="([^"]+)"/.exec(header)?.[1] ?? fallback;
+}
+
+export function ExportPage() {
+  useTitle('Export');
+  const { meta, info } = useSession();
+  const location = useLocation();
+  const topics = useAsync(approvedTopics, []);
+  const [selected, setSelected] = useState<Set<string>>(
+    () => new Set((location.query.get('revisions') ?? '').split(',').filter(Boolean)),
+  );
+  const [format, setFormat] = useState<ExportFormat>('csv');
+  const [traces, setTraces] = useState(true);
+  const [labels, setLabels] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ kind: 'success' | 'error'; text: string }>();
+  const canTraces = info.permissions.includes('traces:read');
+
+  const toggle = (revisionId: string) => {
+    const next = new Set(selected);
+    if (next.has(revisionId)) next.delete(revisionId);
+    else next.add(revisionId);
+    setSelected(next);
+  };
+
+  const download = async (event: Event) => {
+    event.preventDefault();
+    const available = new Set((topics.data ?? []).map((t) => t.currentRevisionId));
+    const revisions = [...selected].filter((id) => available.has(id));
+    if (revisions.length === 0) return;
+    setBusy(true);
+    setResult(undefined);
+    try {
+      const url = withQuery('/api/export', {
+        revisions: revisions.join(','),
+        format,
+        traces: traces && canTraces,
+        labels,
+      });
+      const response = await fetch(url, { credentials: 'same-origin' });
+      if (!response.ok) {
+        const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
+        throw new ApiError(
+          response.status,
+          typeof body.detail === 'string' ? body.detail : `The export failed (${response.status}).`,
+        );
+      }
+      const blob = await response.blob();
+      const name = fileNameOf(response, `rxs-export.${format}`);
+      const href = URL.createObjectURL(blob);
+      const anchor = document.createElement('a');
+      anchor.href = href;
+      anchor.download = name;
+      document.body.appendChild(anchor);
+      anchor.click();
+      anchor.remove();
+      setTimeout(() => URL.revokeObjectURL(href), 60_000);
+      setResult({ kind: 'success', text: `Downloaded ${name} (${(blob.size / 1024).toFixed(1)} KiB).` });
+    } catch (error) {
+      setResult({ kind: 'error', text: errorMessage(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const count = [...selected].filter((id) =>
+    (topics.data ?? []).some((t) => t.currentRevisionId === id),
+  ).length;
+
+  return (
+    <>
+      <PageHeader title="Export">
+        <p class="page-lead">
+          A snapshot of the current revision of each topic, mapped to semantic names and written by the same
+          code as <code>rxs export</code>.
+        </p>
+      </PageHeader>
+      {topics.error !== undefined && <ErrorNotice error={topics.error} onRetry={topics.reload} />}
+      {!topics.data && topics.loading && <Loading />}
+      {topics.data && topics.data.length === 0 && (
+        <EmptyState
+          title="Nothing to export yet"
+          action={
+            <Link class="button" href={paths.topics()}>
+              Go to the topics
+            </Link>
+          }
+        >
+          Only approved topics can be exported.
+        </EmptyState>
+      )}
+      {topics.data && topics.data.length > 0 && (
+        <form class="export-form" onSubmit={download}>
+          <fieldset class="panel">
+            <legend class="panel-title">Topics</legend>
+            <div class="button-row">
+              <button
+                type="button"
+                class="button button-small button-ghost"
+                onClick={() => setSelected(new Set(topics.data!.map((t) => t.currentRevisionId!)))}
+              >
+                Select all
+              </button>
+              <button
+                type="button"
+                class="button button-small button-ghost"
+                onClick={() => setSelected(new Set())}
+              >
+                Select none
+              </button>
+            </div>
+            <ul class="choice-list">
+              {topics.data.map((topic) => (
+                <li key={topic.historyId}>
+                  <label class="checkbox">
+                    <input
+                      type="checkbox"
+                      checked={selected.has(topic.currentRevisionId!)}
+                      onChange={() => toggle(topic.currentRevisionId!)}
+                    />
+                    <span>
+                      <strong>{topic.name}</strong>{' '}
+                      <span class="muted">
+                        v{topic.currentVersion} · {plural(topic.recordCount, 'record')} ·{' '}
+                        <code>{topic.currentRevisionId}</code>
+                      </span>
+                    </span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
+          <fieldset class="panel">
+            <legend class="panel-title">Format</legend>
+            <div class="format-grid">
+              {meta.exportFormats.map((option) => (
+                <label
+                  key={option.format}
+                  class={`format-option${format === option.format ? ' selected' : ''}`}
+                >
+                  <input
+                    type="radio"
+                    name="format"
+                    value={option.format}
+                    checked={format === option.format}
+                    onChange={() => setFormat(option.format)}
+                  />
+                  <span>
+                    <strong>{option.label}</strong>
+                    <span class="format-note">{FORMAT_NOTES[option.format]}</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <fieldset class="panel">
+            <legend class="panel-title">Options</legend>
+            <label class="checkbox">
+              <input
+                type="checkbox"
+                checked={traces && canTraces}
+                disabled={!canTraces}
+                onChange={(e) => setTraces(e.currentTarget.checked)}
+              />
+              Include the traces between the records
+            </label>
+            <label class="checkbox">
+              <input type="checkbox" checked={labels} onChange={(e) => setLabels(e.currentTarget.checked)} />
+              Write the labels of select, radio and checklist options instead of their stored values
+            </label>
+          </fieldset>
+          {result && <Notice kind={result.kind}>{result.text}</Notice>}
+          <div class="button-row">
+            <button type="submit" class="button button-primary" disabled={busy || count === 0}>
+              {busy ? 'Exporting…' : count === 0 ? 'Choose a topic' : `Download ${plural(count, 'topic')}`}
+            </button>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}

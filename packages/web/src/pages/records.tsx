@@ -1,0 +1,346 @@
+import { useState } from 'preact/hooks';
+import type { FieldColumn, RecordTable, TopicDetail } from '@rxs/web-api';
+import { api } from '../api';
+import { DateTime, EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader } from '../components/ui';
+import { useAsync, useDebounced, useTitle, useTopic } from '../hooks';
+import { paths, topicCrumbs } from '../router';
+import { useCan } from '../session';
+
+type Dir = 'asc' | 'desc';
+const PAGE_SIZES = [25, 50, 100, 200];
+
+function SortHeader({
+  label,
+  sortKey,
+  sort,
+  dir,
+  onSort,
+}: {
+  label: string;
+  sortKey: string;
+  sort: string;
+  dir: Dir;
+  onSort: (key: string) => void;
+}) {
+  const active = sort === sortKey;
+  return (
+    <th scope="col" aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" class="sort-button" onClick={() => onSort(sortKey)}>
+        <span>{label}</span>
+        <span class="sort-mark" aria-hidden="true">
+          {active ? (dir === 'asc' ? '▲' : '▼') : '↕'}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+export function RecordsPage({ historyId }: { historyId: string }) {
+  const can = useCan();
+  const topic = useTopic(historyId);
+  useTitle(topic.data ? `Records of ${topic.data.name}` : 'Records');
+  const [sort, setSort] = useState('id');
+  const [dir, setDir] = useState<Dir>('asc');
+  const [search, setSearch] = useState('');
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [showFilters, setShowFilters] = useState(false);
+  const [offset, setOffset] = useState(0);
+  const [limit, setLimit] = useState(50);
+  const q = useDebounced(search.trim(), 250);
+  const filterText = useDebounced(JSON.stringify(filters), 250);
+  const revisionId = topic.data?.currentRevisionId ?? null;
+
+  const table = useAsync(
+    () =>
+      revisionId
+        ? api.get<RecordTable>(`/revisions/${revisionId}/records`, {
+            offset,
+            limit,
+            sort,
+            dir,
+            q,
+            filters: filterText === '{}' ? undefined : filterText,
+          })
+        : Promise.resolve(null),
+    [revisionId, offset, limit, sort, dir, q, filterText],
+  );
+
+  const onSort = (key: string) => {
+    setOffset(0);
+    if (sort === key) setDir(dir === 'asc' ? 'desc' : 'asc');
+    else {
+      setSort(key);
+      setDir('asc');
+    }
+  };
+  const setFilter = (column: FieldColumn, text: string) => {
+    setOffset(0);
+    setFilters((current) => {
+      const next = { ...current };
+      if (text) next[column.name] = text;
+      else delete next[column.name];
+      return next;
+    });
+  };
+
+  if (topic.error !== undefined) return <ErrorNotice error={topic.error} onRetry={topic.reload} />;
+  if (!topic.data) return <Loading />;
+  const t = topic.data;
+  const crumbs = topicCrumbs(t.historyId, t.name);
+  const data = table.data;
+  const filtered = q !== '' || filterText !== '{}';
+
+  return (
+    <>
+      <PageHeader
+        title={`Records of ${t.name}`}
+        crumbs={crumbs}
+        actions={
+          <>
+            {revisionId && (
+              <Link class="button" href={paths.exports([revisionId])}>
+                Export
+              </Link>
+            )}
+            {revisionId && can('records:write') && (
+              <Link class="button button-primary" href={paths.newRecord(t.historyId)}>
+                New record
+              </Link>
+            )}
+          </>
+        }
+      >
+        {revisionId && (
+          <p class="page-lead">
+            Revision <code>{revisionId}</code> (v{t.revision.version}). Columns are the fields' semantic
+            names, as in exports.
+          </p>
+        )}
+      </PageHeader>
+
+      {!revisionId ? (
+        <Notice kind="info" title="This topic is not approved yet">
+          Records are created with the form of an approved revision.{' '}
+          <Link href={paths.topic(t.historyId)}>Open the topic</Link> to approve its draft.
+        </Notice>
+      ) : (
+        <>
+          <div class="toolbar">
+            <label class="search">
+              <span class="visually-hidden">Search records</span>
+              <input
+                type="search"
+                placeholder="Search name, id or any value"
+                value={search}
+                onInput={(e) => {
+                  setSearch(e.currentTarget.value);
+                  setOffset(0);
+                }}
+              />
+            </label>
+            <button
+              type="button"
+              class="button"
+              aria-expanded={showFilters}
+              aria-controls="records-table"
+              onClick={() => setShowFilters(!showFilters)}
+            >
+              {showFilters ? 'Hide column filters' : 'Filter columns'}
+            </button>
+            {filtered && (
+              <button
+                type="button"
+                class="button button-ghost"
+                onClick={() => {
+                  setSearch('');
+                  setFilters({});
+                  setOffset(0);
+                }}
+              >
+                Clear filters
+              </button>
+            )}
+            {table.loading && <span class="spinner" role="status" aria-label="Loading records" />}
+          </div>
+          {table.error !== undefined && <ErrorNotice error={table.error} onRetry={table.reload} />}
+          {!data && table.loading && <Loading label="Loading records…" />}
+          {data && data.unfilteredTotal === 0 && (
+            <EmptyState
+              title="No records yet"
+              action={
+                can('records:write') && (
+                  <Link class="button button-primary" href={paths.newRecord(t.historyId)}>
+                    Create the first record
+                  </Link>
+                )
+              }
+            >
+              Records of this topic are listed here, one column per field.
+            </EmptyState>
+          )}
+          {data && data.unfilteredTotal > 0 && (
+            <>
+              <div class="table-wrap table-wrap-records" aria-busy={table.loading}>
+                <table class="table table-records" id="records-table">
+                  <thead>
+                    <tr>
+                      <SortHeader label="Record" sortKey="name" sort={sort} dir={dir} onSort={onSort} />
+                      {data.columns.map((column) => (
+                        <SortHeader
+                          key={column.key}
+                          label={column.name}
+                          sortKey={`field:${column.name}`}
+                          sort={sort}
+                          dir={dir}
+                          onSort={onSort}
+                        />
+                      ))}
+                      <SortHeader
+                        label="Last change"
+                        sortKey="updated"
+                        sort={sort}
+                        dir={dir}
+                        onSort={onSort}
+                      />
+                    </tr>
+                    {showFilters && (
+                      <tr class="filter-row">
+                        <td />
+                        {data.columns.map((column) => (
+                          <td key={column.key}>
+                            <input
+                              type="search"
+                              aria-label={`Filter ${column.name}`}
+                              placeholder="Filter"
+                              value={filters[column.name] ?? ''}
+                              onInput={(e) => setFilter(column, e.currentTarget.value)}
+                            />
+                          </td>
+                        ))}
+                        <td />
+                      </tr>
+                    )}
+                  </thead>
+                  <tbody>
+                    {data.rows.map((row) => (
+                      <tr key={row.id}>
+                        <th scope="row">
+                          <Link href={paths.record(t.historyId, row.id)} class="strong-link">
+                            {row.name}
+                          </Link>
+                        </th>
+                        {data.columns.map((column) => {
+                          const text = row.values[column.name] ?? '';
+                          return (
+                            <td key={column.key} title={text.length > 40 ? text : undefined}>
+                              <span class="cell-clip">{text}</span>
+                            </td>
+                          );
+                        })}
+                        <td>
+                          <DateTime value={row.updatedAt ?? row.createdAt} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {data.total === 0 && (
+                <EmptyState title="No record matches the filters">
+                  Change the search or the column filters, or clear them.
+                </EmptyState>
+              )}
+              <Pager
+                offset={offset}
+                limit={limit}
+                total={data.total}
+                unfilteredTotal={data.unfilteredTotal}
+                onOffset={setOffset}
+                onLimit={(size) => {
+                  setLimit(size);
+                  setOffset(0);
+                }}
+              />
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function Pager({
+  offset,
+  limit,
+  total,
+  unfilteredTotal,
+  onOffset,
+  onLimit,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  unfilteredTotal: number;
+  onOffset: (offset: number) => void;
+  onLimit: (limit: number) => void;
+}) {
+  const first = total === 0 ? 0 : offset + 1;
+  const last = Math.min(offset + limit, total);
+  const lastPage = Math.max(0, Math.floor((total - 1) / limit) * limit);
+  return (
+    <nav class="pager" aria-label="Pages of records">
+      <span role="status" data-testid="pager-status">
+        {first.toLocaleString('en')}–{last.toLocaleString('en')} of {total.toLocaleString('en')}
+        {total !== unfilteredTotal && ` (filtered from ${unfilteredTotal.toLocaleString('en')})`}
+      </span>
+      <div class="pager-buttons">
+        <button
+          type="button"
+          class="button button-small"
+          disabled={offset === 0}
+          onClick={() => onOffset(0)}
+          aria-label="First page"
+        >
+          First
+        </button>
+        <button
+          type="button"
+          class="button button-small"
+          disabled={offset === 0}
+          onClick={() => onOffset(Math.max(0, offset - limit))}
+          aria-label="Previous page"
+        >
+          Previous
+        </button>
+        <button
+          type="button"
+          class="button button-small"
+          disabled={offset + limit >= total}
+          onClick={() => onOffset(offset + limit)}
+          aria-label="Next page"
+        >
+          Next
+        </button>
+        <button
+          type="button"
+          class="button button-small"
+          disabled={offset + limit >= total}
+          onClick={() => onOffset(lastPage)}
+          aria-label="Last page"
+        >
+          Last
+        </button>
+        <label class="page-size">
+          <span>Per page</span>
+          <select value={limit} onChange={(e) => onLimit(Number(e.currentTarget.value))}>
+            {PAGE_SIZES.map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,392 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { FormSchema, KnowledgeTopicRevision, KnowledgeTopicType, TopicDetail } from '@rxs/web-api';
+import { api, ApiError, errorMessage } from '../api';
+import { ConfirmDialog, ErrorNotice, Field, Link, Loading, Notice, PageHeader } from '../components/ui';
+import { FormDesigner, type DesignerHandle } from '../forms/form-designer';
+import { useAsync, useTitle, useTopic } from '../hooks';
+import { navigate, paths, setLeaveWarning, topicCrumbs } from '../router';
+import { useCan } from '../session';
+import { approveDraft, openDraft } from './topic';
+
+const EMPTY_SCHEMA: FormSchema = { type: 'default', components: [] };
+
+/** Warns before leaving the page with unsaved edits: by an app link, a reload or closing the tab. */
+function useUnsavedWarning(dirty: boolean): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    setLeaveWarning('The form has unsaved changes. Leave without saving them?');
+    return () => {
+      window.removeEventListener('beforeunload', warn);
+      setLeaveWarning(null);
+    };
+  }, [dirty]);
+}
+
+function DesignHelp() {
+  return (
+    <aside class="design-help">
+      <h2>Designing the form</h2>
+      <ul>
+        <li>Drag fields from the palette onto the form; select one to edit it in the properties panel.</li>
+        <li>
+          The <strong>key</strong> is where a record stores the value. Give each field a stable semantic name
+          for exports: under <em>Custom properties</em> add <code>service-key</code> with the name.
+        </li>
+        <li>Required, length, pattern and min/max rules are checked by the server on every record.</li>
+        <li>Saving keeps the draft; approving makes it the topic's current revision.</li>
+      </ul>
+    </aside>
+  );
+}
+
+/** Loads a form-js schema pasted as JSON into the editor. */
+function SchemaImport({ onImport }: { onImport: (schema: FormSchema) => Promise<void> }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string>();
+  const load = async () => {
+    setError(undefined);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (failure) {
+      setError(`This is not JSON: ${errorMessage(failure)}`);
+      return;
+    }
+    const schema = (parsed as { knowledge_topic_schema?: unknown }).knowledge_topic_schema ?? parsed;
+    if (!schema || typeof schema !== 'object' || !Array.isArray((schema as FormSchema).components)) {
+      setError('A form-js schema is an object with a "components" list.');
+      return;
+    }
+    try {
+      await onImport(schema as FormSchema);
+      setText('');
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
+  return (
+    <details class="snippet">
+      <summary>Import a form-js schema (JSON)</summary>
+      <div class="stack">
+        <Field
+          label="Schema JSON"
+          id="schema-json"
+          error={error}
+          hint="A form-js schema, or a whole KT revision as GET /kt/{id} returns it."
+        >
+          <textarea
+            id="schema-json"
+            rows={6}
+            spellcheck={false}
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        </Field>
+        <div>
+          <button type="button" class="button" disabled={!text.trim()} onClick={() => void load()}>
+            Load into the editor
+          </button>
+        </div>
+      </div>
+    </details>
+  );
+}
+
+export function NewTopicPage() {
+  useTitle('New knowledge topic');
+  const can = useCan();
+  const [name, setName] = useState('');
+  const [type, setType] = useState<KnowledgeTopicType>('multi_record');
+  const [dirty, setDirty] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [nameError, setNameError] = useState<string>();
+  const designer = useRef<DesignerHandle>();
+  useUnsavedWarning(dirty || name !== '');
+
+  if (!can('kt:write')) {
+    return (
+      <Notice kind="warning" title="Your role cannot create topics">
+        Ask an editor, admin or owner.
+      </Notice>
+    );
+  }
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    if (!name.trim()) {
+      setNameError('Give the topic a name.');
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const created = await api.post<KnowledgeTopicRevision>('/topics', {
+        knowledge_topic_name: name.trim(),
+        type,
+        knowledge_topic_schema: designer.current?.schema() ?? EMPTY_SCHEMA,
+      });
+      setDirty(false);
+      setName('');
+      navigate(`${paths.design(created.knowledge_topic_history_id)}?created=1`, {
+        replace: true,
+        force: true,
+      });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="New knowledge topic" crumbs={[{ href: paths.topics(), label: 'Topics' }]} />
+      <form class="design-meta" onSubmit={save}>
+        <Field label="Topic name" id="topic-name" error={nameError}>
+          <input
+            id="topic-name"
+            value={name}
+            maxLength={200}
+            onInput={(e) => {
+              setName(e.currentTarget.value);
+              setNameError(undefined);
+            }}
+          />
+        </Field>
+        <Field label="Records per topic" id="topic-type">
+          <select
+            id="topic-type"
+            value={type}
+            onChange={(e) => setType(e.currentTarget.value as KnowledgeTopicType)}
+          >
+            <option value="multi_record">Many records (requirements, tests, risks…)</option>
+            <option value="single_record">A single record</option>
+          </select>
+        </Field>
+        <div class="design-meta-actions">
+          <button type="submit" class="button button-primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save draft'}
+          </button>
+        </div>
+      </form>
+      {error !== undefined && <ErrorNotice error={error} />}
+      <div class="design-layout">
+        <FormDesigner
+          schema={EMPTY_SCHEMA}
+          onReady={(handle) => (designer.current = handle)}
+          onChange={() => setDirty(true)}
+        />
+        <div class="design-side">
+          <DesignHelp />
+          <SchemaImport onImport={(schema) => designer.current?.load(schema) ?? Promise.resolve()} />
+        </div>
+      </div>
+    </>
+  );
+}
+
+export function DesignPage({ historyId }: { historyId: string }) {
+  const can = useCan();
+  const topic = useTopic(historyId);
+  const draftId = topic.data?.draftRevisionId ?? null;
+  const draft = useAsync(
+    () => (draftId ? api.get<KnowledgeTopicRevision>(`/revisions/${draftId}`) : Promise.resolve(null)),
+    [draftId],
+  );
+  useTitle(topic.data ? `Form of ${topic.data.name}` : 'Form editor');
+  const [name, setName] = useState<string>();
+  const [dirty, setDirty] = useState(false);
+  const [busy, setBusy] = useState<'save' | 'approve' | 'open'>();
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [confirmApprove, setConfirmApprove] = useState(false);
+  const designer = useRef<DesignerHandle>();
+  useUnsavedWarning(dirty);
+  const justCreated = new URLSearchParams(window.location.search).has('created');
+
+  if (topic.error !== undefined) return <ErrorNotice error={topic.error} onRetry={topic.reload} />;
+  if (!topic.data || draft.loading) return <Loading />;
+  const t = topic.data;
+  const crumbs = topicCrumbs(t.historyId, t.name);
+
+  if (!can('kt:write')) {
+    return (
+      <>
+        <PageHeader title="Form editor" crumbs={crumbs} />
+        <Notice kind="warning" title="Your role cannot edit forms">
+          Ask an editor, admin or owner to change this topic's form.
+        </Notice>
+      </>
+    );
+  }
+
+  if (!draft.data) {
+    return (
+      <>
+        <PageHeader title={`Form of ${t.name}`} crumbs={crumbs} />
+        {error !== undefined && <ErrorNotice error={error} />}
+        <Notice kind="info" title="No draft is open">
+          <p>
+            The approved revision v{t.revision.version} cannot change. Open a draft from it, edit the draft,
+            then approve it: that re-approval gives the topic a new revision id.
+          </p>
+          <button
+            type="button"
+            class="button button-primary"
+            disabled={busy === 'open'}
+            onClick={() => {
+              setBusy('open');
+              openDraft(t)
+                .then(topic.reload, setError)
+                .finally(() => setBusy(undefined));
+            }}
+          >
+            Open a draft from v{t.revision.version}
+          </button>
+        </Notice>
+      </>
+    );
+  }
+  const d = draft.data;
+  const currentName = name ?? d.knowledge_topic_name;
+
+  const save = async (): Promise<boolean> => {
+    setError(undefined);
+    setSaved(false);
+    try {
+      await api.patch(`/revisions/${d._id}`, {
+        knowledge_topic_name: currentName.trim() || d.knowledge_topic_name,
+        knowledge_topic_schema: designer.current?.schema() ?? d.knowledge_topic_schema,
+      });
+      setDirty(false);
+      setSaved(true);
+      return true;
+    } catch (failure) {
+      setError(failure);
+      return false;
+    }
+  };
+
+  const approve = async () => {
+    setBusy('approve');
+    try {
+      if ((dirty || name !== undefined) && !(await save())) return;
+      await approveDraft(t.historyId, d._id);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(undefined);
+      setConfirmApprove(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={`Form of ${t.name}`}
+        crumbs={crumbs}
+        actions={
+          <>
+            <span class="save-state" role="status">
+              {dirty ? 'Unsaved changes' : saved ? 'Draft saved' : ''}
+            </span>
+            <button
+              type="button"
+              class="button"
+              disabled={busy !== undefined}
+              onClick={() => {
+                setBusy('save');
+                void save().finally(() => setBusy(undefined));
+              }}
+            >
+              {busy === 'save' ? 'Saving…' : 'Save draft'}
+            </button>
+            {can('kt:approve') && (
+              <button
+                type="button"
+                class="button button-primary"
+                disabled={busy !== undefined}
+                onClick={() => setConfirmApprove(true)}
+              >
+                Approve…
+              </button>
+            )}
+          </>
+        }
+      >
+        <p class="page-lead">
+          Draft v{d.version}, revision <code>{d._id}</code>.{' '}
+          {t.currentRevisionId ? (
+            <>
+              Current: v{t.revision.version}, <code>{t.currentRevisionId}</code>.
+            </>
+          ) : (
+            'Not approved yet.'
+          )}
+        </p>
+      </PageHeader>
+      {justCreated && !dirty && !saved && (
+        <Notice kind="success" title="Draft created">
+          Design the form, save it, and approve it when it is ready.
+        </Notice>
+      )}
+      {error !== undefined && (
+        <ErrorNotice
+          error={error instanceof ApiError && error.status === 409 ? `${errorMessage(error)}` : error}
+        />
+      )}
+      <div class="design-meta">
+        <Field label="Topic name" id="topic-name">
+          <input
+            id="topic-name"
+            value={currentName}
+            maxLength={200}
+            onInput={(e) => {
+              setName(e.currentTarget.value);
+              setDirty(true);
+            }}
+          />
+        </Field>
+      </div>
+      <div class="design-layout">
+        <FormDesigner
+          key={d._id}
+          schema={d.knowledge_topic_schema}
+          onReady={(handle) => (designer.current = handle)}
+          onChange={() => {
+            setDirty(true);
+            setSaved(false);
+          }}
+        />
+        <div class="design-side">
+          <DesignHelp />
+          <SchemaImport onImport={(schema) => designer.current?.load(schema) ?? Promise.resolve()} />
+          <p>
+            <Link href={paths.topic(t.historyId)}>Back to the topic</Link>
+          </p>
+        </div>
+      </div>
+      <ConfirmDialog
+        open={confirmApprove}
+        title={`Approve draft v${d.version}?`}
+        confirmLabel={dirty ? 'Save and approve' : 'Approve'}
+        tone="primary"
+        busy={busy === 'approve'}
+        onCancel={() => setConfirmApprove(false)}
+        onConfirm={() => void approve()}
+      >
+        {t.currentRevisionId ? (
+          <p>
+            This re-approves the topic: the draft becomes the current revision with a new revision id, and the
+            topic's {t.recordCount.toLocaleString('en')} records move to it.
+          </p>
+        ) : (
+          <p>The draft becomes the topic's first approved revision; records can be created with its form.</p>
+        )}
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,116 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/**
+ * A small history-API router. Paths never start with /kt/, /records/ or /traces/: those belong to
+ * the services on the same origin, and a reload must reach the app, not the API.
+ */
+export interface Location {
+  path: string;
+  query: URLSearchParams;
+}
+
+const NAVIGATED = 'rxs:navigated';
+
+function current(): Location {
+  return { path: window.location.pathname, query: new URLSearchParams(window.location.search) };
+}
+
+let leaveWarning: string | null = null;
+
+/** While set, leaving the page by an in-app link asks first (a page with unsaved edits sets it). */
+export function setLeaveWarning(message: string | null): void {
+  leaveWarning = message;
+}
+
+/** `force` skips the unsaved-edits question: for the navigation that follows a successful save. */
+export function navigate(to: string, options: { replace?: boolean; force?: boolean } = {}): void {
+  if (to === window.location.pathname + window.location.search) return;
+  if (leaveWarning && !options.force && !window.confirm(leaveWarning)) return;
+  if (options.force) leaveWarning = null;
+  if (options.replace) window.history.replaceState(null, '', to);
+  else window.history.pushState(null, '', to);
+  window.dispatchEvent(new Event(NAVIGATED));
+  if (!options.replace) window.scrollTo(0, 0);
+}
+
+export function useLocation(): Location {
+  const [location, setLocation] = useState(current);
+  useEffect(() => {
+    const update = () => setLocation(current());
+    window.addEventListener('popstate', update);
+    window.addEventListener(NAVIGATED, update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener(NAVIGATED, update);
+    };
+  }, []);
+  return location;
+}
+
+/** Matches `/topics/:id` against a path; the parameters, or undefined. */
+export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const source = pattern
+    .split('/')
+    .map((part) => {
+      if (part.startsWith(':')) {
+        names.push(part.slice(1));
+        return '([^/]+)';
+      }
+      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  const match = new RegExp(`^${source}/?$`).exec(path);
+  if (!match) return undefined;
+  return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+}
+
+/** Client-side navigation for plain links; modified clicks (new tab, ...) keep the browser's way. */
+export function linkClick(event: MouseEvent): void {
+  const anchor = event.currentTarget as HTMLAnchorElement;
+  if (
+    event.defaultPrevented ||
+    event.button !== 0 ||
+    event.metaKey ||
+    event.ctrlKey ||
+    event.shiftKey ||
+    event.altKey ||
+    anchor.target ||
+    anchor.hasAttribute('download') ||
+    anchor.origin !== window.location.origin
+  )
+    return;
+  event.preventDefault();
+  navigate(anchor.pathname + anchor.search);
+}
+
+/** The app's paths, built in one place. */
+export const paths = {
+  topics: () => '/topics',
+  newTopic: () => '/topics/new',
+  topic: (historyId: string) => `/topics/${historyId}`,
+  design: (historyId: string) => `/topics/${historyId}/design`,
+  records: (historyId: string) => `/topics/${historyId}/records`,
+  newRecord: (historyId: string) => `/topics/${historyId}/records/new`,
+  record: (historyId: string, recordId: string) => `/topics/${historyId}/records/${recordId}`,
+  exports: (revisionIds?: string[]) =>
+    revisionIds?.length ? `/export?revisions=${revisionIds.join(',')}` : '/export',
+  keys: () => '/settings/keys',
+  users: () => '/settings/users',
+  account: () => '/settings/account',
+  signIn: () => '/sign-in',
+};
+
+export interface Crumb {
+  href: string;
+  label: string;
+}
+
+/** Breadcrumbs down to a topic, and on to its records when `records` is set. */
+export function topicCrumbs(historyId: string, topicName: string, records = false): Crumb[] {
+  return [
+    { href: paths.topics(), label: 'Topics' },
+    { href: paths.topic(historyId), label: topicName },
+    ...(records ? [{ href: paths.records(historyId), label: 'Records' }] : []),
+  ];
+}
