@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { authenticateApiKey } from './auth/authenticate.js';
 import { Accounts } from './auth/accounts.js';
 import type { ServerConfig, ServiceName } from './config.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { HttpError } from './http/errors.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidators } from './http/validation.js';
@@ -62,11 +62,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Long id lists in query strings (up to 1000 ids) must reach validation, not die as a 431.
-    http: { maxHeaderSize: 64 * 1024 },
+    // Node would refuse a request without Host with an empty 400; the hook below answers it with a detail.
+    http: { maxHeaderSize: 64 * 1024, requireHostHeader: false },
     return503OnClosing: true,
+    frameworkErrors,
+    clientErrorHandler,
   });
   // No database stores NUL in text (PostgreSQL refuses it outright): such URLs never reach a query.
   app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && !request.headers.host) {
+      throw new HttpError(400, 'HTTP/1.1 requests must carry a Host header.');
+    }
     if (/%00/.test(request.url)) {
       throw new HttpError(422, [
         { loc: ['query'], msg: 'The URL may not contain NUL (%00) characters.', type: 'string_nul' },

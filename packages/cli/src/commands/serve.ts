@@ -77,7 +77,16 @@ Examples:
       `  API reference ${server.url}/docs   OpenAPI ${server.url}/openapi.json   database ${server.storage.location}`,
     ];
     if (options.demo) {
-      const demo = await seedDemo(server.app.services, { dataDir: config.dataDir, baseUrl: server.url });
+      let demo;
+      try {
+        demo = await seedDemo(server.app.services, { dataDir: config.dataDir, baseUrl: server.url });
+      } catch (error) {
+        // A server without its demo is not what was asked for: stop it, so the command fails.
+        await server.close().catch(() => undefined);
+        throw new UserError(
+          `Seeding the demo in ${config.dataDir} failed: ${(error as Error).message.replace(/\.?$/, '.')} Run the command again: a seed cut short is discarded and redone.`,
+        );
+      }
       const requirements = demo.tenant.topics.systemRequirements!;
       const keyFile = join(config.dataDir, DEMO_KEY_FILE);
       lines.push(

@@ -16,6 +16,13 @@ export function isObjectId(value: unknown): value is string {
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/**
+ * An object with any string keys. TypeBox's default key pattern `^(.*)$` does not match line breaks,
+ * and the response serializer drops keys it does not match; `[\s\S]` matches every key.
+ */
+export const Dictionary = <T extends TSchema>(value: T) =>
+  Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), value);
+
 export const TenantMetadata = Type.Object({ tenant_id: Type.String() });
 export type TenantMetadata = Static<typeof TenantMetadata>;
 

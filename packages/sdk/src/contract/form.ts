@@ -1,3 +1,4 @@
+import { Dictionary } from './common.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
@@ -12,7 +13,7 @@ export const FormComponent = Type.Object(
     /** Data path of a container (group, dynamiclist): its children's values live under it. */
     path: Type.Optional(Type.String()),
     label: Type.Optional(Type.String()),
-    properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    properties: Type.Optional(Dictionary(Type.Unknown())),
     values: Type.Optional(
       Type.Array(Type.Object({ label: Type.Optional(Type.String()), value: Type.Unknown() })),
     ),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AuditInfo, Nullable, ObjectId, TenantMetadata } from './common.js';
+import { AuditInfo, Nullable, ObjectId, TenantMetadata, Dictionary } from './common.js';
 import { FormSchema } from './form.js';
 
 export const KnowledgeTopicType = Type.Union([
@@ -36,7 +36,7 @@ export const KnowledgeTopicRevision = Type.Object({
   status: KnowledgeTopicStatus,
   knowledge_topic_schema: FormSchema,
   source_schema_id: Nullable(ObjectId),
-  data: Type.Record(Type.String(), Type.Unknown()),
+  data: Dictionary(Type.Unknown()),
   product_data_collection_id: Nullable(ObjectId),
   metadata: TenantMetadata,
   audit_info: KtAuditInfo,
@@ -67,7 +67,7 @@ export const KnowledgeTopicUpdate = Type.Object(
   {
     knowledge_topic_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     knowledge_topic_schema: Type.Optional(FormSchema),
-    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    data: Type.Optional(Dictionary(Type.Unknown())),
   },
   { additionalProperties: false },
 );

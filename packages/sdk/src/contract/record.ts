@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AuditInfo, Nullable, ObjectId, TenantMetadata } from './common.js';
+import { AuditInfo, Nullable, ObjectId, TenantMetadata, Dictionary } from './common.js';
 
 export const LinkedDocument = Type.Object({
   document_id: Type.Optional(Nullable(Type.String())),
@@ -28,9 +28,9 @@ export type RecordData = Record<string, unknown>;
 export const ServiceRecord = Type.Object({
   _id: ObjectId,
   name: Type.String(),
-  form: Type.Record(Type.String(), Type.Unknown()),
+  form: Dictionary(Type.Unknown()),
   version: Type.String(),
-  data: Type.Record(Type.String(), Type.Unknown()),
+  data: Dictionary(Type.Unknown()),
   read_only: Type.Boolean(),
   metadata: TenantMetadata,
   context: RecordContext,
@@ -42,8 +42,8 @@ export type ServiceRecord = Static<typeof ServiceRecord>;
 export const RecordCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 500 }),
-    form: Type.Record(Type.String(), Type.Unknown()),
-    data: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    form: Dictionary(Type.Unknown()),
+    data: Type.Optional(Nullable(Dictionary(Type.Unknown()))),
     context: RecordContext,
     auto_number: Type.Optional(Nullable(Type.Boolean())),
     read_only: Type.Optional(Nullable(Type.Boolean())),
@@ -56,7 +56,7 @@ export type RecordCreate = Static<typeof RecordCreate>;
 export const RecordUpdate = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    data: Type.Optional(Dictionary(Type.Unknown())),
     /** When given, the update applies only if the record still has this version (else 409). */
     version: Type.Optional(Type.String()),
   },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AuditInfo, Nullable, ObjectId, TenantMetadata } from './common.js';
+import { AuditInfo, Nullable, ObjectId, TenantMetadata, Dictionary } from './common.js';
 
 const literals = <const T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as never) as ReturnType<typeof Type.Union>;
@@ -149,14 +149,14 @@ export type TraceEdge = Static<typeof TraceEdge>;
 
 export const ConnectedNodesResponse = Type.Object({
   source_node: GraphNode,
-  target_node_map: Type.Record(Type.String(), Type.Array(ConnectedNode)),
+  target_node_map: Dictionary(Type.Array(ConnectedNode)),
   edges: Type.Array(TraceEdge),
 });
 export type ConnectedNodesResponse = Static<typeof ConnectedNodesResponse>;
 
 export const BatchRetrieveResponse = Type.Object({
-  results: Type.Record(Type.String(), ConnectedNodesResponse),
-  resolved_results: Nullable(Type.Record(Type.String(), Type.Array(Type.Unknown()))),
+  results: Dictionary(ConnectedNodesResponse),
+  resolved_results: Nullable(Dictionary(Type.Array(Type.Unknown()))),
 });
 export type BatchRetrieveResponse = Static<typeof BatchRetrieveResponse>;
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FormSchema, RelationType } from '@rxs/sdk';
 import type { Services } from '../app.js';
 import type { Principal } from '../auth/principal.js';
+import type { Storage } from '../storage/database.js';
 import { nowIso } from '../storage/ids.js';
 import { storedContext } from '../services/records/repository.js';
 import sampleTopic from './samples/kt_system_requirements.json' with { type: 'json' };
@@ -79,6 +80,8 @@ export async function seedDemo(
     }
   }
   const { accounts, techdoc, records, tracer, storage } = services;
+  // demo.json is written last, so a seed killed midway leaves tenants nobody can reach: start over.
+  await discardUnfinishedDemo(storage);
 
   const tenant = await accounts.createTenant('Demo Medical Devices');
   const users = {} as DemoInfo['tenant']['users'];
@@ -313,6 +316,37 @@ export async function seedDemo(
   renameSync(`${file}.tmp`, file);
   writeKeyFile(options.dataDir, users.owner.apiKey);
   return info;
+}
+
+/** The e-mails the demo signs in with; they identify the tenants of an earlier, unfinished seed. */
+const DEMO_EMAILS = ['owner', 'editor', 'viewer']
+  .map((role) => `${role}@demo.rxs.local`)
+  .concat('owner@other.rxs.local');
+
+/** Removes every row of the tenants an unfinished seed created, in one transaction. */
+async function discardUnfinishedDemo(storage: Storage): Promise<void> {
+  const leftovers = await storage.db
+    .selectFrom('users')
+    .select('tenant_id')
+    .distinct()
+    .where('email', 'in', DEMO_EMAILS)
+    .execute();
+  const tenantIds = leftovers.map((row) => row.tenant_id);
+  if (tenantIds.length === 0) return;
+  await storage.db.transaction().execute(async (trx) => {
+    // Children before parents: the foreign keys are checked at each statement.
+    for (const table of [
+      'sessions',
+      'traces',
+      'records',
+      'api_keys',
+      'kt_revisions',
+      'kt_histories',
+      'users',
+    ] as const)
+      await trx.deleteFrom(table).where('tenant_id', 'in', tenantIds).execute();
+    await trx.deleteFrom('tenants').where('id', 'in', tenantIds).execute();
+  });
 }
 
 /** The owner's key alone in a file, for `rxs export --api-key-file` (keys do not belong on command lines). */

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 import { toValidationItems } from './validation.js';
 
@@ -49,4 +51,48 @@ export function registerErrorHandling(app: FastifyInstance, limits: { bodyLimit:
         'The server failed to handle this request. It has been logged; retry later or contact the operator with the request id.',
     });
   });
+}
+
+/** Fastify's answers for URLs the router cannot take, in the contract's `{detail}` shape. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      void reply.code(400).send({
+        detail:
+          'The URL is not valid: a path segment has a broken percent-encoding. Encode ids and names with encodeURIComponent.',
+      });
+      return;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      void reply.code(414).send({
+        detail: 'A path parameter is longer than 200 characters; no id of this service is that long.',
+      });
+      return;
+    default:
+      void reply.code(400).send({ detail: `The request could not be routed: ${error.message}` });
+  }
+}
+
+/**
+ * Requests Node's HTTP parser refuses (malformed, headers too large, too slow) never reach Fastify:
+ * answer them on the socket in the `{detail}` shape, then close it, as Node would.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request took too long to arrive; send it again.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [
+            431,
+            'The request headers are larger than 64 KiB. Send fewer or shorter headers (long id lists belong in a POST body).',
+          ]
+        : [400, `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); it was refused.`];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

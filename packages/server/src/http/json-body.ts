@@ -10,7 +10,8 @@ export const MAX_JSON_DEPTH = 64;
  * object merge). Every failure is the contract's 422 with a `detail` array.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  // JSON only: without Fastify's text parser, a text/plain body is the contract's 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i,
     { parseAs: 'string' },
@@ -42,10 +43,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
 }
 
 const NUL = '\u0000';
+/** Half of a UTF-16 surrogate pair without its other half: not text, and not storable as sent. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * Walks the parsed value without recursion; reports excessive depth, a `__proto__` key, or a NUL
- * character (PostgreSQL's jsonb cannot store it, so both engines refuse it alike).
+ * Walks the parsed value without recursion; reports excessive depth, a `__proto__` key, a NUL
+ * character (PostgreSQL's jsonb cannot store it, so both engines refuse it alike), or a lone
+ * surrogate (the database would store it altered, so it would not read back as acknowledged).
  */
 function findHostileStructure(root: unknown) {
   const stack: { value: unknown; depth: number; loc: (string | number)[] }[] = [
@@ -53,8 +57,11 @@ function findHostileStructure(root: unknown) {
   ];
   while (stack.length > 0) {
     const { value, depth, loc } = stack.pop()!;
-    if (typeof value === 'string' && value.includes(NUL)) {
-      return validationItem(loc, 'Text may not contain NUL (\\u0000) characters.', 'string_nul');
+    if (typeof value === 'string') {
+      if (value.includes(NUL))
+        return validationItem(loc, 'Text may not contain NUL (\\u0000) characters.', 'string_nul');
+      if (LONE_SURROGATE.test(value)) return loneSurrogate(loc);
+      continue;
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) {
@@ -73,6 +80,7 @@ function findHostileStructure(root: unknown) {
     for (const key of Object.keys(value)) {
       if (key.includes(NUL))
         return validationItem(loc, 'Keys may not contain NUL (\\u0000) characters.', 'string_nul');
+      if (LONE_SURROGATE.test(key)) return loneSurrogate([...loc, key]);
       if (key === '__proto__') {
         return validationItem(
           [...loc, key],
@@ -88,4 +96,12 @@ function findHostileStructure(root: unknown) {
     }
   }
   return undefined;
+}
+
+function loneSurrogate(loc: (string | number)[]) {
+  return validationItem(
+    loc,
+    'Text contains an unpaired UTF-16 surrogate (\\ud800-\\udfff without its pair); send valid Unicode.',
+    'string_unicode',
+  );
 }

@@ -11,6 +11,17 @@ export const errorResponses = {
   422: Type.Object({ detail: Type.Array(ValidationErrorItem) }, { description: 'Validation error' }),
 };
 
+/** The further answers of routes that take a body. */
+export const bodyErrorResponses = {
+  413: detail('The request body is larger than the limit'),
+  415: detail('The request body is not JSON (Content-Type: application/json)'),
+};
+
+/** Routes that change an object which may be read-only, approved or changed meanwhile. */
+export const conflictResponse = {
+  409: detail('The object is read-only, already approved, or changed meanwhile'),
+};
+
 export const apiKeySecurity = [{ apiKey: [] }];
 
 export const RevisionParams = Type.Object({ kt_revision_id: ObjectId });

@@ -5,7 +5,13 @@ import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import { jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
 import { setNextLink } from '../../http/pagination.js';
-import { apiKeySecurity, errorResponses, RecordParams } from '../../http/schemas.js';
+import {
+  apiKeySecurity,
+  bodyErrorResponses,
+  conflictResponse,
+  errorResponses,
+  RecordParams,
+} from '../../http/schemas.js';
 import type { RecordFilter, RecordsService } from './service.js';
 
 const MAX_IDS = 1000;
@@ -87,7 +93,7 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
           security,
           summary: "Create a record; its data is validated against the KT revision's form schema",
           body: RecordCreate,
-          response: { 201: ServiceRecord, ...errorResponses },
+          response: { 201: ServiceRecord, ...errorResponses, ...bodyErrorResponses },
         },
       },
       async (request, reply) => {
@@ -106,7 +112,7 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
             'Change the name and/or data of a record (bumps its version; 409 if read-only or changed meanwhile)',
           params: RecordParams,
           body: RecordUpdate,
-          response: { 200: ServiceRecord, ...errorResponses },
+          response: { 200: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
         },
       },
       async (request) => {
@@ -123,7 +129,7 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
           security,
           summary: 'Delete a record and the traces that touch it',
           params: RecordParams,
-          response: { 204: Type.Null(), ...errorResponses },
+          response: { 204: Type.Null(), ...errorResponses, ...conflictResponse },
         },
       },
       async (request, reply) => {
@@ -183,6 +189,13 @@ function isoDate(value: string, name: string, edge: 'start' | 'end'): string {
       validationItem(['query', name], `"${value}" is not an ISO date or date-time`, 'datetime_parsing'),
     ]);
   }
-  const end = dayOnly && edge === 'end' ? parsed + 86_400_000 - 1 : parsed;
-  return new Date(end).toISOString();
+  const end = new Date(dayOnly && edge === 'end' ? parsed + 86_400_000 - 1 : parsed);
+  // Stored timestamps are compared as text, which holds only for four-digit years.
+  const year = end.getUTCFullYear();
+  if (year < 1 || year > 9999) {
+    throw unprocessable([
+      validationItem(['query', name], `"${value}" is outside the years 0001 to 9999`, 'datetime_range'),
+    ]);
+  }
+  return end.toISOString();
 }

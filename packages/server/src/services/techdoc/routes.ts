@@ -9,7 +9,13 @@ import {
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { setNextLink } from '../../http/pagination.js';
-import { apiKeySecurity, errorResponses, RevisionParams } from '../../http/schemas.js';
+import {
+  apiKeySecurity,
+  bodyErrorResponses,
+  conflictResponse,
+  errorResponses,
+  RevisionParams,
+} from '../../http/schemas.js';
 import type { TechdocService } from './service.js';
 
 const DEFAULT_PAGE = 50;
@@ -79,7 +85,7 @@ export function techdocRoutes(service: TechdocService): FastifyPluginAsync {
           description:
             'Takes `{knowledge_topic_name, type, knowledge_topic_schema}`; the reference shape `{knowledge_topic: {...}, knowledge_unit_history_id}` is accepted too.',
           body: KnowledgeTopicCreate,
-          response: { 201: KnowledgeTopicRevision, ...errorResponses },
+          response: { 201: KnowledgeTopicRevision, ...errorResponses, ...bodyErrorResponses },
         },
         preValidation: async (request) => {
           request.body = unwrapReferenceCreate(request.body) as typeof request.body;
@@ -100,7 +106,12 @@ export function techdocRoutes(service: TechdocService): FastifyPluginAsync {
           summary: 'Edit a draft revision (approved revisions are immutable: 409)',
           params: RevisionParams,
           body: KnowledgeTopicUpdate,
-          response: { 200: KnowledgeTopicRevision, ...errorResponses },
+          response: {
+            200: KnowledgeTopicRevision,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            ...conflictResponse,
+          },
         },
       },
       async (request) => {

@@ -9,7 +9,7 @@ import {
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
-import { apiKeySecurity, errorResponses, TraceParams } from '../../http/schemas.js';
+import { apiKeySecurity, bodyErrorResponses, errorResponses, TraceParams } from '../../http/schemas.js';
 import type { TracerService } from './service.js';
 
 /** tracer: `/traces/...`. */
@@ -27,7 +27,7 @@ export function tracerRoutes(service: TracerService): FastifyPluginAsync {
           security,
           summary: 'Create a trace between two nodes',
           body: TraceCreate,
-          response: { 201: Trace, ...errorResponses },
+          response: { 201: Trace, ...errorResponses, ...bodyErrorResponses },
         },
       },
       async (request, reply) => {
@@ -80,7 +80,7 @@ export function tracerRoutes(service: TracerService): FastifyPluginAsync {
           summary: `Traces of up to ${TRACE_BATCH_MAX_NODES} nodes within n_hops (default 1)`,
           description: `A batch holds at most ${TRACE_BATCH_MAX_NODES} nodes; larger batches are 422. Only mode "legacy_connected_nodes" is served.`,
           body: BatchRetrieveRequest,
-          response: { 200: BatchRetrieveResponse, ...errorResponses },
+          response: { 200: BatchRetrieveResponse, ...errorResponses, ...bodyErrorResponses },
         },
       },
       async (request) => {

@@ -1,5 +1,5 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
   EXPORT_FORMATS,
   PERMISSIONS,
@@ -15,6 +15,7 @@ import type { ApiMeta, SessionInfo } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
 import { clearSessionCookie, setSessionCookie } from '../guard.js';
 import type { Session } from '../sessions.js';
+import type { SignInThrottle } from '../throttle.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 
@@ -91,12 +92,7 @@ export function sessionRoutes(context: WebContext): FastifyPluginAsync {
           // An office behind one address has many users: the address may fail more often.
           { key: `ip:${request.ip}`, freeFailures: 50 },
         ];
-        const wait = throttle.waitFor(keys);
-        if (wait > 0) {
-          const seconds = Math.ceil(wait / 1000);
-          void reply.header('retry-after', String(seconds));
-          throw new HttpError(429, `Too many failed sign-ins. Try again in ${seconds} seconds.`);
-        }
+        refuseWhileThrottled(throttle, keys, reply, 'failed sign-ins');
         const user = await services.accounts.findUserByEmail(email);
         // verifyPassword costs the same for a missing user, so the answer time reveals nothing.
         const matches = await verifyPassword(request.body.password, user?.password_hash ?? null);
@@ -133,8 +129,12 @@ export function sessionRoutes(context: WebContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const { session, principal } = signedIn(request);
+        // A stolen session must not become a way to guess the password: the sign-in throttle applies.
+        const keys = [{ key: `email:${session.email.trim().toLowerCase()}` }];
+        refuseWhileThrottled(throttle, keys, reply, 'wrong passwords');
         const user = await services.accounts.findUserByEmail(session.email);
         if (!user || !(await verifyPassword(request.body.current_password, user.password_hash))) {
+          throttle.fail(keys.map((k) => k.key));
           throw unprocessable([
             validationItem(['body', 'current_password'], 'The current password is wrong.', 'value_error'),
           ]);
@@ -159,4 +159,18 @@ export function sessionRoutes(context: WebContext): FastifyPluginAsync {
       };
     });
   };
+}
+
+/** 429 with Retry-After while any of the keys must wait; before any password is hashed. */
+function refuseWhileThrottled(
+  throttle: SignInThrottle,
+  keys: { key: string; freeFailures?: number }[],
+  reply: FastifyReply,
+  what: string,
+): void {
+  const wait = throttle.waitFor(keys);
+  if (wait === 0) return;
+  const seconds = Math.ceil(wait / 1000);
+  void reply.header('retry-after', String(seconds));
+  throw new HttpError(429, `Too many ${what}. Try again in ${seconds} seconds.`);
 }
