@@ -21,6 +21,19 @@ export interface Storage {
   readonly location: string;
   /** Runs a read query and yields its rows one by one from a database cursor. */
   stream<Row>(query: CompiledQuery<Row>): AsyncIterable<Row>;
+  /**
+   * The same in batches of up to `batchSize` rows (one cursor round trip, or one synchronous pull
+   * from SQLite, per batch): a long listing then costs one await per batch instead of per row.
+   */
+  streamBatches<Row>(query: CompiledQuery<Row>, batchSize?: number): AsyncIterable<Row[]>;
+  /**
+   * Keyset pages in one consistent snapshot: runs `next(undefined)`, then `next(rows of the previous
+   * page)`, and so on, yielding each page's rows, until `next` returns undefined or a page is empty.
+   * Like `stream`, it does not hold the shared connection.
+   */
+  streamPages<Row>(
+    next: (previous: Row[] | undefined) => CompiledQuery<Row> | undefined,
+  ): AsyncIterable<Row[]>;
   /** Checks the database file/cluster for corruption; returns the problems found (empty when sound). */
   integrityCheck(): Promise<string[]>;
   close(): Promise<void>;
@@ -55,6 +68,15 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   return storage;
 }
 
+/** Rows per batch when the caller does not say. */
+const DEFAULT_BATCH = 256;
+
+function openReader(file: string): SQLite.Database {
+  const reader = new SQLite(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  return reader;
+}
+
 function openSqlite(path: string): Storage {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -66,24 +88,84 @@ function openSqlite(path: string): Storage {
   connection.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
 
+  async function* streamBatches<Row>(
+    query: CompiledQuery<Row>,
+    batchSize = DEFAULT_BATCH,
+  ): AsyncIterable<Row[]> {
+    const parameters = query.parameters as unknown[];
+    // A reader connection of its own: WAL gives it a consistent snapshot for the whole statement
+    // while writers carry on. In-memory databases cannot be shared, so they read all at once.
+    if (file === ':memory:') {
+      const rows = connection.prepare(query.sql).all(...parameters) as Row[];
+      for (let i = 0; i < rows.length; i += batchSize) yield rows.slice(i, i + batchSize);
+      return;
+    }
+    const reader = openReader(file);
+    try {
+      const rows = reader.prepare(query.sql).iterate(...parameters) as IterableIterator<Row>;
+      try {
+        for (;;) {
+          // A synchronous pull of a whole batch: no await per row.
+          const batch: Row[] = [];
+          for (let next = rows.next(); ; next = rows.next()) {
+            if (next.done) break;
+            batch.push(next.value);
+            if (batch.length >= batchSize) break;
+          }
+          if (batch.length > 0) yield batch;
+          if (batch.length < batchSize) break;
+        }
+      } finally {
+        // Ends the statement (also when the listing is abandoned half-way) before the reader closes.
+        rows.return?.();
+      }
+    } finally {
+      reader.close();
+    }
+  }
+
   return {
     db,
     dialect: 'sqlite',
     location: file,
     async *stream<Row>(query: CompiledQuery<Row>): AsyncIterable<Row> {
-      // A reader connection of its own: WAL gives it a consistent snapshot for the whole statement
-      // while writers carry on. In-memory databases cannot be shared, so they read all at once.
+      for await (const rows of streamBatches(query)) yield* rows;
+    },
+    streamBatches,
+    async *streamPages<Row>(
+      next: (previous: Row[] | undefined) => CompiledQuery<Row> | undefined,
+    ): AsyncIterable<Row[]> {
+      // Pages differ in their parameters only: prepare each statement once per listing.
+      const statements = new Map<string, SQLite.Statement>();
+      const run = (db: SQLite.Database, query: CompiledQuery<Row>) => {
+        let statement = statements.get(query.sql);
+        if (!statement) statements.set(query.sql, (statement = db.prepare(query.sql)));
+        return statement.all(...(query.parameters as unknown[])) as Row[];
+      };
       if (file === ':memory:') {
-        for (const row of connection.prepare(query.sql).all(...(query.parameters as unknown[])))
-          yield row as Row;
+        // No second connection: read every page now, so the listing still sees one state.
+        const pages: Row[][] = [];
+        for (let query = next(undefined); query;) {
+          const rows = run(connection, query);
+          if (rows.length === 0) break;
+          pages.push(rows);
+          query = next(rows);
+        }
+        yield* pages;
         return;
       }
-      const reader = new SQLite(file, { readonly: true });
+      const reader = openReader(file);
       try {
-        reader.pragma('busy_timeout = 5000');
-        const statement = reader.prepare(query.sql);
-        for (const row of statement.iterate(...(query.parameters as unknown[]))) yield row as Row;
+        // One read transaction: every page comes from the snapshot its first statement took.
+        reader.exec('BEGIN');
+        for (let query = next(undefined); query;) {
+          const rows = run(reader, query);
+          if (rows.length === 0) break;
+          yield rows;
+          query = next(rows);
+        }
       } finally {
+        if (reader.inTransaction) reader.exec('COMMIT');
         reader.close();
       }
     },

@@ -31,39 +31,66 @@ export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POS
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
 
+  /**
+   * Runs `read` in a read-only REPEATABLE READ transaction on a client of its own: one snapshot for
+   * the whole listing, like SQLite's reader connection.
+   */
+  async function* inSnapshot<T>(read: (client: pg.PoolClient) => AsyncIterable<T>): AsyncIterable<T> {
+    const client = await pool.connect();
+    let failed = false;
+    let open = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      open = true;
+      await client.query(`SET LOCAL statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+      yield* read(client);
+      await client.query('COMMIT');
+      open = false;
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      // A listing abandoned half-way (client gone) ends its transaction before the client is reused.
+      if (open && !failed) await client.query('ROLLBACK').catch(() => undefined);
+      client.release(failed);
+    }
+  }
+
+  function streamBatches<Row>(query: CompiledQuery<Row>, batchSize = CURSOR_BATCH): AsyncIterable<Row[]> {
+    return inSnapshot(async function* (client) {
+      const cursor = client.query(new Cursor(query.sql, query.parameters as unknown[]));
+      try {
+        for (;;) {
+          const rows = await cursor.read(batchSize);
+          if (rows.length === 0) break;
+          yield rows as Row[];
+          if (rows.length < batchSize) break;
+        }
+      } finally {
+        await cursor.close();
+      }
+    });
+  }
+
   return {
     db,
     dialect: 'postgres',
     location: url.replace(/\/\/[^@/]*@/, '//***@'),
     async *stream<Row>(query: CompiledQuery<Row>): AsyncIterable<Row> {
-      const client = await pool.connect();
-      let failed = false;
-      let open = false;
-      try {
-        // One snapshot for the whole listing, like SQLite's single statement.
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        open = true;
-        await client.query(`SET LOCAL statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
-        const cursor = client.query(new Cursor(query.sql, query.parameters as unknown[]));
-        try {
-          for (;;) {
-            const rows = await cursor.read(CURSOR_BATCH);
-            if (rows.length === 0) break;
-            for (const row of rows) yield row as Row;
-          }
-        } finally {
-          await cursor.close();
+      for await (const rows of streamBatches(query)) yield* rows;
+    },
+    streamBatches,
+    async *streamPages<Row>(
+      next: (previous: Row[] | undefined) => CompiledQuery<Row> | undefined,
+    ): AsyncIterable<Row[]> {
+      yield* inSnapshot(async function* (client) {
+        for (let query = next(undefined); query;) {
+          const { rows } = await client.query(query.sql, query.parameters as unknown[]);
+          if (rows.length === 0) break;
+          yield rows as Row[];
+          query = next(rows as Row[]);
         }
-        await client.query('COMMIT');
-        open = false;
-      } catch (error) {
-        failed = true;
-        throw error;
-      } finally {
-        // A listing abandoned half-way (client gone) ends its transaction before the client is reused.
-        if (open && !failed) await client.query('ROLLBACK').catch(() => undefined);
-        client.release(failed);
-      }
+      });
     },
     async integrityCheck() {
       const problems: string[] = [];

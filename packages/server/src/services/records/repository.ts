@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { RecordContext, ServiceRecord } from '@rxs/sdk';
 import type { RecordTable } from '../../storage/schema.js';
 import { jsonText } from '../../storage/json.js';
@@ -23,6 +23,58 @@ export function recordJson(row: RecordRow): string {
     `"user_id_last_updated":${JSON.stringify(row.updated_by)},"timestamp_last_updated":${JSON.stringify(row.updated_at)},` +
     `"last_action":${JSON.stringify(row.last_action)}}}`
   );
+}
+
+/**
+ * SQLite SQL for `prefix` + `recordJson(row)`, byte for byte, built by SQLite itself: a listing then
+ * never materialises rows as JS objects. `json_quote` escapes exactly like `JSON.stringify` (`\"`,
+ * `\\`, `\b\f\n\r\t`, other control characters as lowercase `\u00xx`, nothing else), and the
+ * stored JSON columns are spliced in as stored. Columns the query pins to one value (`known`) come
+ * in as parameters, already JSON. The records-listing tests hold this and `recordJson` together.
+ */
+export function recordJsonSqlite(
+  prefix: string,
+  known: { tenantId?: string; revisionId?: string } = {},
+): RawBuilder<string> {
+  const text = (value: string) => sql.lit(value);
+  const quote = (column: keyof RecordRow) => sql`json_quote(${sql.ref(column)})`;
+  const pinned = (column: keyof RecordRow, value: string | undefined) =>
+    value === undefined ? quote(column) : sql`${JSON.stringify(value)}`;
+  const parts = [
+    text(`${prefix}{"_id":"`),
+    sql.ref('id'),
+    text('","name":'),
+    quote('name'),
+    text(',"form":'),
+    sql.ref('form'),
+    text(',"version":'),
+    quote('version'),
+    text(',"data":'),
+    sql.ref('data'),
+    text(',"read_only":'),
+    sql`(CASE WHEN "read_only" THEN 'true' ELSE 'false' END)`,
+    text(',"metadata":{"tenant_id":'),
+    pinned('tenant_id', known.tenantId),
+    text('},"context":{"knowledge_unit_topic_id":'),
+    pinned('kt_revision_id', known.revisionId),
+    // `{}` alone closes the context; anything longer (always `{"...` as stored) continues it. Its
+    // byte length decides as its UTF-16 length does in recordJson: both exceed 2 for any object
+    // but `{}`, and octet_length() needs no pass over the text.
+    sql`(CASE WHEN octet_length("context") > 2 THEN ',' ELSE '' END)`,
+    sql`substr("context", 2)`,
+    text(',"audit_info":{"user_id_created":'),
+    quote('created_by'),
+    text(',"timestamp_created":'),
+    quote('created_at'),
+    text(',"user_id_last_updated":'),
+    quote('updated_by'),
+    text(',"timestamp_last_updated":'),
+    quote('updated_at'),
+    text(',"last_action":'),
+    quote('last_action'),
+    text('}}'),
+  ];
+  return sql<string>`concat(${sql.join(parts)})`;
 }
 
 export function toServiceRecord(row: RecordRow): ServiceRecord {

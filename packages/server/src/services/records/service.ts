@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { sql, type CompiledQuery } from 'kysely';
 import type { RecordCreate, RecordUpdate, ServiceRecord, FormSchema } from '@rxs/sdk';
 import { nextRecordVersion } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
@@ -7,7 +9,14 @@ import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { jsonValue } from '../../storage/json.js';
 import type { TechdocService } from '../techdoc/service.js';
-import { recordJson, storedContext, toServiceRecord, type RecordRow } from './repository.js';
+import { JSON_LINE_CHUNKS, type JsonLineSource } from '../../http/json-array-stream.js';
+import {
+  recordJson,
+  recordJsonSqlite,
+  storedContext,
+  toServiceRecord,
+  type RecordRow,
+} from './repository.js';
 import { validateRecordData } from './validation/index.js';
 
 export interface RecordFilter {
@@ -18,6 +27,52 @@ export interface RecordFilter {
   includeUpdated?: boolean;
   after?: string;
   limit?: number;
+}
+
+/** Bytes of JSON per streamed chunk. */
+const CHUNK_BYTES = 256 * 1024;
+/** Rows in a listing's first SQLite page, and at most in any (the page size adapts to the records). */
+const FIRST_PAGE_ROWS = 16;
+const MAX_PAGE_ROWS = 256;
+
+/** One SQLite page of a listing: its lines, the ids in the order their lines were joined, the last id. */
+type Page = { chunk: Buffer | null; ids: string | null; last: string | null; count: number };
+interface PageStatement {
+  query: CompiledQuery<Page>;
+  /** Where `after` and `limit` sit in the parameters. */
+  after: number;
+  limit: number;
+}
+const AFTER_PROBE = '\u0000after';
+const LIMIT_PROBE = 987_654_321;
+
+/** Whether comma separated ids are strictly ascending. */
+function ascending(ids: string): boolean {
+  let previous = '';
+  let start = 0;
+  for (;;) {
+    const end = ids.indexOf(',', start);
+    const id = ids.slice(start, end < 0 ? undefined : end);
+    if (id <= previous) return false;
+    if (end < 0) return true;
+    previous = id;
+    start = end + 1;
+  }
+}
+
+/** `,\n`-prefixed lines of `recordJson`, joined into chunks of about CHUNK_BYTES. */
+async function* textChunks(batches: AsyncIterable<RecordRow[]>): AsyncGenerator<string> {
+  let buffer = '';
+  for await (const rows of batches) {
+    for (const row of rows) {
+      buffer += `,\n${recordJson(row)}`;
+      if (buffer.length >= CHUNK_BYTES) {
+        yield buffer;
+        buffer = '';
+      }
+    }
+  }
+  if (buffer) yield buffer;
 }
 
 /** Records: listing (streamed), single-record CRUD with validation against the topic's form schema. */
@@ -31,8 +86,9 @@ export class RecordsService {
     return this.storage.db;
   }
 
+  /** The matching records, ordered by id, without a selection yet. */
   private listQuery(tenantId: string, filter: RecordFilter) {
-    let query = this.db.selectFrom('records').selectAll().where('tenant_id', '=', tenantId).orderBy('id');
+    let query = this.db.selectFrom('records').where('tenant_id', '=', tenantId).orderBy('id');
     if (filter.revisionIds) query = query.where('kt_revision_id', 'in', filter.revisionIds);
     if (filter.ids) query = query.where('id', 'in', filter.ids);
     if (filter.after) query = query.where('id', '>', filter.after);
@@ -51,13 +107,104 @@ export class RecordsService {
     return query;
   }
 
-  /** Every matching record as a JSON line, read from a database cursor. */
-  async *streamJsonLines(principal: Principal, filter: RecordFilter): AsyncGenerator<string> {
-    if (filter.revisionIds?.length === 0 || filter.ids?.length === 0) return;
-    for await (const row of this.storage.stream<RecordRow>(
-      this.listQuery(principal.tenantId, filter).compile(),
-    )) {
-      yield recordJson(row);
+  /**
+   * Every matching record as a JSON line, read from a database cursor. The lines can also be taken
+   * in bulk (`JSON_LINE_CHUNKS`), which is how `GET /records/` streams a listing: on SQLite the
+   * database builds the lines itself, a keyset page of about CHUNK_BYTES per statement, so a record
+   * costs no JavaScript at all; on PostgreSQL (jsonb comes back parsed) cursor batches go through
+   * `recordJson`. Either way memory holds a page or a batch, never the listing.
+   */
+  streamJsonLines(principal: Principal, filter: RecordFilter): JsonLineSource {
+    const none = filter.revisionIds?.length === 0 || filter.ids?.length === 0;
+    const batches = async function* (this: RecordsService) {
+      if (none) return;
+      yield* this.storage.streamBatches<RecordRow>(
+        this.listQuery(principal.tenantId, filter).selectAll().compile(),
+      );
+    }.bind(this);
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const rows of batches()) for (const row of rows) yield recordJson(row);
+      },
+      [JSON_LINE_CHUNKS]: () => {
+        if (none) return (async function* () {})();
+        return this.storage.dialect === 'sqlite' && filter.limit === undefined
+          ? this.sqliteChunks(principal.tenantId, filter)
+          : textChunks(batches());
+      },
+    };
+  }
+
+  /** `,\n`-prefixed lines built by SQLite, one keyset page (about CHUNK_BYTES) per statement. */
+  private async *sqliteChunks(tenantId: string, filter: RecordFilter): AsyncGenerator<Buffer> {
+    const compiled = new Map<string, PageStatement>();
+    // Each line with its separator; the tenant, and a single revision, are the same on every line.
+    const line = recordJsonSqlite(',\n', {
+      tenantId,
+      revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
+    });
+    // Pages differ only in `after` and `limit`: compile each shape once, then swap those two values.
+    const pageQuery = (after: string | undefined, limit: number, ordered: boolean): CompiledQuery<Page> => {
+      const key = `${after === undefined}:${ordered}`;
+      let statement = compiled.get(key);
+      if (!statement) {
+        const probe = after === undefined ? undefined : AFTER_PROBE;
+        const query = this.db
+          .selectFrom(
+            this.listQuery(tenantId, { ...filter, after: probe, limit: LIMIT_PROBE })
+              .select([line.as('line'), 'id'])
+              .as('page'),
+          )
+          .select([
+            // The page's rows reach the aggregates in id order (the subquery's ORDER BY ... LIMIT); a
+            // sort inside group_concat would cost as much again. `ids` proves the order (see below),
+            // and the `ordered` form, for a page that fails the proof, sorts explicitly.
+            ordered
+              ? sql<Buffer | null>`CAST(group_concat(line, '' ORDER BY id) AS BLOB)`.as('chunk')
+              : sql<Buffer | null>`CAST(group_concat(line, '') AS BLOB)`.as('chunk'),
+            ordered
+              ? sql<string | null>`NULL`.as('ids')
+              : sql<string | null>`group_concat(id, ',')`.as('ids'),
+            sql<string | null>`max(id)`.as('last'),
+            sql<number>`count(*)`.as('count'),
+          ])
+          .compile();
+        const parameters = query.parameters as unknown[];
+        statement = {
+          query,
+          after: probe === undefined ? -1 : parameters.indexOf(AFTER_PROBE),
+          limit: parameters.indexOf(LIMIT_PROBE),
+        };
+        if (statement.limit < 0 || (probe !== undefined && statement.after < 0))
+          throw new Error('A listing page query lost its `after`/`limit` parameters.');
+        compiled.set(key, statement);
+      }
+      const parameters = [...statement.query.parameters];
+      if (statement.after >= 0) parameters[statement.after] = after;
+      parameters[statement.limit] = limit;
+      return { ...statement.query, parameters };
+    };
+    let after = filter.after;
+    let limit = FIRST_PAGE_ROWS;
+    let retry = false;
+    const pages = this.storage.streamPages<Page>((previous) => {
+      if (!previous) return pageQuery(after, limit, false);
+      if (retry) return pageQuery(after, limit, true);
+      const { chunk, last, count } = previous[0]!;
+      if (count < limit || !chunk || !last) return undefined;
+      after = last;
+      // Rows per page follow the records' size, so a page stays near CHUNK_BYTES.
+      limit = Math.max(1, Math.min(MAX_PAGE_ROWS, Math.floor((CHUNK_BYTES * count) / chunk.length)));
+      return pageQuery(after, limit, false);
+    });
+    for await (const [page] of pages) {
+      const { chunk, ids } = page!;
+      // Not provably in id order: ask for the same page again, sorted explicitly.
+      retry = ids !== null && !ascending(ids);
+      if (!chunk || retry) continue;
+      // SQLite passes text through as stored; the old path decoded it to a JS string, which turns
+      // invalid UTF-8 (never written by this server) into U+FFFD. Same bytes either way.
+      yield isUtf8(chunk) ? chunk : Buffer.from(chunk.toString('utf8'));
     }
   }
 
@@ -67,7 +214,9 @@ export class RecordsService {
     filter: RecordFilter & { limit: number },
   ): Promise<{ lines: string[]; next?: string }> {
     if (filter.revisionIds?.length === 0 || filter.ids?.length === 0) return { lines: [] };
-    const rows = await this.listQuery(principal.tenantId, { ...filter, limit: filter.limit + 1 }).execute();
+    const rows = await this.listQuery(principal.tenantId, { ...filter, limit: filter.limit + 1 })
+      .selectAll()
+      .execute();
     const page = rows.slice(0, filter.limit);
     return {
       lines: page.map(recordJson),
