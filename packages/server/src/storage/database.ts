@@ -1,7 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type CompiledQuery, type Migration } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  SqliteDialect,
+  type CompiledQuery,
+  type Migration,
+  type SqliteDatabase,
+} from 'kysely';
 import * as initial from './migrations/001_initial.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
@@ -86,7 +93,9 @@ function openSqlite(path: string): Storage {
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: reusingStatements(connection) }),
+  });
 
   async function* streamBatches<Row>(
     query: CompiledQuery<Row>,
@@ -208,4 +217,30 @@ async function migrate(storage: Storage): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Database migration ${failed} failed at ${storage.location}: ${String(error)}`);
   }
+}
+
+/** Compiled statements kept per connection; queries with long `in (...)` lists make many texts. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and better-sqlite3 compiles SQL on each `prepare` (about half
+ * the cost of a point lookup). Statements are reused by SQL text. Kysely holds its one SQLite
+ * connection for a whole streamed query, so a cached statement is never reused mid-iteration; the
+ * `busy` check keeps that true should anything else prepare through this object.
+ */
+function reusingStatements(connection: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(sql) {
+      const known = statements.get(sql);
+      if (known && !known.busy) return known;
+      const statement = connection.prepare(sql);
+      if (!known) {
+        statements.set(sql, statement);
+        if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      return statement;
+    },
+  };
 }
