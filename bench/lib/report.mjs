@@ -1,0 +1,456 @@
+/**
+ * Writes the report: `docs/benchmarks.md` (tables, targets met or missed, the closing note),
+ * `docs/benchmarks/results.json` (every raw figure) and `docs/benchmarks/chart.svg`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { renderChart } from './chart.mjs';
+import { closingNotes } from './notes.mjs';
+
+const MB = 2 ** 20;
+export const sizeLabel = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
+const num = (v, digits = 0) =>
+  v === undefined || v === null || Number.isNaN(v)
+    ? 'n/a'
+    : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const secs = (s) =>
+  s === undefined
+    ? 'n/a'
+    : s >= 10
+      ? `${s.toFixed(1)} s`
+      : s >= 1
+        ? `${s.toFixed(2)} s`
+        : `${s.toFixed(3)} s`;
+export const mb = (b) => (b === undefined ? 'n/a' : `${(b / MB).toFixed(b < 10 * MB ? 1 : 0)} MB`);
+export const ratio = (r) => (r === undefined ? 'n/a' : `${r.toFixed(r < 10 ? 2 : 1)}x`);
+const ms = (v) => (v === undefined ? 'n/a' : `${v.toFixed(v < 10 ? 1 : 0)} ms`);
+const mark = (ok) => (ok === undefined ? '' : ok ? ' ✅' : ' ❌');
+
+/**
+ * The issue's targets, each judged at every size where it was measured. `value` extracts the
+ * figure, `ok` judges it, `show` formats it.
+ */
+export const TARGETS = [
+  {
+    id: 'listing-limit',
+    label: '1. Listing within 3x of the transfer limit',
+    value: (s) => s.listing?.ratio?.rxsOverLimit,
+    ok: (v) => v <= 3,
+    show: (v) => `${ratio(v)} the limit`,
+  },
+  {
+    id: 'listing-json-server',
+    label: '1. Listing at least 10x faster than json-server',
+    value: (s) => s.listing?.ratio?.jsonServerOverRxs,
+    ok: (v) => v >= 10,
+    show: (v) => `json-server takes ${ratio(v)}`,
+  },
+  {
+    id: 'listing-memory',
+    label: '1. Server memory during the listing under 100 MB above idle',
+    value: (s) => s.listing?.memory?.peakAboveIdle,
+    ok: (v) => v < 100 * MB,
+    show: (v) => `+${mb(v)}`,
+  },
+  {
+    id: 'export-limit',
+    label: '2. Export within 1.5x of the limit (curl + JSON.parse)',
+    value: (s) => s.export?.ratio?.rxsOverLimit,
+    ok: (v) => v <= 1.5,
+    show: (v) => `${ratio(v)} the limit`,
+  },
+  {
+    id: 'export-jq',
+    label: '2. Export at least 5x faster than curl | jq',
+    value: (s) => s.export?.ratio?.jqOverRxs,
+    ok: (v) => v >= 5,
+    show: (v) => `jq takes ${ratio(v)}`,
+  },
+  {
+    id: 'export-memory',
+    label: "2. Exporter's peak memory under 150 MB",
+    value: (s) => s.export?.maxPeakRss?.rxs,
+    ok: (v) => v < 150 * MB,
+    show: (v) => mb(v),
+  },
+  {
+    id: 'sync-overhead',
+    label: '3. Sync after 1% changed adds under 20% to the export time',
+    value: (s) => s.sync?.ratio?.overhead,
+    ok: (v) => v < 0.2,
+    show: (v) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(0)}%`,
+  },
+  {
+    id: 'writes-json-server',
+    label: "4. POST throughput at least 3x json-server's (db.json), every concurrency",
+    value: (s) => {
+      const r = (s.writes?.levels ?? [])
+        .map((l) => l.ratio?.rxsOverJsonServer)
+        .filter((x) => x !== undefined);
+      return r.length ? Math.min(...r) : undefined;
+    },
+    ok: (v) => v >= 3,
+    show: (v) => `${ratio(v)} (lowest)`,
+  },
+];
+
+export function judge(results) {
+  return TARGETS.map((t) => {
+    const perSize = results.sizes.map((s) => {
+      const v = t.value(s);
+      return { size: s.size, value: v, ok: v === undefined ? undefined : t.ok(v) };
+    });
+    const judged = perSize.filter((p) => p.ok !== undefined);
+    const verdict = judged.length === 0 ? 'not measured' : judged.every((p) => p.ok) ? 'met' : 'MISSED';
+    return { ...t, perSize, verdict, missedAt: judged.filter((p) => !p.ok).map((p) => p.size) };
+  });
+}
+
+/** A GitHub Markdown table; `|` inside cells (as in "curl | jq") is escaped. */
+function table(header, rows) {
+  const cell = (c) => String(c ?? '').replace(/\|/g, '\\|');
+  return [
+    `| ${header.map(cell).join(' | ')} |`,
+    `| ${header.map((h, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ].join('\n');
+}
+
+const failed = (m) => (m?.error ? `**failed:** ${m.error.split('\n')[0].slice(0, 300)}` : undefined);
+
+function listingSection(results) {
+  const rows = results.sizes.map((s) => {
+    const l = s.listing;
+    if (!l || l.error) return [sizeLabel(s.size), failed(l) ?? 'not run', '', '', '', '', '', '', ''];
+    return [
+      sizeLabel(s.size),
+      mb(s.listingBytes),
+      secs(l.median.limit),
+      secs(l.median.rxs),
+      l.median.jsonServer !== undefined
+        ? secs(l.median.jsonServer)
+        : `n/a${l.jsonServerUnavailable ? '¹' : ''}`,
+      ratio(l.ratio.rxsOverLimit) + mark(l.ratio.rxsOverLimit <= 3),
+      l.ratio.jsonServerOverRxs !== undefined
+        ? ratio(l.ratio.jsonServerOverRxs) + mark(l.ratio.jsonServerOverRxs >= 10)
+        : 'n/a',
+      mb(l.memory.idleRss),
+      `+${mb(l.memory.peakAboveIdle)}${mark(l.memory.peakAboveIdle < 100 * MB)}`,
+    ];
+  });
+  const unavailable = results.sizes.find((s) => s.listing?.jsonServerUnavailable);
+  return [
+    '## 1. Listing: `GET /records/?context__knowledge_unit_topic_id=REV`',
+    '',
+    'The whole topic downloaded by `curl -o /dev/null` (its own `time_total`). **Limit**: a plain Node HTTP',
+    'server sending the same bytes from memory. **json-server**: 0.17 on a `db.json` holding the same',
+    "records, `GET /records?context.knowledge_unit_topic_id=REV`. Server memory: the RXS process's peak",
+    'RSS during the listing (VmHWM, reset before each request) minus its RSS just before; the worst run.',
+    '',
+    table(
+      [
+        'records',
+        'bytes',
+        'limit',
+        'RXS',
+        'json-server',
+        'RXS / limit (≤ 3x)',
+        'json-server / RXS (≥ 10x)',
+        'server RSS idle',
+        'RSS growth (< 100 MB)',
+      ],
+      rows,
+    ),
+    unavailable
+      ? `\n¹ json-server could not load the records: ${unavailable.listing.jsonServerUnavailable}.`
+      : '',
+  ].join('\n');
+}
+
+function exportSection(results) {
+  const rows = results.sizes.map((s) => {
+    const e = s.export;
+    if (!e || e.error) return [sizeLabel(s.size), failed(e) ?? 'not run', '', '', '', '', '', '', '', '', ''];
+    return [
+      sizeLabel(s.size),
+      mb(e.csvBytes),
+      secs(e.median.limit),
+      secs(e.median.limitRxs),
+      secs(e.median.rxs),
+      secs(e.median.jq),
+      ratio(e.ratio.rxsOverLimit) +
+        (e.ratio.rxsOverLimit !== undefined ? mark(e.ratio.rxsOverLimit <= 1.5) : ''),
+      ratio(e.ratio.rxsOverLimitRxs),
+      ratio(e.ratio.jqOverRxs) + (e.ratio.jqOverRxs !== undefined ? mark(e.ratio.jqOverRxs >= 5) : ''),
+      mb(e.maxPeakRss.rxs) + (e.maxPeakRss.rxs !== undefined ? mark(e.maxPeakRss.rxs < 150 * MB) : ''),
+      `${mb(e.maxPeakRss.limit)} / ${mb(e.maxPeakRss.jq)}`,
+    ];
+  });
+  const notes = results.sizes.flatMap((s) =>
+    (s.export?.notes ?? []).map((n) => `- ${sizeLabel(s.size)}: ${n}`),
+  );
+  return [
+    '## 2. Export: `rxs export --format csv`',
+    '',
+    'Wall time from start to exit of each process (Node start-up counts on both sides), peak RSS by',
+    'GNU time. **Limit**: `curl -o FILE` of the listing from the transfer-limit server (the same bytes',
+    'from memory) plus one `JSON.parse` of the file in Node, as the issue measured it: the target is',
+    'judged against this. **Limit via RXS**: the same, downloading from the RXS server, so',
+    '`rxs / limit via RXS` is what the exporter adds to the listing it downloads. **curl | jq**:',
+    '`curl … | jq -r --slurpfile kt kt.json -f bench/tools/records-to-csv.jq > out.csv` against the RXS',
+    "server, mapping the form keys to the schema's names (what a user would write without rxs).",
+    '',
+    table(
+      [
+        'records',
+        'CSV',
+        'limit',
+        'limit via RXS',
+        'rxs export',
+        'curl | jq',
+        'rxs / limit (≤ 1.5x)',
+        'rxs / limit via RXS',
+        'jq / rxs (≥ 5x)',
+        'rxs peak RSS (< 150 MB)',
+        'peak RSS limit / jq',
+      ],
+      rows,
+    ),
+    notes.length ? `\nNotes:\n${notes.join('\n')}` : '',
+  ].join('\n');
+}
+
+function syncSection(results) {
+  const rows = results.sizes.map((s) => {
+    const y = s.sync;
+    if (!y || y.error) return [sizeLabel(s.size), failed(y) ?? 'not run', '', '', '', ''];
+    return [
+      sizeLabel(s.size),
+      num(y.changed),
+      secs(y.median.export),
+      secs(y.median.sync),
+      `${y.ratio.overhead >= 0 ? '+' : ''}${(y.ratio.overhead * 100).toFixed(0)}%${mark(y.ratio.overhead < 0.2)}`,
+      mb(y.maxPeakRss?.sync),
+    ];
+  });
+  return [
+    '## 3. Sync: a second `rxs sync` after 1% of the records changed',
+    '',
+    'After a first `rxs sync`, each round changes 1% of the records (`PATCH /records/{id}`, new data),',
+    'then times `rxs export --format csv` and `rxs sync --format csv` (the same CSV, plus the',
+    'comparison with the previous snapshot and the new snapshot) of the same topic back to back; the',
+    'overhead is the median of `sync / export − 1` over the rounds (one round at 1M records).',
+    '',
+    table(['records', 'changed per round', 'export', 'sync', 'sync overhead (< 20%)', 'sync peak RSS'], rows),
+  ].join('\n');
+}
+
+function writesSection(results) {
+  const rows = [];
+  for (const s of results.sizes) {
+    const w = s.writes;
+    if (!w || w.error) {
+      rows.push([sizeLabel(s.size), failed(w) ?? 'not run', '', '', '', '', '', '', '']);
+      continue;
+    }
+    for (const l of w.levels) {
+      rows.push([
+        sizeLabel(s.size),
+        String(l.connections),
+        num(l.rxs?.rps),
+        ms(l.rxs?.p99),
+        l.jsonServer ? num(l.jsonServer.rps, l.jsonServer.rps < 10 ? 1 : 0) : 'n/a',
+        l.jsonServer ? ms(l.jsonServer.p99) : 'n/a',
+        l.jsonServerMemory ? num(l.jsonServerMemory.rps) : 'n/a',
+        l.jsonServerMemory ? ms(l.jsonServerMemory.p99) : 'n/a',
+        `${l.ratio.lowerBound?.jsonServer ? '> ' : ''}${ratio(l.ratio.rxsOverJsonServer)}${l.ratio.rxsOverJsonServer !== undefined ? mark(l.ratio.rxsOverJsonServer >= 3) : ''} / ${l.ratio.lowerBound?.jsonServerMemory ? '> ' : ''}${ratio(l.ratio.rxsOverJsonServerMemory)}`,
+      ]);
+    }
+  }
+  const failures = results.sizes.flatMap((s) =>
+    (s.writes?.levels ?? []).flatMap((l) =>
+      ['rxs', 'jsonServer', 'jsonServerMemory']
+        .filter((k) => l[k] && (l[k].failures || l[k].timeouts))
+        .map(
+          (k) =>
+            `- ${sizeLabel(s.size)}, ${l.connections} connections, ${k}: ${l[k].failures} failed, ${l[k].timeouts} timed out`,
+        ),
+    ),
+  );
+  const unavailable = results.sizes.flatMap((s) =>
+    Object.entries(s.writes?.unavailable ?? {}).map(
+      ([k, why]) => `- ${sizeLabel(s.size)}: ${k} could not start: ${why}`,
+    ),
+  );
+  return [
+    '## 4. Writes: `POST /records/` with schema validation',
+    '',
+    `autocannon, ${results.options.loadSeconds} s per run, median of ${results.options.loadRuns} runs per point; every request`,
+    "creates a record (201). RXS validates the data against the topic's form and commits with",
+    '`synchronous = FULL` (on disk before the 201). **json-server (db.json)**: its usual mode, every POST',
+    'rewrites the whole file. **json-server in memory**: loaded from a `.cjs` module, nothing persisted —',
+    'its best case, shown for reference; the target is judged against the usual mode. "> N x": the',
+    'baseline completed no request in some run (fewer than one per run), so the ratio is a lower bound.',
+    '',
+    table(
+      [
+        'records',
+        'connections',
+        'RXS req/s',
+        'RXS p99',
+        'json-server req/s',
+        'json-server p99',
+        'in-memory req/s',
+        'in-memory p99',
+        'RXS / json-server (≥ 3x) / in-memory',
+      ],
+      rows,
+    ),
+    failures.length || unavailable.length ? `\n${[...failures, ...unavailable].join('\n')}` : '',
+  ].join('\n');
+}
+
+function lookupsSection(results) {
+  const rows = [];
+  for (const s of results.sizes) {
+    const l = s.lookups;
+    if (!l || l.error) {
+      rows.push([sizeLabel(s.size), failed(l) ?? 'not run', '', '', '', '']);
+      continue;
+    }
+    for (const e of Object.values(l)) {
+      rows.push([
+        sizeLabel(s.size),
+        `\`${e.label}\``,
+        String(e.connections),
+        num(e.rps),
+        ms(e.p50),
+        ms(e.p99),
+      ]);
+    }
+  }
+  return [
+    '## 5. Point lookups under load',
+    '',
+    `autocannon, ${results.options.lookupConnections} connections, ${results.options.loadSeconds} s per run, median of ${results.options.loadRuns} runs;`,
+    'record ids are spread over the whole topic. No target; reported for capacity planning.',
+    '',
+    table(['records', 'endpoint', 'connections', 'req/s', 'p50', 'p99'], rows),
+  ].join('\n');
+}
+
+function scalingSection(results) {
+  const per = (v, n) => (v === undefined ? undefined : (v / n) * 1e6);
+  const us = (v) => (v === undefined ? 'n/a' : `${v.toFixed(v < 10 ? 2 : 1)} µs`);
+  const rows = results.sizes.map((s) => [
+    sizeLabel(s.size),
+    us(per(s.listing?.median?.rxs, s.size)),
+    us(per(s.listing?.median?.limit, s.size)),
+    us(per(s.export?.median?.rxs, s.size)),
+    us(per(s.export?.median?.limit, s.size)),
+    us(per(s.sync?.median?.sync, s.size)),
+    mb(s.export?.maxPeakRss?.rxs),
+    mb(s.listing?.memory?.peakAboveIdle),
+    s.writes?.levels?.length ? num(Math.max(...s.writes.levels.map((l) => l.rxs?.rps ?? 0))) : 'n/a',
+    s.lookups?.record ? num(s.lookups.record.rps) : 'n/a',
+  ]);
+  return [
+    '## 6. Scaling',
+    '',
+    'Cost per record at each size (median time ÷ records): flat columns mean linear cost. Memory',
+    'columns should stay flat as the size grows tenfold.',
+    '',
+    table(
+      [
+        'records',
+        'listing / record',
+        'limit / record',
+        'export / record',
+        'export limit / record',
+        'sync / record',
+        'exporter peak RSS',
+        'server RSS growth',
+        'best POST req/s',
+        'GET /records/{id} req/s',
+      ],
+      rows,
+    ),
+  ].join('\n');
+}
+
+export function renderMarkdown(results, { chartPath, jsonPath }) {
+  const env = results.environment;
+  const judged = judge(results);
+  const sizes = results.sizes.map((s) => sizeLabel(s.size)).join(', ');
+  const targetRows = judged.map((t) => [
+    t.label,
+    ...results.sizes.map((s) => {
+      const p = t.perSize.find((x) => x.size === s.size);
+      return p?.value === undefined ? 'n/a' : `${t.show(p.value)}${mark(p.ok)}`;
+    }),
+    t.verdict === 'MISSED' ? `**MISSED** (at ${t.missedAt.map(sizeLabel).join(', ')})` : t.verdict,
+  ]);
+  const out = [
+    '# Benchmarks',
+    '',
+    `Generated by \`npm run bench\` (bench/run.mjs; how to run and read it: bench/README.md) on`,
+    `${env.date.slice(0, 16).replace('T', ' ')} UTC, commit ${env.commit ?? 'unknown'}. Sizes: ${sizes} records.`,
+    `Machine: ${env.cpu ?? 'unknown CPU'}, ${env.cores} cores, ${env.memoryGb} GB, Linux ${env.kernel}; Node ${env.node},`,
+    `better-sqlite3 ${env.betterSqlite3}, curl ${env.curl}, jq ${env.jq}, json-server ${env.jsonServer}, autocannon ${env.autocannon}.`,
+    '',
+    `Load average (1 min, ${env.cores} cores) at the start and end of each size: ${
+      results.sizes
+        .map((s) =>
+          s.loadAverage
+            ? `${sizeLabel(s.size)} ${s.loadAverage.start.toFixed(1)}–${s.loadAverage.end?.toFixed(1) ?? '?'}`
+            : undefined,
+        )
+        .filter(Boolean)
+        .join(', ') || 'not recorded'
+    }.`,
+    '',
+    'These machines are shared and noisy, so every figure is the median of several rounds, and every',
+    'comparison is the median of ratios whose two sides were measured within the same round, seconds',
+    `apart (rounds: ${results.sizes.map((s) => `${s.runs} at ${sizeLabel(s.size)}`).join(', ')}` +
+      (results.sizes.some((s) => s.slowRuns < s.runs)
+        ? '; the slow curl | jq baseline runs once at a million records'
+        : '') +
+      `). Raw figures of every run: [${jsonPath}](${jsonPath}).`,
+    '',
+    `![Listing, export, writes and memory](${chartPath})`,
+    '',
+    '## Targets',
+    '',
+    table(['target', ...results.sizes.map((s) => sizeLabel(s.size)), 'verdict'], targetRows),
+    '',
+    listingSection(results),
+    '',
+    exportSection(results),
+    '',
+    syncSection(results),
+    '',
+    writesSection(results),
+    '',
+    lookupsSection(results),
+    '',
+    scalingSection(results),
+    '',
+    closingNotes(results, judged),
+  ];
+  if (results.failures?.length) {
+    out.push('', '## Failed measurements', '', ...results.failures.map((f) => `- ${f.split('\n')[0]}`));
+  }
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
+}
+
+export function writeReport(results, { report, dataDir }) {
+  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dirname(report), { recursive: true });
+  const jsonFile = join(dataDir, 'results.json');
+  const chartFile = join(dataDir, 'chart.svg');
+  writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(chartFile, renderChart(results));
+  const rel = (p) => relative(dirname(report), p).split('\\').join('/');
+  writeFileSync(report, renderMarkdown(results, { chartPath: rel(chartFile), jsonPath: rel(jsonFile) }));
+  return { reportFile: report, jsonFile, chartFile };
+}

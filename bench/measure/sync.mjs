@@ -1,0 +1,93 @@
+/**
+ * 3. Sync: after a first `rxs sync` of the topic, each round changes 1% of the records through the
+ * API (`PATCH /records/{id}` with new data), then times `rxs export --format csv` and a second
+ * `rxs sync` back to back. The overhead is `sync / export − 1`, a ratio taken within one round.
+ */
+import { join } from 'node:path';
+import { loadSamples, recordData } from '../lib/dataset.mjs';
+import { RXS_BIN } from '../lib/servers.mjs';
+import { settle, timedOk } from '../lib/processes.mjs';
+import { max, median, ratios } from '../lib/stats.mjs';
+import { rxsExport } from './export.mjs';
+
+/**
+ * `rxs sync` of one topic with its state in `state`, writing the same CSV as the export it is
+ * compared with: the difference between the two is the comparison (and the snapshot it keeps).
+ */
+export function rxsSync({ rxs, revisionId, keyFile, state, out }) {
+  return timedOk(process.execPath, [
+    RXS_BIN,
+    'sync',
+    '--url',
+    rxs.url,
+    '--api-key-file',
+    keyFile,
+    '--kt',
+    revisionId,
+    '--state',
+    state,
+    '--format',
+    'csv',
+    '--out',
+    out,
+    '--quiet',
+  ]);
+}
+
+/** PATCHes the records in `changes` ([id, index] pairs), `parallel` at a time. */
+async function changeRecords({ rxs, apiKey, changes, round, parallel = 8 }) {
+  const { records: samples } = loadSamples();
+  let next = 0;
+  let failures = 0;
+  async function worker() {
+    while (next < changes.length) {
+      const [id, index] = changes[next++];
+      const data = recordData(index, samples);
+      data.justification = `${data.justification} (revised in sync round ${round + 1})`;
+      data.priority = ['low', 'medium', 'high'][round % 3];
+      const response = await fetch(`${rxs.url}/records/${id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ data }),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) failures++;
+    }
+  }
+  await Promise.all(Array.from({ length: parallel }, worker));
+  if (failures > 0) throw new Error(`${failures} of ${changes.length} PATCH /records/{id} failed`);
+}
+
+export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, changeIds, workDir, runs, log }) {
+  const state = join(workDir, 'sync-state');
+  const out = join(workDir, 'export.csv');
+  const syncOut = join(workDir, 'sync.csv');
+  const first = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
+  const seconds = { export: [], sync: [] };
+  const peak = { sync: [], export: [] };
+  let report;
+  for (let round = 0; round < runs; round++) {
+    await changeRecords({ rxs, apiKey, changes: changeIds, round });
+    await settle(rxs.pid);
+    const exported = await rxsExport({ rxs, revisionId, keyFile, out });
+    await settle(rxs.pid);
+    const synced = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
+    if (round === 0) report = synced.stdout.trim().split('\n').slice(0, 6).join('\n');
+    seconds.export.push(exported.seconds);
+    seconds.sync.push(synced.seconds);
+    peak.sync.push(synced.peakRss);
+    peak.export.push(exported.peakRss);
+    log?.(
+      `  sync round ${round + 1}/${runs}: ${changeIds.length} changed, export ${exported.seconds.toFixed(2)} s, sync ${synced.seconds.toFixed(2)} s`,
+    );
+  }
+  return {
+    changed: changeIds.length,
+    firstSync: { seconds: first.seconds, peakRss: first.peakRss },
+    seconds,
+    median: { export: median(seconds.export), sync: median(seconds.sync) },
+    maxPeakRss: { sync: max(peak.sync), export: max(peak.export) },
+    ratio: { overhead: median(ratios(seconds.sync, seconds.export).map((r) => r - 1)) },
+    report,
+  };
+}
