@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import {
   createClient,
   createWriter,
-  exportParts,
+  exportPartBatches,
   exportSourceOf,
   type ExportFormat,
   type ExportPart,
@@ -45,6 +45,35 @@ export interface ExportSummary {
 /** Something else that consumes the parts alongside the writer (the sync session). */
 export interface PartConsumer {
   write(part: ExportPart): Promise<void>;
+  /** Optional: several parts in order, with fewer awaits. */
+  writeParts?(parts: readonly ExportPart[]): Promise<void>;
+}
+
+/** Hands a batch of parts to a writer or consumer, in one call when it takes batches. */
+async function deliver(
+  target: {
+    write(part: ExportPart): Promise<void>;
+    writeParts?(parts: readonly ExportPart[]): Promise<void>;
+  },
+  parts: readonly ExportPart[],
+): Promise<void> {
+  if (target.writeParts) await target.writeParts(parts);
+  else for (const part of parts) await target.write(part);
+}
+
+/**
+ * Hands a batch to the writer and the other consumer side by side: each works while the other
+ * waits for its file writes (or reads). Both settle before a failure is reported, so nothing is
+ * still writing when the caller cleans up.
+ */
+async function deliverBoth(
+  writer: ExportWriter,
+  also: PartConsumer,
+  parts: readonly ExportPart[],
+): Promise<void> {
+  const [written, consumed] = await Promise.allSettled([deliver(writer, parts), deliver(also, parts)]);
+  if (written.status === 'rejected') throw written.reason;
+  if (consumed.status === 'rejected') throw consumed.reason;
 }
 
 /**
@@ -86,7 +115,7 @@ export async function runExport(
     warnings: [],
     durationMs: 0,
   };
-  const parts = exportParts(exportSourceOf(client), {
+  const batches = exportPartBatches(exportSourceOf(client), {
     revisionIds: [...new Set(options.revisionIds)],
     traces: options.traces,
     labels: options.labels,
@@ -95,23 +124,27 @@ export async function runExport(
     onProgress: ({ topic, records }) => progress.records(topic, records),
   });
   try {
-    for await (const part of parts) {
-      if (part.kind === 'topic-end') {
-        const { topic } = part;
-        summary.topics.push({
-          revisionId: topic.revisionId,
-          historyId: topic.historyId,
-          name: topic.name,
-          version: topic.version,
-          records: part.recordCount,
-        });
-      } else if (part.kind === 'traces') {
-        summary.traces = part.traces.length;
-      } else if (part.kind === 'end') {
-        summary.warnings = part.warnings;
+    for await (const parts of batches) {
+      for (const part of parts) {
+        if (part.kind === 'record') continue;
+        if (part.kind === 'topic-end') {
+          const { topic } = part;
+          summary.topics.push({
+            revisionId: topic.revisionId,
+            historyId: topic.historyId,
+            name: topic.name,
+            version: topic.version,
+            records: part.recordCount,
+          });
+        } else if (part.kind === 'traces') {
+          summary.traces = part.traces.length;
+        } else if (part.kind === 'end') {
+          summary.warnings = part.warnings;
+        }
       }
-      await writer?.write(part);
-      await also?.write(part);
+      if (writer && also) await deliverBoth(writer, also, parts);
+      else if (writer) await deliver(writer, parts);
+      else if (also) await deliver(also, parts);
     }
     progress.update('writing the output...', true);
     await writer?.close();

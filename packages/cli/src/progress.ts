@@ -26,6 +26,8 @@ export class Progress {
   }
 
   records(topic: string, count: number): void {
+    // Called as records arrive: nothing is formatted unless a line is due.
+    if (!this.enabled || Date.now() - this.lastDraw < 100) return;
     const seconds = (Date.now() - this.started) / 1000;
     const rate = seconds > 0 ? Math.round(count / seconds) : 0;
     this.update(`${topic}: ${count.toLocaleString('en-US')} records (${rate.toLocaleString('en-US')}/s)`);

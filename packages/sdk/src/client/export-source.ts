@@ -11,6 +11,7 @@ export function exportSourceOf(
     servers: client.servers,
     getTopic: (revisionId) => client.techdoc.getTopic(revisionId),
     listRecords: (query) => client.records.listRecords(query),
+    listRecordBatches: (query) => client.records.listRecordBatches(query),
     listTraces: async (nodes) => (await client.tracer.listTracesFor(nodes, traces)).edges,
   };
 }

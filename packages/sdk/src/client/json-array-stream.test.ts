@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { JsonArrayError, parseJsonArray, type JsonArrayMode } from './json-array-stream.js';
+import {
+  JsonArrayError,
+  LineSplitter,
+  parseJsonArray,
+  parseJsonArrayBatches,
+  type JsonArrayMode,
+} from './json-array-stream.js';
 import { layouts, testRecord, trickyRecords } from './test-server.js';
 
 const encoder = new TextEncoder();
@@ -174,4 +180,85 @@ describe('parseJsonArray streams', () => {
       expect(counter.stopped).toBe(true);
     });
   }
+});
+
+describe('parseJsonArrayBatches: lines across chunk boundaries', () => {
+  const body = layouts.lines(trickyRecords);
+  const all = encoder.encode(body);
+
+  async function batches(size: number) {
+    const out: unknown[][] = [];
+    for await (const batch of parseJsonArrayBatches(bytes(all, size))) out.push(batch);
+    return out;
+  }
+
+  it('yields every element once, in order, whatever the chunk size (1 byte up to the whole body)', async () => {
+    for (const size of [1, 2, 3, 7, 13, 64, 100, 1000, all.length]) {
+      const out = await batches(size);
+      expect(out.every((batch) => batch.length > 0)).toBe(true);
+      expect(out.flat()).toEqual(trickyRecords);
+    }
+  });
+
+  it('splits at every position of the body: two chunks give the same elements', async () => {
+    for (let cut = 1; cut < all.length; cut += Math.max(1, Math.floor(all.length / 300))) {
+      async function* two() {
+        yield all.slice(0, cut);
+        yield all.slice(cut);
+      }
+      const items: unknown[] = [];
+      for await (const batch of parseJsonArrayBatches(two())) items.push(...batch);
+      expect(items).toEqual(trickyRecords);
+    }
+  });
+
+  it('hands out the elements parsed before an error in the same chunk, then throws', async () => {
+    const text = `[\n{"a":1},\n{"a":2}\n]\n{"late":true}\n`;
+    const seen: unknown[][] = [];
+    let error: unknown;
+    try {
+      for await (const batch of parseJsonArrayBatches(bytes(text))) seen.push(batch);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(seen).toEqual([[{ a: 1 }, { a: 2 }]]);
+    expect(error).toBeInstanceOf(JsonArrayError);
+    expect((error as JsonArrayError).message).toMatch(/after the closing \]/);
+  });
+
+  it('hands out the elements before a line that is not one element, then continues with the general parser', async () => {
+    const text = `[\n{"a":1},\n{"b":\n2},\n{"c":3}\n]\n`;
+    const modes: JsonArrayMode[] = [];
+    const seen: unknown[][] = [];
+    for await (const batch of parseJsonArrayBatches(bytes(text), { onMode: (m) => modes.push(m) }))
+      seen.push(batch);
+    expect(seen[0]).toEqual([{ a: 1 }]);
+    expect(seen.flat()).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+    expect(modes).toEqual(['lines', 'general']);
+  });
+});
+
+describe('LineSplitter', () => {
+  it('keeps a line cut between two texts, and resumes the search where it stopped', () => {
+    const lines = new LineSplitter();
+    const into: unknown[] = [];
+    let text = '{"a":1},\n{"b":';
+    expect(lines.parse(text, false, into)).toBeUndefined();
+    expect(into).toEqual([{ a: 1 }]);
+    text = text.slice(lines.consumed) + '2},\n  {"c":"x\\ny"}  \n';
+    expect(text.startsWith('{"b":2}')).toBe(true);
+    expect(lines.parse(text, false, into)).toBeUndefined();
+    text = text.slice(lines.consumed) + ']';
+    expect(lines.parse(text, true, into)).toBeUndefined();
+    expect(into).toEqual([{ a: 1 }, { b: 2 }, { c: 'x\ny' }]);
+    expect(lines.state).toBe('closed');
+  });
+
+  it('trims what String.prototype.trim trims around a line', () => {
+    const into: unknown[] = [];
+    const lines = new LineSplitter();
+    expect(lines.parse('\u00a0\ufeff {"a":1}\u3000\r\n\t]\u2028\n', true, into)).toBeUndefined();
+    expect(into).toEqual([{ a: 1 }]);
+    expect(lines.state).toBe('closed');
+  });
 });

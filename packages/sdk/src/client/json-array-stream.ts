@@ -30,7 +30,19 @@ const DEFAULT_MAX_LINE = 4 * 1024 * 1024;
 
 /**
  * The elements of a JSON array body, yielded one by one as its bytes arrive, so memory stays flat
- * whatever the array's length.
+ * whatever the array's length. See {@link parseJsonArrayBatches}, which this flattens.
+ */
+export async function* parseJsonArray(
+  chunks: AsyncIterable<Uint8Array>,
+  options: JsonArrayOptions = {},
+): AsyncGenerator<unknown, void, undefined> {
+  for await (const batch of parseJsonArrayBatches(chunks, options)) yield* batch;
+}
+
+/**
+ * The elements of a JSON array body, yielded in batches (the elements completed by each chunk of
+ * bytes, never an empty batch) as the bytes arrive, so memory stays flat whatever the array's
+ * length, and the consumer pays one await per chunk rather than one per element.
  *
  * Fast path: our services write `[`, then one element per line (each but the last followed by `,`),
  * then `]`, so each line is a `JSON.parse`. The layout is decided from the first bytes: `[` followed
@@ -40,12 +52,13 @@ const DEFAULT_MAX_LINE = 4 * 1024 * 1024;
  *
  * A body that ends before its closing `]` throws a {@link JsonArrayError} with `truncated`; malformed
  * JSON or a top level that is not an array throws one without. Errors of the byte source (network,
- * timeouts) pass through unchanged.
+ * timeouts) pass through unchanged. Elements parsed before an error are always yielded before it
+ * is thrown, as an element-by-element parser would.
  */
-export async function* parseJsonArray(
+export async function* parseJsonArrayBatches(
   chunks: AsyncIterable<Uint8Array>,
   options: JsonArrayOptions = {},
-): AsyncGenerator<unknown, void, undefined> {
+): AsyncGenerator<unknown[], void, undefined> {
   const maxLine = options.maxLineLength ?? DEFAULT_MAX_LINE;
   const texts = decodeUtf8(chunks)[Symbol.asyncIterator]();
   try {
@@ -68,79 +81,142 @@ export async function* parseJsonArray(
     }
     if (linesFrom === undefined) {
       options.onMode?.('general');
-      yield* parseGeneral(head, texts, 0);
+      yield* batchesOf(parseGeneral(head, texts, 0));
       return;
     }
 
     options.onMode?.('lines');
-    let state: 'first' | 'afterComma' | 'afterLast' | 'closed' = 'first';
+    const lines = new LineSplitter();
     let buffer = head.slice(linesFrom);
     let ended = false;
     for (;;) {
-      let position = 0;
-      for (;;) {
-        const newline = buffer.indexOf('\n', position);
-        // At the end of the body, the last line needs no line break.
-        if (newline < 0 && !(ended && position < buffer.length)) break;
-        const end = newline < 0 ? buffer.length : newline;
-        const line = buffer.slice(position, end).trim();
-        const lineStart = position;
-        position = end + 1;
-        if (line === '') continue;
-        if (state === 'closed') {
-          throw new JsonArrayError(
-            `has data after the closing ] (${JSON.stringify(line.slice(0, 40))})`,
-            false,
-          );
-        }
-        if (line === ']') {
-          if (state === 'afterComma') throw new JsonArrayError('has a comma before the closing ]', false);
-          state = 'closed';
-          continue;
-        }
-        let element: unknown;
-        let parsed = false;
-        const comma = line.endsWith(',');
-        if (state !== 'afterLast') {
-          try {
-            element = JSON.parse(comma ? line.slice(0, -1) : line);
-            parsed = true;
-          } catch {
-            // Not one element per line: the general parser takes over below.
-          }
-        }
-        if (!parsed) {
-          // We stand between two elements; the general parser continues from this line. After an
-          // element without a trailing comma it gets a placeholder element first, skipped.
-          options.onMode?.('general');
-          const afterLast = state === 'afterLast';
-          yield* parseGeneral(
-            (afterLast ? '[0\n' : '[\n') + buffer.slice(lineStart),
-            texts,
-            afterLast ? 1 : 0,
-          );
-          return;
-        }
-        state = comma ? 'afterComma' : 'afterLast';
-        yield element;
-      }
-      buffer = buffer.slice(Math.min(position, buffer.length));
-      if (ended) break;
-      if (buffer.length > maxLine && state !== 'closed') {
+      const batch: unknown[] = [];
+      const outcome = lines.parse(buffer, ended, batch);
+      if (batch.length > 0) yield batch;
+      if (typeof outcome === 'number') {
+        // A line that is not one element (or one too long to wait for): we stand between two
+        // elements, and the general parser continues from there. After an element without a
+        // trailing comma it gets a placeholder element first, skipped.
         options.onMode?.('general');
-        const afterLast = state === 'afterLast';
-        yield* parseGeneral((afterLast ? '[0\n' : '[\n') + buffer, texts, afterLast ? 1 : 0);
+        const afterLast = lines.state === 'afterLast';
+        yield* batchesOf(
+          parseGeneral((afterLast ? '[0\n' : '[\n') + buffer.slice(outcome), texts, afterLast ? 1 : 0),
+        );
+        return;
+      }
+      if (outcome instanceof JsonArrayError) throw outcome;
+      buffer = buffer.slice(lines.consumed);
+      if (ended) break;
+      if (buffer.length > maxLine && lines.state !== 'closed') {
+        options.onMode?.('general');
+        const afterLast = lines.state === 'afterLast';
+        yield* batchesOf(parseGeneral((afterLast ? '[0\n' : '[\n') + buffer, texts, afterLast ? 1 : 0));
         return;
       }
       const next = await texts.next();
       if (next.done) ended = true;
       else buffer += next.value;
     }
-    if (state !== 'closed') throw new JsonArrayError('ends before the closing ] of its JSON array', true);
+    if (lines.state !== 'closed')
+      throw new JsonArrayError('ends before the closing ] of its JSON array', true);
   } finally {
     // Stops the byte source (and so the HTTP body) when the consumer stops early or parsing failed.
     texts.return?.().catch(() => undefined);
   }
+}
+
+/** The elements of a one-element-per-line array, line by line, across chunk boundaries. */
+export class LineSplitter {
+  state: 'first' | 'afterComma' | 'afterLast' | 'closed' = 'first';
+  /** Characters of the last text passed to `parse` that were used up (whole lines). */
+  consumed = 0;
+  /** Where the search for the next line break resumes (the start of a line is rescanned otherwise). */
+  private searchFrom = 0;
+
+  /**
+   * Parses the whole lines of `text` (all of it when `ended`: the last line needs no line break)
+   * into `into`. Returns undefined when every whole line was an element (or `]`), the error of a
+   * line that breaks the layout's rules, or the index in `text` of the first line that is not one
+   * element (the general parser takes over there). `consumed` tells how much of `text` was used.
+   */
+  parse(text: string, ended: boolean, into: unknown[]): undefined | number | JsonArrayError {
+    let position = 0;
+    // The text before `searchFrom` is the start of a line already searched for its end.
+    let from = this.searchFrom;
+    this.searchFrom = 0;
+    for (;;) {
+      const newline = text.indexOf('\n', from > position ? from : position);
+      from = 0;
+      if (newline < 0) {
+        if (!(ended && position < text.length)) {
+          this.consumed = Math.min(position, text.length);
+          this.searchFrom = text.length - this.consumed;
+          return undefined;
+        }
+      }
+      const end = newline < 0 ? text.length : newline;
+      const lineStart = position;
+      position = end + 1;
+      // The line without surrounding whitespace, without copying it when it has none.
+      let first = lineStart;
+      let last = end;
+      while (first < last && isSpace(text.charCodeAt(first))) first++;
+      while (last > first && isSpace(text.charCodeAt(last - 1))) last--;
+      if (first === last) continue;
+      if (this.state === 'closed') {
+        this.consumed = lineStart;
+        return new JsonArrayError(
+          `has data after the closing ] (${JSON.stringify(text.slice(first, last).slice(0, 40))})`,
+          false,
+        );
+      }
+      if (last - first === 1 && text.charCodeAt(first) === 0x5d) {
+        if (this.state === 'afterComma') {
+          this.consumed = lineStart;
+          return new JsonArrayError('has a comma before the closing ]', false);
+        }
+        this.state = 'closed';
+        continue;
+      }
+      const comma = text.charCodeAt(last - 1) === 0x2c;
+      let parsed = false;
+      if (this.state !== 'afterLast') {
+        try {
+          into.push(JSON.parse(text.slice(first, comma ? last - 1 : last)));
+          parsed = true;
+        } catch {
+          // Not one element per line: the general parser takes over.
+        }
+      }
+      if (!parsed) {
+        this.consumed = lineStart;
+        return lineStart;
+      }
+      this.state = comma ? 'afterComma' : 'afterLast';
+    }
+  }
+}
+
+/** What `String.prototype.trim` removes, for the characters a JSON line can start or end with. */
+function isSpace(code: number): boolean {
+  return (
+    code === 0x20 ||
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0xa0 ||
+    code === 0xfeff ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
+  );
+}
+
+/** One-element batches of an element-by-element source (the general parser). */
+async function* batchesOf<T>(items: AsyncIterable<T>): AsyncGenerator<T[], void, undefined> {
+  for await (const item of items) yield [item];
 }
 
 /** Lines mode when the body starts with `[` and a line break: the index after it; else 'general', or undefined to read more. */

@@ -1,7 +1,7 @@
 import type { RecordCreate, RecordListQuery, RecordUpdate, ServiceRecord } from '../contract/record.js';
 import { checkWholeNumber } from './concurrency.js';
 import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
-import { JsonArrayError, parseJsonArray, type JsonArrayMode } from './json-array-stream.js';
+import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
 import { expectObject } from './shape.js';
 import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
@@ -30,6 +30,11 @@ export interface RecordsClient {
    * this way on its own.
    */
   listRecords(query?: RecordListQuery, options?: ListRecordsOptions): AsyncIterable<ServiceRecord>;
+  /**
+   * `listRecords` in batches (the records each chunk of the body completed, never an empty batch):
+   * the same records, retries and errors, with one await per chunk instead of one per record.
+   */
+  listRecordBatches(query?: RecordListQuery, options?: ListRecordsOptions): AsyncIterable<ServiceRecord[]>;
   /** `listRecords` collected into an array (memory grows with the result). */
   listAllRecords(query?: RecordListQuery, options?: ListRecordsOptions): Promise<ServiceRecord[]>;
   /** `GET /records/{id}`. */
@@ -62,10 +67,10 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
         )
       : error;
 
-  async function* listRecords(
+  async function* listRecordBatches(
     query: RecordListQuery = {},
     options: ListRecordsOptions = {},
-  ): AsyncGenerator<ServiceRecord, void, undefined> {
+  ): AsyncGenerator<ServiceRecord[], void, undefined> {
     const { pageSize, signal } = options;
     if (pageSize !== undefined) checkWholeNumber(pageSize, 'pageSize');
     const firstQuery = pageSize === undefined ? { ...query } : { ...query, limit: pageSize };
@@ -86,10 +91,27 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
         try {
           exchange = await transport.open(request);
           next = pageSize === undefined ? undefined : transport.nextPage(exchange);
-          for await (const element of parseJsonArray(transport.chunks(exchange), {
+          for await (const elements of parseJsonArrayBatches(transport.chunks(exchange), {
             onMode: options.onParseMode,
           })) {
-            const problem = record(element);
+            // Records before a malformed element are handed out first, as one by one.
+            let count = 0;
+            let problem: string | undefined;
+            for (; count < elements.length; count++) {
+              problem = record(elements[count]);
+              if (problem) break;
+            }
+            if (count > 0) {
+              const items = (
+                count === elements.length ? elements : elements.slice(0, count)
+              ) as ServiceRecord[];
+              const last = items[count - 1]!._id;
+              yieldedHere += count;
+              received += count;
+              if (typeof last === 'string') lastId = last;
+              else for (const item of items) if (typeof item._id === 'string') lastId = item._id;
+              yield items;
+            }
             if (problem) {
               throw new ResponseFormatError(
                 `holds an element that ${problem}`,
@@ -98,11 +120,6 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
                 false,
               );
             }
-            const item = element as ServiceRecord;
-            yieldedHere++;
-            received++;
-            if (typeof item._id === 'string') lastId = item._id;
-            yield item;
           }
           break;
         } catch (error) {
@@ -130,12 +147,21 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
     }
   }
 
+  async function* listRecords(
+    query?: RecordListQuery,
+    options?: ListRecordsOptions,
+  ): AsyncGenerator<ServiceRecord, void, undefined> {
+    for await (const batch of listRecordBatches(query, options)) yield* batch;
+  }
+
   return {
     listRecords: (query, options) => listRecords(query, options),
 
+    listRecordBatches: (query, options) => listRecordBatches(query, options),
+
     listAllRecords: async (query, options) => {
       const all: ServiceRecord[] = [];
-      for await (const item of listRecords(query, options)) all.push(item);
+      for await (const batch of listRecordBatches(query, options)) for (const item of batch) all.push(item);
       return all;
     },
 

@@ -87,6 +87,8 @@ export interface ExportWriter {
   /** File extension without the dot (csv, xlsx, reqif, json, jsonl). */
   readonly extension: string;
   write(part: ExportPart): Promise<void>;
+  /** Optional: several parts in order, as `write` of each would take them, with fewer awaits. */
+  writeParts?(parts: readonly ExportPart[]): Promise<void>;
   /** Flushes and closes; called once after the `end` part, or on failure (then the output is discarded). */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import type { KnowledgeTopicRevision } from '../contract/knowledge-topic.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
-import { buildFieldMap, extendFieldMap, mapRecord, type FieldMap } from '../mapping/index.js';
+import { buildFieldMap, extendFieldMap, RecordMapper, type FieldMap } from '../mapping/index.js';
 import type { ExportedTopic, ExportedTrace, ExportPart, ExportServers } from './model.js';
 
 /** What the export procedure needs from the three services (the sdk client provides it). */
@@ -11,6 +11,8 @@ export interface ExportSource {
   getTopic(revisionId: string): Promise<KnowledgeTopicRevision>;
   /** Step 2: `GET /records/?context__knowledge_unit_topic_id=...`, yielded as records arrive. */
   listRecords(query: RecordListQuery): AsyncIterable<ServiceRecord>;
+  /** Step 2 in batches, when the source can (the same records as `listRecords`, fewer awaits). */
+  listRecordBatches?(query: RecordListQuery): AsyncIterable<ServiceRecord[]>;
   /** Step 4: `POST /traces/batch/list` for these nodes, chunked and with bounded concurrency. */
   listTraces(nodes: BatchRetrieveNode[]): Promise<TraceEdge[]>;
 }
@@ -29,7 +31,7 @@ export interface ExportOptions {
   followLatest?: boolean;
   /** Called with each warning as it arises (they are also in the `end` part). */
   onWarning?: (message: string) => void;
-  /** Called as records arrive, for progress display. */
+  /** Called as records arrive (at least once per batch of records), for progress display. */
   onProgress?: (progress: { topic: string; revisionId: string; records: number }) => void;
   /** Clock, for reproducible exports in tests. */
   now?: () => Date;
@@ -69,21 +71,39 @@ function exportedTopic(revision: KnowledgeTopicRevision, map: FieldMap): Exporte
  * record ids are kept, for step 4.
  */
 export async function* exportParts(source: ExportSource, options: ExportOptions): AsyncGenerator<ExportPart> {
+  for await (const batch of exportPartBatches(source, options)) yield* batch;
+}
+
+/** One-record batches of a source that only lists record by record. */
+async function* singleRecordBatches(records: AsyncIterable<ServiceRecord>): AsyncGenerator<ServiceRecord[]> {
+  for await (const record of records) yield [record];
+}
+
+/**
+ * `exportParts` in batches (never empty): the same parts in the same order, with the records of
+ * each chunk of the listing together, so consumers pay one await per batch instead of per record.
+ */
+export async function* exportPartBatches(
+  source: ExportSource,
+  options: ExportOptions,
+): AsyncGenerator<ExportPart[]> {
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     options.onWarning?.(message);
   };
   const now = options.now ?? (() => new Date());
-  yield {
-    kind: 'header',
-    header: {
-      exportedAt: now().toISOString(),
-      servers: source.servers,
-      revisionIds: [...options.revisionIds],
-      withTraces: !!options.traces,
+  yield [
+    {
+      kind: 'header',
+      header: {
+        exportedAt: now().toISOString(),
+        servers: source.servers,
+        revisionIds: [...options.revisionIds],
+        withTraces: !!options.traces,
+      },
     },
-  };
+  ];
 
   const recordIds: string[] = [];
   for (const requested of options.revisionIds) {
@@ -100,21 +120,33 @@ export async function* exportParts(source: ExportSource, options: ExportOptions)
     }
     let map = buildFieldMap(revision.knowledge_topic_schema);
     for (const warning of map.warnings) warn(`${revision.knowledge_topic_name}: ${warning}`);
-    yield { kind: 'topic', topic: exportedTopic(revision, map) };
+    yield [{ kind: 'topic', topic: exportedTopic(revision, map) }];
 
-    // 2. and 3. The records of that revision, mapped as they arrive.
+    // 2. and 3. The records of that revision, mapped as they arrive. The mapper is built once per
+    // topic and learns the keys met only in record data as the map is extended with them.
     let count = 0;
-    for await (const record of source.listRecords({ context__knowledge_unit_topic_id: revision._id })) {
-      const mapped = mapRecord(record, map, { labels: options.labels });
-      if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
-      count++;
-      if (options.traces) recordIds.push(record._id);
+    const mapper = new RecordMapper(map, { labels: options.labels });
+    const query = { context__knowledge_unit_topic_id: revision._id };
+    const batches = source.listRecordBatches
+      ? source.listRecordBatches(query)
+      : singleRecordBatches(source.listRecords(query));
+    for await (const records of batches) {
+      const parts: ExportPart[] = new Array(records.length);
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        const mapped = mapper.map(record);
+        if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
+        if (options.traces) recordIds.push(record._id);
+        parts[i] = { kind: 'record', record: mapped.record };
+      }
+      if (records.length === 0) continue;
+      count += records.length;
       options.onProgress?.({
         topic: revision.knowledge_topic_name,
         revisionId: revision._id,
         records: count,
       });
-      yield { kind: 'record', record: mapped.record };
+      yield parts;
     }
     if (count === 0) {
       warn(
@@ -122,7 +154,7 @@ export async function* exportParts(source: ExportSource, options: ExportOptions)
           `use the revision id (not the history id ${revision.knowledge_topic_history_id}) and fetch it again after a re-approval.`,
       );
     }
-    yield { kind: 'topic-end', topic: exportedTopic(revision, map), recordCount: count };
+    yield [{ kind: 'topic-end', topic: exportedTopic(revision, map), recordCount: count }];
   }
 
   // 4. The traces touching the exported records.
@@ -143,7 +175,7 @@ export async function* exportParts(source: ExportSource, options: ExportOptions)
       });
     }
     traces.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    yield { kind: 'traces', traces };
+    yield [{ kind: 'traces', traces }];
   }
-  yield { kind: 'end', warnings };
+  yield [{ kind: 'end', warnings }];
 }

@@ -1,5 +1,5 @@
 export { buildFieldMap, extendFieldMap, type FieldMap } from './field-map.js';
-export { mapRecord, type MapRecordOptions, type MappedRecord } from './record.js';
+export { mapRecord, RecordMapper, type MapRecordOptions, type MappedRecord } from './record.js';
 export { resolveSemanticName, disambiguateName, type ResolvedName } from './names.js';
 export {
   componentOptions,

@@ -4,7 +4,7 @@ import type { FormComponent } from '../contract/form.js';
 import type { KnowledgeTopicRevision } from '../contract/knowledge-topic.js';
 import type { ServiceRecord } from '../contract/record.js';
 import { buildFieldMap, extendFieldMap } from './field-map.js';
-import { mapRecord } from './record.js';
+import { mapRecord, RecordMapper } from './record.js';
 
 const samples = new URL('../../../../../shared/reference/samples/', import.meta.url);
 const load = <T>(file: string) => JSON.parse(readFileSync(new URL(file, samples), 'utf8')) as T;
@@ -159,5 +159,41 @@ describe('nested values', () => {
       { type: 'textfield', key: 'b', label: 'B' },
     );
     expect(Object.keys(mapRecord(record({ z: 0, b: 2, a: 1 }), map).record.values)).toEqual(['A', 'B', 'z']);
+  });
+});
+
+describe('RecordMapper', () => {
+  it('maps a stream of records as mapRecord does with the map extended after each record', () => {
+    const map = mapOf(
+      { type: 'textfield', key: 'a', label: 'A' },
+      {
+        type: 'dynamiclist',
+        path: 'list',
+        label: 'List',
+        components: [{ type: 'textfield', key: 'x', label: 'X' }],
+      },
+    );
+    const records = [
+      record({ a: 1, extra: 1 }),
+      record({
+        a: 2,
+        list: [
+          { x: 1, odd: 1 },
+          { x: 2, 'odd (odd)': 2 },
+        ],
+      }),
+      record({ extra: 3, A: 'data named like a field', 'a.b': 4 }),
+      record({ list: [{ 'odd (odd)': 5 }], another: 6, extra: 7 }),
+      record({}),
+    ];
+    const mapper = new RecordMapper(map);
+    let extended = map;
+    for (const input of records) {
+      const expected = mapRecord(input, extended);
+      const got = mapper.map(input);
+      expect(got).toEqual(expected);
+      expect(Object.keys(got.record.values)).toEqual(Object.keys(expected.record.values));
+      extended = extendFieldMap(extended, expected.newFields);
+    }
   });
 });

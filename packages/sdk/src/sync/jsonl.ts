@@ -1,7 +1,10 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { endOutput, writeChunk } from '../export/writers/output.js';
+import { endOutput, writeAndWait, writeChunk } from '../export/writers/output.js';
 import { fsyncPath } from './durable.js';
+
+/** Lines gathered by `push` are written in pieces of about this many bytes. */
+const PIECE_BYTES = 256 * 1024;
 
 /**
  * A file of JSON lines written front to back with backpressure (flat memory), flushed to disk by
@@ -10,14 +13,74 @@ import { fsyncPath } from './durable.js';
 export class JsonLinesSink {
   private readonly stream: WriteStream;
   private closed = false;
+  /** Bytes of the lines gathered by `push`, not yet written (up to `pendingLength`). */
+  private bytes: Buffer = Buffer.alloc(0);
+  private pendingLength = 0;
+  /** The piece being written, whose buffer is reused once the file has it (two buffers in turn). */
+  private writing: { buffer: Buffer; done: Promise<void> } | undefined;
   count = 0;
 
   constructor(readonly path: string) {
     this.stream = createWriteStream(path, { flags: 'wx', mode: 0o644 });
   }
 
+  /**
+   * Gathers a line (already serialized with `JSON.stringify`, no line break of its own) to be
+   * written with the next `flush`, encoded once. Returns where its bytes start in `pending`; they
+   * end right before its line break, at `pendingEnd - 1`.
+   */
+  push(line: string): number {
+    const room = line.length * 3 + 1; // UTF-8 takes at most 3 bytes per UTF-16 code unit
+    if (this.bytes.length - this.pendingLength < room) {
+      const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES + room, this.pendingLength + room));
+      this.bytes.copy(larger, 0, 0, this.pendingLength);
+      this.bytes = larger;
+    }
+    const start = this.pendingLength;
+    const end = start + this.bytes.write(line, start);
+    this.bytes[end] = 0x0a;
+    this.pendingLength = end + 1;
+    this.count++;
+    return start;
+  }
+
+  /** The bytes gathered by `push` (valid until the next `push` or `flush`). */
+  get pending(): Buffer {
+    return this.bytes;
+  }
+
+  /** The end of the gathered bytes (after the last line break). */
+  get pendingEnd(): number {
+    return this.pendingLength;
+  }
+
+  /** True when enough lines are gathered to be worth writing. */
+  get full(): boolean {
+    return this.pendingLength >= PIECE_BYTES;
+  }
+
+  /**
+   * Writes the lines gathered by `push`. The piece is written while the next one is gathered; its
+   * buffer takes the next lines after the one before it was written (flat memory, no garbage).
+   */
+  async flush(): Promise<void> {
+    if (this.pendingLength === 0) return;
+    const previous = this.writing;
+    const done = writeAndWait(this.stream, this.bytes.subarray(0, this.pendingLength));
+    done.catch(() => undefined); // awaited by the next flush or close
+    this.writing = { buffer: this.bytes, done };
+    this.bytes = Buffer.alloc(0);
+    this.pendingLength = 0;
+    if (previous) {
+      await previous.done;
+      this.bytes = previous.buffer;
+    }
+  }
+
   /** Appends a line already serialized with `JSON.stringify` (no line break of its own). */
   async appendLine(line: string): Promise<void> {
+    await this.flush();
+    await this.writing?.done;
     await writeChunk(this.stream, `${line}\n`);
     this.count++;
   }
@@ -29,6 +92,9 @@ export class JsonLinesSink {
   /** Ends the file and flushes it to disk. */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.flush();
+    await this.writing?.done;
+    this.writing = undefined;
     this.closed = true;
     await endOutput(this.stream);
     await fsyncPath(this.path);
@@ -37,6 +103,9 @@ export class JsonLinesSink {
   /** Stops writing without flushing (the file is about to be removed). */
   async destroy(): Promise<void> {
     this.closed = true;
+    this.bytes = Buffer.alloc(0);
+    this.pendingLength = 0;
+    this.writing = undefined;
     const stream = this.stream;
     if (stream.closed) return;
     const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));

@@ -21,6 +21,7 @@ import type {
 } from '../export/model.js';
 import {
   createSyncSession,
+  diffRecord,
   LOCK_FILE,
   readSyncState,
   renderReportText,
@@ -762,5 +763,249 @@ describe('comparison properties', () => {
     });
     expect(second.topics[0]!.changedRecords[0]!.fields.map((f) => f.field)).toEqual(['risks']);
     expect(second.truncated).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Batches: `writeParts` (what `rxs sync` uses) against `write` part by part and a reference model.
+
+/** Every file under `dir` (relative path -> content), to compare a state folder byte for byte. */
+function tree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (at: string, prefix: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) walk(path, `${prefix}${entry.name}/`);
+      else files.set(`${prefix}${entry.name}`, readFileSync(path, 'latin1'));
+    }
+  };
+  walk(dir, '');
+  return files;
+}
+
+/** `parts(snapshot)` cut into batches of the given sizes (cycled), as the export procedure yields them. */
+function batches(all: ExportPart[], sizes: number[]): ExportPart[][] {
+  const result: ExportPart[][] = [];
+  for (let at = 0, i = 0; at < all.length; i++) {
+    const size = sizes.length > 0 ? sizes[i % sizes.length]! : all.length;
+    result.push(all.slice(at, at + size));
+    at += size;
+  }
+  return result;
+}
+
+/** One complete sync fed with `writeParts`, committed. */
+async function syncInBatches(
+  dir: string,
+  snapshot: Snapshot,
+  sizes: number[],
+  options: SyncSessionOptions = {},
+): Promise<ChangeReport> {
+  const session = await createSyncSession(dir, options);
+  for (const batch of batches([...parts(snapshot)], sizes)) await session.writeParts(batch);
+  const report = session.report!;
+  await session.commit();
+  return report;
+}
+
+/** A record as sync stores it: after the JSON round trip. */
+const asStored = (r: ExportedRecord): StoredRecord =>
+  JSON.parse(
+    JSON.stringify({ id: r.id, name: r.name, version: r.version, values: r.values }),
+  ) as StoredRecord;
+
+describe('batches: writeParts', () => {
+  // Ids that take every path of reading ids from the stored lines: plain, escaped (quote,
+  // backslash, control character, lone surrogate), non-ASCII, astral.
+  const ID_POOL = [
+    ...Array.from({ length: 30 }, (_, n) => oid(n)),
+    'a"quote',
+    'b\\backslash',
+    'c\ncontrol',
+    'd\ud800lone',
+    'é-accent',
+    'z𝄞-astral',
+  ];
+  const valuesArb = fc
+    .record({
+      title: fc.constantFrom('a', 'b', 'µ 121°C ± 2°C — ok', 'line\nbreak', 'sep\u2028'),
+      priority: fc.constantFrom('h', 'l'),
+      tags: fc.constantFrom([], ['x'], ['x', 'y']),
+      risks: fc.constantFrom([], [{ severity: 'high', note: 'n' }], [{ note: 'n', severity: 'high' }]),
+      extra: fc.option(fc.constantFrom(1, 2.5, true, null, { nested: ['é'] }), { nil: undefined }),
+    })
+    // The same values in another key order: stored text differs, the records do not.
+    .chain((values) =>
+      fc
+        .boolean()
+        .map((reversed) =>
+          reversed
+            ? Object.fromEntries(Object.entries(values).reverse())
+            : (values as Record<string, unknown>),
+        ),
+    );
+  const recordSet = fc
+    .dictionary(fc.constantFrom(...ID_POOL), fc.tuple(fc.constantFrom('r', 'r2', 'ü'), valuesArb), {
+      maxKeys: 20,
+    })
+    .map((byId) =>
+      Object.keys(byId)
+        .sort()
+        .map((id): ExportedRecord => ({
+          id,
+          name: byId[id]![0],
+          version: '1',
+          topicRevisionId: REVISION,
+          values: byId[id]![1],
+        })),
+    );
+  const sizes = fc.array(fc.integer({ min: 1, max: 6 }), { maxLength: 4 });
+
+  it('reports and stores exactly what part-by-part writes do, and what a reference comparison expects', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(recordSet, recordSet, sizes, sizes, async (before, after, sizesA, sizesB) => {
+        run++;
+        const single = join(root, `batch-single-${run}`);
+        const batched = join(root, `batch-batched-${run}`);
+        const now = () => new Date('2026-09-01T00:00:00.000Z');
+        const first = { exportedAt: '2026-09-01T00:00:00.000Z', ...one(before) };
+        const second = { exportedAt: '2026-09-02T00:00:00.000Z', ...one(after) };
+
+        await sync(single, first, { now });
+        await syncInBatches(batched, first, sizesA, { now });
+        const expected = await sync(single, second, { now });
+        const report = await syncInBatches(batched, second, sizesB, { now });
+
+        // Same report, same stored records (generation names differ, the files do not).
+        expect(report).toEqual(expected);
+        const [a, b] = [tree(single), tree(batched)];
+        const records = (files: Map<string, string>) =>
+          [...files].filter(([name]) => name.endsWith('topic-1.jsonl')).map(([, text]) => text);
+        expect(records(b)).toEqual(records(a));
+
+        // Reference: set differences by id, and diffRecord of the stored forms for common ids.
+        const old = new Map(before.map((r) => [r.id, asStored(r)]));
+        const current = new Set(after.map((r) => r.id));
+        const changes = after
+          .filter((r) => old.has(r.id))
+          .map((r) => diffRecord(old.get(r.id)!, asStored(r)))
+          .filter((change) => change !== undefined);
+        const t = topicOf(report);
+        expect(ids(t.added)).toEqual(after.filter((r) => !old.has(r.id)).map((r) => r.id));
+        expect(t.added.map((r) => r.name)).toEqual(after.filter((r) => !old.has(r.id)).map((r) => r.name));
+        expect(ids(t.removed)).toEqual(before.filter((r) => !current.has(r.id)).map((r) => r.id));
+        expect(t.removed.map((r) => r.name)).toEqual(
+          before.filter((r) => !current.has(r.id)).map((r) => r.name),
+        );
+        expect(t.changedRecords).toEqual(changes);
+        expect(t.counts.unchanged).toBe(after.length - t.counts.added - changes.length);
+        expect((await storedRecords(batched)).map((r) => r.id)).toEqual(after.map((r) => r.id));
+
+        rmSync(single, { recursive: true, force: true });
+        rmSync(batched, { recursive: true, force: true });
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('a renamed field: batches compare through the renamer like single parts', async () => {
+    const dir = freshDir();
+    const renamed = FIELDS.map((f) => (f.key === 'prio_k' ? { ...f, name: 'urgency' } : f));
+    await syncInBatches(dir, one([rec(1, { priority: 'h' }), rec(2, { priority: 'l' })]), [2]);
+    const report = await syncInBatches(
+      dir,
+      one([rec(1, { urgency: 'h' }), rec(2, { urgency: 'h' })], topic({ fields: renamed })),
+      [3],
+    );
+    const t = topicOf(report);
+    expect(t.counts.unchanged).toBe(1);
+    expect(t.changedRecords.map((c) => [c.id, c.fields.map((f) => f.field)])).toEqual([
+      [oid(2), ['urgency']],
+    ]);
+  });
+
+  it('thousands of records in batches of a few hundred, against a previous snapshot larger than a read chunk', async () => {
+    const dir = freshDir();
+    const N = 5000;
+    const big = (n: number, edit: boolean) =>
+      rec(n, { note: `${'µ°—'.repeat(100)} ${n}`, priority: edit && n % 100 === 5 ? 'h' : 'l' });
+    const records = (edit: boolean) =>
+      Array.from({ length: N }, (_, n) => n)
+        .filter((n) => !(edit && n % 500 === 7))
+        .map((n) => big(n, edit));
+    await syncInBatches(dir, one(records(false)), [250]);
+    const report = await syncInBatches(dir, one(records(true)), [173, 311]);
+    expect(report.summary.records).toEqual({
+      before: N,
+      after: N - 10,
+      added: 0,
+      removed: 10,
+      changed: 50,
+      unchanged: N - 60,
+    });
+    expect(ids(topicOf(report).removed)).toEqual(Array.from({ length: 10 }, (_, i) => oid(i * 500 + 7)));
+  });
+});
+
+describe('batches: a failed run leaves the previous snapshot byte for byte, and no temporary files', () => {
+  const base = () => one([rec(1), rec(2, { tags: ['a'] }), rec(3), rec(5)]);
+  const next = () => one([rec(1), rec(2, { tags: ['b'] }), rec(4), rec(5)]);
+
+  async function expectUntouched(dir: string, before: Map<string, string>) {
+    expect(tree(dir)).toEqual(before);
+    expect(readdirSync(dir).filter((name) => name.includes('tmp'))).toEqual([]);
+    // And the next sync compares against it.
+    const report = await syncInBatches(dir, next(), [2]);
+    const t = topicOf(report);
+    expect(ids(t.added)).toEqual([oid(4)]);
+    expect(ids(t.removed)).toEqual([oid(3)]);
+    expect(ids(t.changedRecords)).toEqual([oid(2)]);
+  }
+
+  it('a batch that breaks the order mid-way', async () => {
+    const dir = freshDir();
+    await syncInBatches(dir, base(), [3]);
+    const before = tree(dir);
+    const session = await createSyncSession(dir);
+    const all = [...parts(one([rec(1), rec(3), rec(2)]))];
+    await session.writeParts(all.slice(0, 3));
+    await expect(session.writeParts(all.slice(3))).rejects.toThrow(SyncOrderError);
+    await expect(session.commit()).rejects.toThrow(/aborted/);
+    await expectUntouched(dir, before);
+  });
+
+  it('an export that fails between batches (then close, as the export run does)', async () => {
+    const dir = freshDir();
+    await syncInBatches(dir, base(), [3]);
+    const before = tree(dir);
+    const session = await createSyncSession(dir);
+    const all = batches([...parts(next())], [3]);
+    await session.writeParts(all[0]!);
+    await session.writeParts(all[1]!);
+    await session.close(); // the listing broke off here
+    await expect(session.commit()).rejects.toThrow(/aborted/);
+    await expectUntouched(dir, before);
+  });
+
+  it('a whole export whose output then fails (abort instead of commit)', async () => {
+    const dir = freshDir();
+    await syncInBatches(dir, base(), [3]);
+    const before = tree(dir);
+    const session = await createSyncSession(dir);
+    for (const batch of batches([...parts(next())], [4])) await session.writeParts(batch);
+    expect(session.report?.changed).toBe(true);
+    await session.abort();
+    await expectUntouched(dir, before);
+  });
+
+  it('a part after the end is refused without dropping the finished comparison', async () => {
+    const dir = freshDir();
+    await syncInBatches(dir, base(), [3]);
+    const session = await createSyncSession(dir);
+    for (const batch of batches([...parts(next())], [4])) await session.writeParts(batch);
+    await expect(session.writeParts([{ kind: 'end', warnings: [] }])).rejects.toThrow(/after the sync ended/);
+    await session.commit();
+    expect((await storedRecords(dir)).map((r) => r.id)).toEqual([oid(1), oid(2), oid(4), oid(5)]);
   });
 });

@@ -10,6 +10,7 @@ import type {
 import { Generation, removeStrayGenerations } from './generation.js';
 import { compareIds, jsonEqual, jsonHash } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
+import { SortedLineCursor } from './line-cursor.js';
 import { acquireSyncLock, type SyncLock } from './lock.js';
 import { diffRecord } from './record-diff.js';
 import { valueRenamer, type ValueRenamer } from './renames.js';
@@ -56,6 +57,9 @@ export class SyncOrderError extends SyncStreamError {
   }
 }
 
+/** A part after the sync ended: refused, the session stays as it was. */
+class LateStreamError extends SyncStreamError {}
+
 type Phase = 'start' | 'topics' | 'ended' | 'committed' | 'aborted';
 
 /** The topic whose records are streaming: its new file, the previous file and the report entry. */
@@ -63,12 +67,16 @@ interface OpenTopic {
   topic: ExportedTopic;
   previous: StoredTopic | undefined;
   file: string;
+  /** The new records file; its lines are gathered per batch and written together. */
   sink: JsonLinesSink;
-  cursor: SortedCursor<StoredRecord>;
+  /** The previous snapshot's records of the topic, as lines. */
+  cursor: SortedLineCursor;
   renamer: ValueRenamer | undefined;
   entry: TopicChanges;
   lastId: string | undefined;
   count: number;
+  /** Where the bytes of the last record's line start in `sink.pending`. */
+  lineStart: number;
 }
 
 /**
@@ -137,13 +145,33 @@ export class SyncSession {
     return this.result;
   }
 
-  async write(part: ExportPart): Promise<void> {
-    if (this.phase === 'ended' || this.phase === 'committed' || this.phase === 'aborted')
-      throw new SyncStreamError(`Export part "${part.kind}" arrived after the sync ${this.phase}.`);
+  write(part: ExportPart): Promise<void> {
+    return this.writeParts([part]);
+  }
+
+  /**
+   * Several parts in order, as `write` of each would take them (an export writer's `writeParts`):
+   * the records of a batch are compared without an await each, and their lines of the new
+   * snapshot are written in large pieces (the rest when the topic ends).
+   */
+  async writeParts(parts: readonly ExportPart[]): Promise<void> {
     try {
-      await this.handle(part);
+      for (const part of parts) {
+        if (this.phase === 'ended' || this.phase === 'committed' || this.phase === 'aborted')
+          throw new LateStreamError(`Export part "${part.kind}" arrived after the sync ${this.phase}.`);
+        if (part.kind === 'record') {
+          const open = this.open;
+          if (this.phase !== 'topics' || !open) this.expect('record', true);
+          const line = this.record(open!, part.record);
+          while (!this.merge(open!, part.record, line)) await open!.cursor.fill();
+          if (open!.sink.full) await open!.sink.flush();
+        } else {
+          await this.handle(part);
+        }
+      }
     } catch (error) {
-      await this.abort().catch(() => undefined);
+      // A part after the end (or after an abort) is refused without touching the session.
+      if (!(error instanceof LateStreamError)) await this.abort().catch(() => undefined);
       throw error;
     }
   }
@@ -204,7 +232,8 @@ export class SyncSession {
       case 'topic':
         return this.openTopic(part.topic);
       case 'record':
-        return this.record(part.record);
+        // Taken by writeParts directly.
+        throw new Error('unreachable');
       case 'topic-end':
         return this.closeTopic(part.topic, part.recordCount);
       case 'traces':
@@ -239,9 +268,8 @@ export class SyncSession {
     const previous = this.previousTopics.get(topic.historyId);
     const file = `topic-${this.topics.length + 1}.jsonl`;
     const sink = new JsonLinesSink(this.generation.path(file));
-    const cursor = new SortedCursor<StoredRecord>(
+    const cursor = new SortedLineCursor(
       previous && this.previous ? stateFilePath(this.dir, this.previous, previous.file) : undefined,
-      (record) => record.id,
     );
     this.open = {
       topic,
@@ -253,12 +281,12 @@ export class SyncSession {
       entry: this.builder.openTopic(topic.historyId, topic.name, previous ? 'present' : 'added'),
       lastId: undefined,
       count: 0,
+      lineStart: 0,
     };
   }
 
-  private async record(record: ExportedRecord): Promise<void> {
-    this.expect('record', true);
-    const open = this.open!;
+  /** Checks a record of the open topic and adds its line to the new snapshot; returns the line. */
+  private record(open: OpenTopic, record: ExportedRecord): string {
     const id = record.id;
     if (typeof id !== 'string' || id === '')
       throw new SyncStreamError(`A record of "${open.topic.name}" has no id.`);
@@ -266,29 +294,53 @@ export class SyncSession {
       throw new SyncOrderError(open.topic.name, id, open.lastId);
     open.lastId = id;
     open.count++;
-
     const line = JSON.stringify({ id, name: record.name, version: record.version, values: record.values });
-    await open.sink.appendLine(line);
-    // Compared as stored, so both sides went through the same JSON round trip.
-    const current = JSON.parse(line) as StoredRecord;
+    open.lineStart = open.sink.push(line);
+    return line;
+  }
 
-    // Merge-join: previous records with smaller ids are gone, an equal id is compared.
+  /**
+   * Merge-join of one record (and its new `line`) with the previous snapshot's lines, both sorted
+   * by id: previous records with smaller ids are gone, an equal id is compared. Synchronous while
+   * the previous side has lines in memory; false when it needs `cursor.fill()` first (then call
+   * again: the records found gone so far stay counted).
+   */
+  private merge(open: OpenTopic, record: ExportedRecord, line: string): boolean {
+    const cursor = open.cursor;
+    const sink = open.sink;
+    // Most records did not change: their new line is the next previous line, byte for byte.
+    if (!open.renamer && cursor.takeIfSame(sink.pending, open.lineStart, sink.pendingEnd - 1, record.id)) {
+      this.builder.recordUnchanged(open.entry);
+      return true;
+    }
     for (;;) {
-      const old = await open.cursor.peek();
-      if (old === undefined || compareIds(old.id, id) > 0) {
-        this.builder.recordAdded(open.entry, { id, name: current.name });
-        return;
+      if (!cursor.ready) return false;
+      const oldId = cursor.peekId();
+      if (oldId === undefined || compareIds(oldId, record.id) > 0) {
+        this.builder.recordAdded(open.entry, { id: record.id, name: record.name });
+        return true;
       }
-      await open.cursor.take();
-      if (compareIds(old.id, id) < 0) {
+      if (compareIds(oldId, record.id) < 0) {
+        const old = cursor.parse<StoredRecord>();
+        cursor.take();
         this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
         continue;
       }
+      // The same record: unchanged when stored the same way, byte for byte (both sides are
+      // JSON.stringify of the same shape). Otherwise both are compared as stored, after the same
+      // JSON round trip, which also ignores differences diffRecord does not count (key order).
+      if (!open.renamer && cursor.sameBytes(sink.pending, open.lineStart, sink.pendingEnd - 1)) {
+        cursor.take();
+        this.builder.recordUnchanged(open.entry);
+        return true;
+      }
+      const old = cursor.parse<StoredRecord>();
+      cursor.take();
       const before = open.renamer ? { ...old, values: open.renamer(old.values) } : old;
-      const change = diffRecord(before, current);
+      const change = diffRecord(before, JSON.parse(line) as StoredRecord);
       if (change) this.builder.recordChanged(open.entry, change);
       else this.builder.recordUnchanged(open.entry);
-      return;
+      return true;
     }
   }
 
@@ -303,8 +355,13 @@ export class SyncSession {
       throw new SyncStreamError(
         `The export says "${topic.name}" has ${recordCount} records, but ${open.count} arrived.`,
       );
-    for (let old = await open.cursor.take(); old !== undefined; old = await open.cursor.take())
+    for (;;) {
+      if (!open.cursor.ready) await open.cursor.fill();
+      if (open.cursor.peekId() === undefined) break;
+      const old = open.cursor.parse<StoredRecord>();
+      open.cursor.take();
       this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+    }
     await open.cursor.close();
     await open.sink.close();
 

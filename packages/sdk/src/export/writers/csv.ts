@@ -1,13 +1,20 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, WriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
+import type { ExportedRecord, ExportPart, ExportWriter } from '../model.js';
 import { cellText } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';
-import { writeChunk } from './output.js';
-import { SpooledWriter } from './spooled-writer.js';
+import { csvRow, CsvRowSplitter, csvText } from './csv-text.js';
+import { closeOutput, endOutput, writeAndWait, writeChunk } from './output.js';
+import { Spool } from './spool.js';
+import { ExportTracker } from './tracker.js';
 import { linksBySource, RECORD_NODE_TYPE, type Link } from './traces.js';
 
 export interface CsvWriterOptions {
-  /** Where records wait until the columns are known (default: the system temp folder). */
+  /** Where rows and records wait until the header is written (default: the system temp folder). */
   tempDir?: string;
 }
 
@@ -16,27 +23,137 @@ export const TOPIC_COLUMN = 'topic';
 /** Trailing column with each record's outgoing traces, present when traces were exported. */
 export const LINKS_COLUMN = 'links';
 
+/** Rows are written to the body file in pieces of about this many characters. */
+const FLUSH_AT = 64 * 1024;
+/** The body is copied to a file output in pieces of this many bytes. */
+const COPY_BYTES = 1024 * 1024;
+
+/** Rows of a single-topic export without traces, formatted as the records arrive. */
+interface Body {
+  dir: string;
+  file: string;
+  stream: WriteStream;
+  /** The semantic names of the columns the rows were formatted with. */
+  names: string[];
+  /** Every name a row may carry (the rest sends the record to the spool). */
+  known: Set<string>;
+  columns: SemanticColumns;
+  /** Rows formatted but not yet written. */
+  pending: string;
+  /** Rows stopped: a record or topic the columns did not foresee arrived; the rest is spooled. */
+  stopped: boolean;
+}
+
 /**
  * One table, one row per record: `_id`, `name`, `version`, `topic_revision_id`, then one column per
  * semantic name, then `links` when traces were exported. Several topics share the table: a leading
  * `topic` column tells them apart and the columns are the union of their names.
  *
- * The header can only be written once every topic's columns (including keys met only in record
- * data) and every trace are known, so records wait in a temporary file and the whole table is
- * written on close: flat memory, disk space about the size of the output.
+ * The header comes first but depends on every topic's columns (including keys met only in record
+ * data) and on the traces. An export of one topic without traces, whose records carry only the
+ * topic's fields (the usual case), is formatted row by row as records arrive into a temporary
+ * file, which is copied after the header on close. Otherwise (or from the first record that
+ * carries a name the columns did not foresee) records wait in a temporary file as JSON and the
+ * table is formatted on close; rows already formatted are rearranged cell by cell to the final
+ * columns. Either way: flat memory, disk space about the size of the output.
  *
  * Cells: checklists joined with "; ", objects and dynamiclists as compact JSON. Cells starting with
  * =, +, -, @, tab or carriage return get a leading apostrophe (except numbers), so a spreadsheet
  * never runs them as formulas. UTF-8 with a byte order mark and CRLF line ends, as Excel expects.
  */
-export class CsvWriter extends SpooledWriter {
+export class CsvWriter implements ExportWriter {
   readonly extension = 'csv';
+  private readonly tracker = new ExportTracker();
+  private readonly spool: Spool<{ topic: number; record: ExportedRecord }>;
+  private readonly tempDir: string;
+  private body: Body | undefined;
+  private bodyFailed = false;
 
-  constructor(out: Writable, options: CsvWriterOptions = {}) {
-    super(out, options.tempDir);
+  constructor(
+    private readonly out: Writable,
+    options: CsvWriterOptions = {},
+  ) {
+    this.tempDir = options.tempDir ?? tmpdir();
+    this.spool = new Spool(options.tempDir);
   }
 
-  protected async produce(): Promise<void> {
+  async write(part: ExportPart): Promise<void> {
+    await this.take(part);
+    const body = this.body;
+    if (body && (part.kind !== 'record' || body.pending.length >= FLUSH_AT)) await this.flush(body);
+  }
+
+  async writeParts(parts: readonly ExportPart[]): Promise<void> {
+    for (const part of parts) await this.take(part);
+    if (this.body) await this.flush(this.body);
+  }
+
+  close(): Promise<void> {
+    return closeOutput(
+      this.out,
+      this.tracker.ended,
+      () => this.produce(),
+      () => this.dispose(),
+    );
+  }
+
+  /** Follows one part; a record is formatted right away when it fits the body's columns. */
+  private async take(part: ExportPart): Promise<void> {
+    this.tracker.observe(part);
+    if (part.kind === 'topic') {
+      if (this.body) this.body.stopped = true;
+      else if (this.tracker.topics.length === 0 && !this.bodyFailed) await this.openBody(part);
+      return;
+    }
+    if (part.kind !== 'record') return;
+    const body = this.body;
+    if (body && !body.stopped) {
+      const { record } = part;
+      for (const name of Object.keys(record.values)) {
+        if (!body.known.has(name)) {
+          body.stopped = true;
+          break;
+        }
+      }
+      if (!body.stopped) {
+        body.pending += csvRow([...recordFacts(record), ...body.columns.values(record).map(csvCell)]);
+        return;
+      }
+    }
+    await this.spool.append({ topic: this.tracker.current.index, record: part.record });
+  }
+
+  /** Rows can be formatted as they arrive when the export is one topic without traces. */
+  private async openBody(part: Extract<ExportPart, { kind: 'topic' }>): Promise<void> {
+    const header = this.tracker.header;
+    if (!header || header.withTraces || header.revisionIds.length !== 1) return;
+    const columns = new SemanticColumns([TOPIC_COLUMN, ...RECORD_COLUMNS, LINKS_COLUMN]).add(
+      part.topic.fields,
+    );
+    const dir = await mkdtemp(join(this.tempDir, 'rxs-export-'));
+    const file = join(dir, 'rows.csv');
+    const stream = createWriteStream(file);
+    this.body = {
+      dir,
+      file,
+      stream,
+      names: [...columns.names],
+      known: new Set(part.topic.fields.map((f) => f.name)),
+      columns,
+      pending: '',
+      stopped: false,
+    };
+  }
+
+  private async flush(body: Body): Promise<void> {
+    if (body.pending === '') return;
+    const text = body.pending;
+    body.pending = '';
+    await writeChunk(body.stream, text);
+  }
+
+  /** Writes the whole table; the export is complete. */
+  private async produce(): Promise<void> {
     const { topics } = this.tracker;
     const withTopic = topics.length > 1;
     const withLinks = this.tracker.withTraces;
@@ -51,20 +168,118 @@ export class CsvWriter extends SpooledWriter {
       ...(withLinks ? [LINKS_COLUMN] : []),
     ];
     await writeChunk(this.out, `\uFEFF${csvRow(header)}`);
+
+    const body = this.body;
+    if (body) {
+      await this.flush(body);
+      await endOutput(body.stream);
+      const unchanged =
+        !withTopic &&
+        !withLinks &&
+        columns.names.length === body.names.length &&
+        columns.names.every((name, i) => name === body.names[i]);
+      if (unchanged) await this.copyBody(body);
+      else await this.rearrangeBody(body, columns.names, withTopic, withLinks, outgoing);
+    }
+
+    let pending = '';
     for await (const { topic, record } of this.spool.replay()) {
-      const row: unknown[] = [
+      pending += csvRow([
         ...(withTopic ? [topics[topic]?.topic.name ?? ''] : []),
         ...recordFacts(record),
         ...columns.values(record).map(csvCell),
         ...(withLinks ? [linksText(outgoing.get(record.id) ?? [])] : []),
-      ];
-      await writeChunk(this.out, csvRow(row));
+      ]);
+      if (pending.length >= FLUSH_AT) {
+        await writeChunk(this.out, pending);
+        pending = '';
+      }
+    }
+    if (pending !== '') await writeChunk(this.out, pending);
+  }
+
+  /**
+   * The body's rows as they are. Into a file stream (the CLI's output) through one reused buffer:
+   * a file stream is done with a chunk when its write callback runs, and reading the body in fresh
+   * chunks would leave tens of MB of garbage buffers at the end of the export, the exporter's peak
+   * memory. Other streams may keep the chunks they are given, so they get fresh ones.
+   */
+  private async copyBody(body: Body): Promise<void> {
+    if (!(this.out instanceof WriteStream)) {
+      for await (const chunk of createReadStream(body.file, { highWaterMark: FLUSH_AT }))
+        await writeChunk(this.out, chunk as Buffer);
+      return;
+    }
+    const input = await open(body.file, 'r');
+    try {
+      const buffer = Buffer.allocUnsafe(COPY_BYTES);
+      for (;;) {
+        const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) return;
+        await writeAndWait(this.out, buffer.subarray(0, bytesRead));
+      }
+    } finally {
+      await input.close();
     }
   }
-}
 
-function csvRow(cells: unknown[]): string {
-  return stringify([cells], { record_delimiter: 'windows', escape_formulas: true });
+  /**
+   * The body's rows in the final columns: its cells are moved, never re-encoded (the values are
+   * gone, but each cell's text is final), new columns are empty, and the topic and links cells
+   * are added as the table needs them.
+   */
+  private async rearrangeBody(
+    body: Body,
+    names: readonly string[],
+    withTopic: boolean,
+    withLinks: boolean,
+    outgoing: Map<string, Link[]>,
+  ): Promise<void> {
+    const fixed = RECORD_COLUMNS.length;
+    const position = new Map<string, number>();
+    body.names.forEach((name, i) => position.set(name, fixed + i));
+    const from = names.map((name) => position.get(name));
+    const topicCell = withTopic ? csvText(this.tracker.topics[0]?.topic.name ?? '') : '';
+    // Links by the id cell as written (ids are the first cell of every body row).
+    const links = new Map<string, string>();
+    if (withLinks)
+      for (const [id, list] of outgoing) if (!links.has(csvText(id))) links.set(csvText(id), linksText(list));
+
+    const splitter = new CsvRowSplitter();
+    const input = createReadStream(body.file, { encoding: 'utf8', highWaterMark: FLUSH_AT });
+    for await (const text of input) {
+      let pending = '';
+      for (const cells of splitter.push(text as string)) {
+        const row: string[] = withTopic ? [topicCell] : [];
+        for (let i = 0; i < fixed; i++) row.push(cells[i] ?? '');
+        for (const index of from) row.push(index === undefined ? '' : (cells[index] ?? ''));
+        if (withLinks) row.push(csvText(links.get(cells[0] ?? '') ?? ''));
+        pending += `${row.join(',')}\r\n`;
+      }
+      if (pending !== '') await writeChunk(this.out, pending);
+    }
+    if (splitter.pending) throw new Error(`${body.file} ends inside a row; the temporary rows are damaged.`);
+  }
+
+  private async dispose(): Promise<void> {
+    const body = this.body;
+    this.body = undefined;
+    this.bodyFailed = true;
+    let failure: unknown;
+    if (body) {
+      try {
+        if (!body.stream.closed) {
+          body.stream.destroy();
+          await once(body.stream, 'close');
+        }
+        await rm(body.dir, { recursive: true, force: true });
+      } catch (error) {
+        failure = error;
+      }
+    }
+    await this.spool.dispose();
+    if (failure !== undefined) throw failure;
+  }
 }
 
 /** Numbers stay numbers so that a negative one is not mistaken for a formula. */

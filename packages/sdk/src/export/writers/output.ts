@@ -8,6 +8,17 @@ export async function writeChunk(out: Writable, chunk: string | Uint8Array): Pro
   if (!out.write(chunk)) await once(out, 'drain');
 }
 
+/**
+ * Writes a chunk and waits until the stream is done with it (its write callback), so the caller
+ * may reuse the chunk's memory. Only for streams that do not keep chunks after that (files).
+ */
+export function writeAndWait(out: Writable, chunk: Uint8Array): Promise<void> {
+  if (out.errored) return Promise.reject(out.errored);
+  return new Promise((resolve, reject) => {
+    out.write(chunk, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
 /** Waits until a stream that is filled by someone else (a pipe) has room again. */
 export async function whenDrained(out: Writable): Promise<void> {
   if (out.errored) throw out.errored;

@@ -412,6 +412,71 @@ describe('csv', () => {
     expect(rows.find((r) => r._id === REQ2)!.links).toBe(`is_related:${NOT_EXPORTED}`);
   });
 
+  describe('rows formatted as records arrive give the same bytes as rows formatted on close', () => {
+    /** The same parts, but the header announces a second topic: the writer spools from the start. */
+    const spooledFromStart = (parts: ExportPart[]): ExportPart[] =>
+      parts.map((part) =>
+        part.kind === 'header'
+          ? { ...part, header: { ...part.header, revisionIds: [...part.header.revisionIds, 'another'] } }
+          : part,
+      );
+    const topicEnd = (parts: ExportPart[]) => parts.findIndex((p) => p.kind === 'topic-end');
+
+    it('when records carry keys the schema does not know (rows rearranged to the final columns)', async () => {
+      const parts = exportParts([systemRequirements]);
+      const streamed = await render('csv', parts);
+      expect(streamed).toEqual(await render('csv', spooledFromStart(parts)));
+      expect(csvObjects(streamed.toString('utf8')).header.slice(-2)).toEqual(['legacy_note', 'control']);
+    });
+
+    it('when every record fits the schema (rows copied as they are)', async () => {
+      const plain = { ...systemRequirements, records: systemRequirements.records.slice(0, 2) };
+      const parts = exportParts([plain]);
+      expect(parts.filter((p) => p.kind === 'record')).toHaveLength(2);
+      const streamed = await render('csv', parts);
+      expect(streamed).toEqual(await render('csv', spooledFromStart(parts)));
+      expect(csvObjects(streamed.toString('utf8')).rows).toHaveLength(2);
+    });
+
+    it('when the parts arrive in batches (writeParts)', async () => {
+      const parts = exportParts([systemRequirements]);
+      const chunks: Buffer[] = [];
+      const out = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(Buffer.from(chunk));
+          done();
+        },
+      });
+      const writer = createWriter('csv', out);
+      await writer.writeParts!(parts.slice(0, 4));
+      await writer.writeParts!(parts.slice(4));
+      await writer.close();
+      expect(Buffer.concat(chunks)).toEqual(await render('csv', parts));
+    });
+
+    it('when traces or a second topic arrive unannounced', async () => {
+      const parts = exportParts([systemRequirements]);
+      const withTraces = [
+        ...parts.slice(0, topicEnd(parts) + 1),
+        { kind: 'traces', traces: TRACES } as ExportPart,
+        ...parts.slice(topicEnd(parts) + 1),
+      ];
+      const streamed = await render('csv', withTraces);
+      expect(streamed).toEqual(await render('csv', spooledFromStart(withTraces)));
+      expect(csvObjects(streamed.toString('utf8')).header.at(-1)).toBe('links');
+
+      const two = exportParts([systemRequirements, riskTopic]);
+      const header = two[0] as Extract<ExportPart, { kind: 'header' }>;
+      const unannounced: ExportPart[] = [
+        { kind: 'header', header: { ...header.header, revisionIds: header.header.revisionIds.slice(0, 1) } },
+        ...two.slice(1),
+      ];
+      const rows = await render('csv', unannounced);
+      expect(rows).toEqual(await render('csv', two));
+      expect(csvObjects(rows.toString('utf8')).header[0]).toBe('topic');
+    });
+  });
+
   it('writes only the header for topics without records', async () => {
     const { header, rows } = csvObjects((await render('csv', exportParts([emptyTopic]))).toString('utf8'));
     expect(header).toEqual([

@@ -1,0 +1,83 @@
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CSV_OPTIONS, csvRow, CsvRowSplitter } from './csv-text.js';
+
+const reference = (cells: unknown[]) => stringify([cells], CSV_OPTIONS);
+
+const TRICKY = [
+  '',
+  'plain',
+  'a,b',
+  'say "hi"',
+  '"',
+  'line\nbreak',
+  'cr\rinside',
+  'ends with cr\r',
+  'crlf\r\ninside',
+  '\r\nstarts',
+  '=SUM(A1)',
+  '+1',
+  '-1',
+  '@x',
+  '\tlead',
+  '\rlead',
+  '\uff1dfull',
+  '\uff0b',
+  '\uff0d',
+  '\uff20',
+  "'=already",
+  'ünïcødé 🎉',
+  ',',
+  '\r',
+  '\n',
+];
+
+describe('csvRow writes what csv-stringify writes', () => {
+  it('for tricky text, numbers, absent and null cells', () => {
+    for (const text of TRICKY) expect(csvRow([text, text])).toBe(reference([text, text]));
+    const cells = [0, -1, 1.5, -0, 1e21, NaN, Infinity, -Infinity, undefined, null, '', 'x'];
+    expect(csvRow(cells)).toBe(reference(cells));
+    expect(csvRow([])).toBe('\r\n');
+  });
+
+  it('for any strings and numbers', () => {
+    const cell = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom('a', ',', '"', '\r', '\n', '=', '-', '+', '@', '\t', "'", ' ', 'é'),
+      }),
+      fc.string(),
+      fc.double(),
+      fc.integer(),
+      fc.constant(undefined),
+      fc.constant(null),
+    );
+    fc.assert(
+      fc.property(fc.array(cell, { maxLength: 8 }), (cells) => {
+        expect(csvRow(cells)).toBe(reference(cells));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('hands other cells (booleans, objects) to csv-stringify', () => {
+    const cells = [true, false, { a: 1 }, [1, 2], 'x'];
+    expect(csvRow(cells)).toBe(reference(cells));
+  });
+});
+
+describe('CsvRowSplitter', () => {
+  it('gives back each cell exactly as written, whatever the pieces the text arrives in', () => {
+    const rows = [TRICKY, ['a', '', '"q"', 'x\r'], [''], TRICKY.slice().reverse()];
+    const text = rows.map((row) => csvRow(row)).join('');
+    const expected = rows.map((row) => row.map((cell) => csvRow([cell]).slice(0, -2)));
+    for (const size of [1, 2, 5, 17, text.length]) {
+      const splitter = new CsvRowSplitter();
+      const got: string[][] = [];
+      for (let start = 0; start < text.length; start += size)
+        got.push(...splitter.push(text.slice(start, start + size)));
+      expect(got).toEqual(expected);
+      expect(splitter.pending).toBe(false);
+    }
+  });
+});

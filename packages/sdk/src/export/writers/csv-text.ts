@@ -1,0 +1,136 @@
+import { stringify } from 'csv-stringify/sync';
+
+/**
+ * CSV text exactly as csv-stringify writes it with `{ record_delimiter: 'windows', escape_formulas:
+ * true }` (the options the CSV format has always used), without its per-row set-up: cells are
+ * joined with commas and rows end with CRLF. A cell is quoted when it holds a quote, a comma or
+ * CRLF (a lone CR or LF stays unquoted, as csv-stringify leaves it with a windows record
+ * delimiter); quotes are doubled. Text starting with =, +, -, @, tab, CR (or their
+ * full-width forms) gets a leading apostrophe so spreadsheets never run it; numbers do not.
+ */
+export const CSV_OPTIONS = { record_delimiter: 'windows', escape_formulas: true } as const;
+
+const NEEDS_QUOTES = /[",\r]/;
+
+/** Whether text starting with this character gets the apostrophe (numbers aside). */
+function isFormulaStart(code: number): boolean {
+  switch (code) {
+    case 0x3d: // =
+    case 0x2b: // +
+    case 0x2d: // -
+    case 0x40: // @
+    case 0x09: // tab
+    case 0x0d: // CR
+    case 0xff1d:
+    case 0xff0b:
+    case 0xff0d:
+    case 0xff20:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** One text cell as it appears in the row. */
+export function csvText(text: string): string {
+  if (text === '') return '';
+  let value = isFormulaStart(text.charCodeAt(0)) ? `'${text}` : text;
+  if (NEEDS_QUOTES.test(text)) {
+    const quote = text.includes('"');
+    if (quote || text.includes(',') || text.includes('\r\n')) {
+      if (quote) value = value.replaceAll('"', '""');
+      value = `"${value}"`;
+    }
+  }
+  return value;
+}
+
+/** Whether a cell is of a kind `csvText` writes (others go through csv-stringify itself). */
+function isPlainCell(cell: unknown): cell is string | number | null | undefined {
+  return typeof cell === 'string' || typeof cell === 'number' || cell === undefined || cell === null;
+}
+
+/** One cell: text as `csvText`, numbers as themselves, absent and null as nothing. */
+export function csvCellText(cell: string | number | null | undefined): string {
+  if (typeof cell === 'string') return csvText(cell);
+  if (typeof cell === 'number') return `${cell}`;
+  return '';
+}
+
+/** A whole row, CRLF included. */
+export function csvRow(cells: readonly unknown[]): string {
+  let row = '';
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i];
+    if (!isPlainCell(cell)) return stringify([cells], CSV_OPTIONS);
+    if (i > 0) row += ',';
+    row += csvCellText(cell);
+  }
+  return `${row}\r\n`;
+}
+
+/**
+ * Splits CSV text written by `csvRow` back into rows of cells, each cell kept exactly as written
+ * (quotes and apostrophes included), so rows can be rearranged without changing a byte of any
+ * cell. Text may arrive in pieces; `push` returns the rows completed so far.
+ */
+export class CsvRowSplitter {
+  private rest = '';
+
+  push(text: string): string[][] {
+    const input = this.rest + text;
+    const rows: string[][] = [];
+    let position = 0;
+    for (;;) {
+      const row = readRow(input, position);
+      if (!row) break;
+      rows.push(row.cells);
+      position = row.next;
+    }
+    this.rest = input.slice(position);
+    return rows;
+  }
+
+  /** Whether text is left over that is not a whole row (a damaged file). */
+  get pending(): boolean {
+    return this.rest !== '';
+  }
+}
+
+/** The row starting at `start`, or undefined when `text` ends before the row does. */
+function readRow(text: string, start: number): { cells: string[]; next: number } | undefined {
+  const cells: string[] = [];
+  let position = start;
+  for (;;) {
+    let end: number;
+    if (text.charCodeAt(position) === 0x22) {
+      // Quoted: up to the quote that is not doubled.
+      end = position + 1;
+      for (;;) {
+        const quote = text.indexOf('"', end);
+        if (quote < 0) return undefined;
+        if (text.charCodeAt(quote + 1) === 0x22) {
+          end = quote + 2;
+          continue;
+        }
+        if (quote + 1 >= text.length) return undefined;
+        end = quote + 1;
+        break;
+      }
+    } else {
+      // Unquoted: holds neither a comma nor CRLF.
+      const comma = text.indexOf(',', position);
+      const crlf = text.indexOf('\r\n', position);
+      if (crlf < 0) return undefined;
+      end = comma >= 0 && comma < crlf ? comma : crlf;
+    }
+    cells.push(text.slice(position, end));
+    if (text.charCodeAt(end) === 0x2c) {
+      position = end + 1;
+      continue;
+    }
+    if (end + 1 >= text.length) return undefined;
+    // CRLF ends the row.
+    return { cells, next: end + 2 };
+  }
+}
