@@ -32,8 +32,7 @@ export function listingUrl(rxs, revisionId) {
 
 /** `rxs export` of one topic to `out`; returns { seconds, peakRss }. */
 export async function rxsExport({ rxs, revisionId, keyFile, out, format = 'csv' }) {
-  return timedOk(process.execPath, [
-    RXS_BIN,
+  return timedOk(RXS_BIN, [
     'export',
     '--url',
     rxs.url,

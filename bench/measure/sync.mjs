@@ -15,8 +15,7 @@ import { rxsExport } from './export.mjs';
  * compared with: the difference between the two is the comparison (and the snapshot it keeps).
  */
 export function rxsSync({ rxs, revisionId, keyFile, state, out }) {
-  return timedOk(process.execPath, [
-    RXS_BIN,
+  return timedOk(RXS_BIN, [
     'sync',
     '--url',
     rxs.url,
