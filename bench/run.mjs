@@ -17,7 +17,6 @@ import { copyDataset, createBody, ensureDataset, loadSamples } from './lib/datas
 import { parseOptions, runsFor, slowRunsFor, USAGE } from './lib/options.mjs';
 import {
   ROOT,
-  RXS_BIN,
   startJsonServer,
   startLimitServer,
   startRxs,
@@ -336,7 +335,7 @@ async function main() {
     log(`Report ${relative(process.cwd(), written.reportFile)} rewritten from ${options.from}`);
     return;
   }
-  if (!existsSync(RXS_BIN)) {
+  if (!existsSync(join(ROOT, 'packages/cli/dist/bin.js'))) {
     log('bench: packages are not built; run `npm run build` first (npm run bench does).');
     process.exit(2);
   }

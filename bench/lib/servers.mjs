@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { answers, freePort, startProcess } from './processes.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// Spawned as the executable `rxs` is (its shebang sets Node's flags), not as `node bin.js`.
-export const RXS_BIN = join(ROOT, 'packages/cli/dist/bin.js');
+// The executable `rxs` users run (its shebang sets Node's flags), spawned directly, not via `node`.
+export const RXS_BIN = join(ROOT, 'packages/cli/bin/rxs.js');
 const JSON_SERVER_BIN = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
 const LIMIT_SERVER = join(ROOT, 'bench/tools/limit-server.mjs');
 
