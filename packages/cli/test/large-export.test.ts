@@ -14,7 +14,7 @@ const SMALL = 10_000;
 async function runAndMeasure(
   args: string[],
 ): Promise<{ code: number | null; peakKb: number; stderr: string }> {
-  const child = spawn(process.execPath, [cliBin, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(cliBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   let peakKb = 0;

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 const isolatedHome = mkdtempSync(join(tmpdir(), 'rxs-home-'));
 
-export const cliBin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+/** The `rxs` npm links at install time (packages/cli/bin/rxs.js): run as users run it, by its shebang. */
+export const cliBin = fileURLToPath(new URL('../../../node_modules/.bin/rxs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -20,7 +21,7 @@ export function runCli(
   options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliBin, ...args], {
+    const child = spawn(cliBin, args, {
       // A home of its own: no user config file (~/.config/rxs/config.json) leaks into the test.
       env: { ...process.env, HOME: isolatedHome, RXS_API_KEY: '', ...options.env },
       cwd: options.cwd,

@@ -201,9 +201,8 @@ describe('rxs sync: polling and comparing snapshots', () => {
   it('--watch polls on a schedule until stopped', async () => {
     const watchState = join(dir, 'watch-state');
     const child = spawn(
-      process.execPath,
+      cliBin,
       [
-        cliBin,
         'sync',
         '--url',
         t.url,
