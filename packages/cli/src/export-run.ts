@@ -50,13 +50,7 @@ export interface PartConsumer {
 }
 
 /** Hands a batch of parts to a writer or consumer, in one call when it takes batches. */
-async function deliver(
-  target: {
-    write(part: ExportPart): Promise<void>;
-    writeParts?(parts: readonly ExportPart[]): Promise<void>;
-  },
-  parts: readonly ExportPart[],
-): Promise<void> {
+async function deliver(target: PartConsumer, parts: readonly ExportPart[]): Promise<void> {
   if (target.writeParts) await target.writeParts(parts);
   else for (const part of parts) await target.write(part);
 }
