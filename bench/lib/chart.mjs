@@ -4,6 +4,8 @@
  * exporter's peak memory against its limit.
  */
 
+import { MB, sizeLabel } from './format.mjs';
+
 const COLORS = {
   limit: '#8c8c8c',
   rxs: '#1f6feb',
@@ -14,7 +16,6 @@ const COLORS = {
 const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const sizeLabel = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
 
 function niceLogTicks(lo, hi) {
   const ticks = [];
@@ -278,18 +279,18 @@ export function renderChart(results) {
     bars: [
       {
         series: 'rxs',
-        value: s.export?.maxPeakRss?.rxs ? s.export.maxPeakRss.rxs / 2 ** 20 : undefined,
-        text: s.export?.maxPeakRss?.rxs ? `${(s.export.maxPeakRss.rxs / 2 ** 20).toFixed(0)} MB` : undefined,
+        value: s.export?.maxPeakRss?.rxs ? s.export.maxPeakRss.rxs / MB : undefined,
+        text: s.export?.maxPeakRss?.rxs ? `${(s.export.maxPeakRss.rxs / MB).toFixed(0)} MB` : undefined,
       },
       {
         series: 'server',
         value:
           s.listing?.memory?.peakAboveIdle !== undefined
-            ? Math.max(0.5, s.listing.memory.peakAboveIdle / 2 ** 20)
+            ? Math.max(0.5, s.listing.memory.peakAboveIdle / MB)
             : undefined,
         text:
           s.listing?.memory?.peakAboveIdle !== undefined
-            ? `+${(s.listing.memory.peakAboveIdle / 2 ** 20).toFixed(0)} MB`
+            ? `+${(s.listing.memory.peakAboveIdle / MB).toFixed(0)} MB`
             : undefined,
       },
     ],

@@ -6,16 +6,8 @@
  * these notes name.
  */
 
-const MB = 2 ** 20;
-const sizeLabel = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
-const secs = (s) =>
-  s === undefined
-    ? 'n/a'
-    : s >= 10
-      ? `${s.toFixed(1)} s`
-      : s >= 1
-        ? `${s.toFixed(2)} s`
-        : `${s.toFixed(3)} s`;
+import { MB, secs, sizeLabel } from './format.mjs';
+
 const x = (r) => (r === undefined ? 'n/a' : `${r.toFixed(r < 10 ? 1 : 0)}x`);
 
 /** The figure at 100k records (the issue's size) if measured, else at the largest size that has it. */

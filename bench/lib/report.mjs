@@ -6,21 +6,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { renderChart } from './chart.mjs';
 import { closingNotes } from './notes.mjs';
+import { MB, secs, sizeLabel } from './format.mjs';
 
-const MB = 2 ** 20;
-export const sizeLabel = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
 const num = (v, digits = 0) =>
   v === undefined || v === null || Number.isNaN(v)
     ? 'n/a'
     : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-export const secs = (s) =>
-  s === undefined
-    ? 'n/a'
-    : s >= 10
-      ? `${s.toFixed(1)} s`
-      : s >= 1
-        ? `${s.toFixed(2)} s`
-        : `${s.toFixed(3)} s`;
 export const mb = (b) => (b === undefined ? 'n/a' : `${(b / MB).toFixed(b < 10 * MB ? 1 : 0)} MB`);
 export const ratio = (r) => (r === undefined ? 'n/a' : `${r.toFixed(r < 10 ? 2 : 1)}x`);
 const ms = (v) => (v === undefined ? 'n/a' : `${v.toFixed(v < 10 ? 1 : 0)} ms`);

@@ -30,22 +30,28 @@ export function listingUrl(rxs, revisionId) {
   return `${rxs.url}/records/?context__knowledge_unit_topic_id=${revisionId}`;
 }
 
-/** `rxs export` of one topic to `out`; returns { seconds, peakRss }. */
-export async function rxsExport({ rxs, revisionId, keyFile, out, format = 'csv' }) {
+/** `rxs <command>` of one topic, `format` (CSV by default) to `out`, plus `extra` options; returns { seconds, peakRss }. */
+export function timedRxs(command, { rxs, revisionId, keyFile, out, format = 'csv' }, extra = []) {
   return timedOk(RXS_BIN, [
-    'export',
+    command,
     '--url',
     rxs.url,
     '--api-key-file',
     keyFile,
     '--kt',
     revisionId,
+    ...extra,
     '--format',
     format,
     '--out',
     out,
     '--quiet',
   ]);
+}
+
+/** `rxs export` of one topic to `out`; returns { seconds, peakRss }. */
+export function rxsExport(options) {
+  return timedRxs('export', options);
 }
 
 /** The limit: curl the listing (from `url`) to a file, then JSON.parse it once. */

@@ -5,32 +5,16 @@
  */
 import { join } from 'node:path';
 import { loadSamples, recordData } from '../lib/dataset.mjs';
-import { RXS_BIN } from '../lib/servers.mjs';
-import { settle, timedOk } from '../lib/processes.mjs';
+import { settle } from '../lib/processes.mjs';
 import { max, median, ratios } from '../lib/stats.mjs';
-import { rxsExport } from './export.mjs';
+import { rxsExport, timedRxs } from './export.mjs';
 
 /**
  * `rxs sync` of one topic with its state in `state`, writing the same CSV as the export it is
  * compared with: the difference between the two is the comparison (and the snapshot it keeps).
  */
-export function rxsSync({ rxs, revisionId, keyFile, state, out }) {
-  return timedOk(RXS_BIN, [
-    'sync',
-    '--url',
-    rxs.url,
-    '--api-key-file',
-    keyFile,
-    '--kt',
-    revisionId,
-    '--state',
-    state,
-    '--format',
-    'csv',
-    '--out',
-    out,
-    '--quiet',
-  ]);
+export function rxsSync({ state, ...options }) {
+  return timedRxs('sync', options, ['--state', state]);
 }
 
 /** PATCHes the records in `changes` ([id, index] pairs), `parallel` at a time. */
