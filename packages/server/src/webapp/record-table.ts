@@ -2,7 +2,7 @@ import {
   buildFieldMap,
   cellText,
   extendFieldMap,
-  mapRecord,
+  RecordMapper,
   type ExportedField,
   type FormSchema,
   type ServiceRecord,
@@ -37,7 +37,7 @@ export interface MappedRows {
 
 /**
  * Maps a revision's records to rows with a column per semantic name, exactly as the exporter maps
- * them (sdk `buildFieldMap` and `mapRecord`; option values by their labels). The records stream
+ * them (sdk `buildFieldMap` and `RecordMapper`; option values by their labels). The records stream
  * in; only the display text of each row is kept, so 10 000 records stay small.
  */
 export async function mapRecordRows(
@@ -45,9 +45,11 @@ export async function mapRecordRows(
   records: AsyncIterable<ServiceRecord>,
 ): Promise<MappedRows> {
   let map = buildFieldMap(schema);
+  // One mapper for the whole stream: it builds its lookups once and learns the data-only keys.
+  const mapper = new RecordMapper(map, { labels: true });
   const rows: RecordRow[] = [];
   for await (const record of records) {
-    const mapped = mapRecord(record, map, { labels: true });
+    const mapped = mapper.map(record);
     if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
     const values: Record<string, string> = {};
     for (const [name, value] of Object.entries(mapped.record.values)) values[name] = cellText(value);
