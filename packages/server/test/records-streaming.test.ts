@@ -202,21 +202,13 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
     }
     const total = 1000 * big.length; // about 60 MB of listing
     // Count the bytes the listing has taken from the database so far.
-    const source = records.streamJsonLines.bind(records);
+    const source = records.streamJsonChunks.bind(records);
     let produced = 0;
-    const { JSON_LINE_CHUNKS } = await import('../src/http/json-array-stream.js');
-    records.streamJsonLines = (principal, filter) => {
-      const lines = source(principal, filter);
-      const chunks = lines[JSON_LINE_CHUNKS]!.bind(lines);
-      return {
-        [Symbol.asyncIterator]: () => lines[Symbol.asyncIterator](),
-        [JSON_LINE_CHUNKS]: async function* () {
-          for await (const chunk of chunks()) {
-            produced += chunk.length;
-            yield chunk;
-          }
-        },
-      };
+    records.streamJsonChunks = async function* (principal, filter) {
+      for await (const chunk of source(principal, filter)) {
+        produced += chunk.length;
+        yield chunk;
+      }
     };
     try {
       const url = new URL(`${t.url}/records/?context__knowledge_unit_topic_id=${large}`);
@@ -244,7 +236,7 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
       expect(tail).toBe('}\n]\n');
       expect(produced).toBeGreaterThan(total);
     } finally {
-      records.streamJsonLines = source;
+      records.streamJsonChunks = source;
     }
   }, 120_000);
 });

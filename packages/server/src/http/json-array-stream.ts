@@ -1,40 +1,13 @@
 import { Readable } from 'node:stream';
 
-const CHUNK_BYTES = 64 * 1024;
-
-/**
- * Marks a source of JSON lines that can also hand over its lines in bulk: chunks of whole lines,
- * each line preceded by `,\n` (so a chunk is `,\n<line>,\n<line>...`), as UTF-8 bytes or text.
- * Writing a listing from such chunks skips all per-line work.
- */
-export const JSON_LINE_CHUNKS = Symbol('rxs.jsonLineChunks');
-
-export interface JsonLineSource extends AsyncIterable<string> {
-  [JSON_LINE_CHUNKS]?(): AsyncIterable<Buffer | string>;
-}
-
 /**
  * A plain JSON array written one element per line (`[`, elements separated by `,` + newline, `]`),
- * so clients can parse it line by line. Elements are batched into chunks of about 64 KiB, and the
- * stream pulls the next chunk only when the socket wants more, so memory stays flat.
+ * so clients can parse it line by line. The elements come in chunks of whole lines, each line
+ * preceded by `,\n` (`,\n<line>,\n<line>...`), as UTF-8 bytes or text; the stream pulls the next
+ * chunk only when the socket wants more, so memory stays flat.
  */
-export function jsonArrayStream(elements: JsonLineSource): Readable {
-  const bulk = elements[JSON_LINE_CHUNKS]?.();
-  return Readable.from(bulk ? fromChunks(bulk) : fromLines(elements), { objectMode: false });
-}
-
-async function* fromLines(elements: AsyncIterable<string>): AsyncGenerator<string> {
-  let buffer = '[\n';
-  let first = true;
-  for await (const element of elements) {
-    buffer += first ? element : `,\n${element}`;
-    first = false;
-    if (buffer.length >= CHUNK_BYTES) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  yield `${buffer}${first ? '' : '\n'}]\n`;
+export function jsonArrayStream(chunks: AsyncIterable<Buffer | string>): Readable {
+  return Readable.from(fromChunks(chunks), { objectMode: false });
 }
 
 /** Chunks of `,\n`-prefixed lines: the first chunk's leading `,\n` becomes the opening `[\n`. */

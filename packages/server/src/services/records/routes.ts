@@ -64,7 +64,7 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
           // Raw JSON text: the records are already serialised, one per line.
           return reply.send(jsonArrayText(page.lines) as never);
         }
-        return reply.send(jsonArrayStream(service.streamJsonLines(request.principal!, filter)) as never);
+        return reply.send(jsonArrayStream(service.streamJsonChunks(request.principal!, filter)) as never);
       },
     );
 

@@ -9,7 +9,6 @@ import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { jsonValue } from '../../storage/json.js';
 import type { TechdocService } from '../techdoc/service.js';
-import { JSON_LINE_CHUNKS, type JsonLineSource } from '../../http/json-array-stream.js';
 import {
   recordJson,
   recordJsonSqlite,
@@ -60,6 +59,11 @@ function ascending(ids: string): boolean {
   }
 }
 
+/** An empty list of revision ids or record ids matches nothing (and SQL has no empty `in ()`). */
+function noneCanMatch(filter: RecordFilter): boolean {
+  return filter.revisionIds?.length === 0 || filter.ids?.length === 0;
+}
+
 /** `,\n`-prefixed lines of `recordJson`, joined into chunks of about CHUNK_BYTES. */
 async function* textChunks(batches: AsyncIterable<RecordRow[]>): AsyncGenerator<string> {
   let buffer = '';
@@ -107,32 +111,28 @@ export class RecordsService {
     return query;
   }
 
+  /** Every matching record as a JSON line, read from a database cursor in batches. */
+  async *streamJsonLines(principal: Principal, filter: RecordFilter): AsyncGenerator<string> {
+    for await (const rows of this.rowBatches(principal.tenantId, filter))
+      for (const row of rows) yield recordJson(row);
+  }
+
   /**
-   * Every matching record as a JSON line, read from a database cursor. The lines can also be taken
-   * in bulk (`JSON_LINE_CHUNKS`), which is how `GET /records/` streams a listing: on SQLite the
-   * database builds the lines itself, a keyset page of about CHUNK_BYTES per statement, so a record
-   * costs no JavaScript at all; on PostgreSQL (jsonb comes back parsed) cursor batches go through
-   * `recordJson`. Either way memory holds a page or a batch, never the listing.
+   * The same lines in chunks of about CHUNK_BYTES, each line preceded by `,\n`: how `GET /records/`
+   * streams a listing (`jsonArrayStream`). On SQLite the database builds the lines itself, a keyset
+   * page per statement, so a record costs no JavaScript at all; on PostgreSQL (jsonb comes back
+   * parsed) cursor batches go through `recordJson`. Memory holds a page or a batch, never the listing.
    */
-  streamJsonLines(principal: Principal, filter: RecordFilter): JsonLineSource {
-    const none = filter.revisionIds?.length === 0 || filter.ids?.length === 0;
-    const batches = async function* (this: RecordsService) {
-      if (none) return;
-      yield* this.storage.streamBatches<RecordRow>(
-        this.listQuery(principal.tenantId, filter).selectAll().compile(),
-      );
-    }.bind(this);
-    return {
-      async *[Symbol.asyncIterator]() {
-        for await (const rows of batches()) for (const row of rows) yield recordJson(row);
-      },
-      [JSON_LINE_CHUNKS]: () => {
-        if (none) return (async function* () {})();
-        return this.storage.dialect === 'sqlite' && filter.limit === undefined
-          ? this.sqliteChunks(principal.tenantId, filter)
-          : textChunks(batches());
-      },
-    };
+  streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
+    if (noneCanMatch(filter)) return (async function* () {})();
+    return this.storage.dialect === 'sqlite' && filter.limit === undefined
+      ? this.sqliteChunks(principal.tenantId, filter)
+      : textChunks(this.rowBatches(principal.tenantId, filter));
+  }
+
+  private async *rowBatches(tenantId: string, filter: RecordFilter): AsyncGenerator<RecordRow[]> {
+    if (noneCanMatch(filter)) return;
+    yield* this.storage.streamBatches<RecordRow>(this.listQuery(tenantId, filter).selectAll().compile());
   }
 
   /** `,\n`-prefixed lines built by SQLite, one keyset page (about CHUNK_BYTES) per statement. */
@@ -213,7 +213,7 @@ export class RecordsService {
     principal: Principal,
     filter: RecordFilter & { limit: number },
   ): Promise<{ lines: string[]; next?: string }> {
-    if (filter.revisionIds?.length === 0 || filter.ids?.length === 0) return { lines: [] };
+    if (noneCanMatch(filter)) return { lines: [] };
     const rows = await this.listQuery(principal.tenantId, { ...filter, limit: filter.limit + 1 })
       .selectAll()
       .execute();
