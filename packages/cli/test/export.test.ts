@@ -115,7 +115,7 @@ describe('rxs export against the real server', () => {
         )
       ).code,
     ).toBe(0);
-    const xsd = new URL('../../../../shared/reference/reqif-xsd/reqif.xsd', import.meta.url).pathname;
+    const xsd = new URL('../../../reference/reqif-xsd/reqif.xsd', import.meta.url).pathname;
     execFileSync('xmllint', ['--noout', '--schema', xsd, out], { stdio: 'pipe' });
     const xml = readFileSync(out, 'utf8');
     expect(xml.match(/<SPEC-OBJECT /g)).toHaveLength(8);

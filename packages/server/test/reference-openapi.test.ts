@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './harness.js';
  * A client generated from the service's published OpenAPI must accept our answers: every response
  * of the operations we serve is validated against the reference document's schema for it.
  */
-const referenceDir = new URL('../../../../shared/reference/openapi/', import.meta.url);
+const referenceDir = new URL('../../../reference/openapi/', import.meta.url);
 const documents = Object.fromEntries(
   ['techdoc', 'records', 'tracer'].map((name) => [
     name,

@@ -9,7 +9,7 @@ import { layouts, sendJson, TestServers } from './test-server.js';
 
 const sample = (name: string) =>
   JSON.parse(
-    readFileSync(new URL(`../../../../../shared/reference/samples/${name}`, import.meta.url), 'utf8'),
+    readFileSync(new URL(`../../../../reference/samples/${name}`, import.meta.url), 'utf8'),
   ) as unknown;
 const topic = sample('kt_system_requirements.json') as KnowledgeTopicRevision;
 const records = sample('records_system_requirements.json') as ServiceRecord[];

@@ -6,7 +6,7 @@ import { buildFieldMap } from './field-map.js';
 
 const sampleTopic = JSON.parse(
   readFileSync(
-    new URL('../../../../../shared/reference/samples/kt_system_requirements.json', import.meta.url),
+    new URL('../../../../reference/samples/kt_system_requirements.json', import.meta.url),
     'utf8',
   ),
 ) as KnowledgeTopicRevision;

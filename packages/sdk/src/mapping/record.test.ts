@@ -6,7 +6,7 @@ import type { ServiceRecord } from '../contract/record.js';
 import { buildFieldMap, extendFieldMap } from './field-map.js';
 import { mapRecord, RecordMapper } from './record.js';
 
-const samples = new URL('../../../../../shared/reference/samples/', import.meta.url);
+const samples = new URL('../../../../reference/samples/', import.meta.url);
 const load = <T>(file: string) => JSON.parse(readFileSync(new URL(file, samples), 'utf8')) as T;
 const sampleTopic = load<KnowledgeTopicRevision>('kt_system_requirements.json');
 const sampleRecords = load<ServiceRecord[]>('records_system_requirements.json');

@@ -17,7 +17,7 @@ import { createWriter, needId, SheetNames, specObjectId, writeExport, type Write
 // Fixture: the sample System Requirements topic and its records, one extra record full of awkward
 // text, a second hand-made topic with nesting, an empty third topic, and traces between them.
 
-const samples = new URL('../../../../../../shared/reference/samples/', import.meta.url);
+const samples = new URL('../../../../../reference/samples/', import.meta.url);
 const load = <T>(file: string) => JSON.parse(readFileSync(new URL(file, samples), 'utf8')) as T;
 const sampleTopic = load<KnowledgeTopicRevision>('kt_system_requirements.json');
 const sampleRecords = load<ServiceRecord[]>('records_system_requirements.json');
@@ -595,7 +595,7 @@ describe('sheet names', () => {
 });
 
 const hasXmllint = spawnSync('xmllint', ['--version']).status === 0;
-const schema = new URL('../../../../../../shared/reference/reqif-xsd/reqif.xsd', import.meta.url).pathname;
+const schema = new URL('../../../../../reference/reqif-xsd/reqif.xsd', import.meta.url).pathname;
 /** An XPath result; xmllint ends it with one line break of its own. */
 const xpath = (file: string, expression: string) =>
   execFileSync('xmllint', ['--xpath', expression, file], { encoding: 'utf8' }).replace(/\n$/, '');
