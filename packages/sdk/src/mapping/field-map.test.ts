@@ -5,10 +5,7 @@ import type { KnowledgeTopicRevision } from '../contract/knowledge-topic.js';
 import { buildFieldMap } from './field-map.js';
 
 const sampleTopic = JSON.parse(
-  readFileSync(
-    new URL('../../../../reference/samples/kt_system_requirements.json', import.meta.url),
-    'utf8',
-  ),
+  readFileSync(new URL('../../../../reference/samples/kt_system_requirements.json', import.meta.url), 'utf8'),
 ) as KnowledgeTopicRevision;
 
 const schema = (...components: FormComponent[]) => ({ components });
