@@ -12,6 +12,8 @@ export interface Connection {
   apiKey: string;
   /** Where each value came from, for messages ("flag --url", "env RXS_RECORDS_URL", "profile prod"). */
   sources: Record<'techdocUrl' | 'recordsUrl' | 'tracerUrl' | 'apiKey', string>;
+  /** The profile's mapping file (docs/mapping.md), `~` expanded; `--mapping` overrides it. */
+  mapping?: string;
 }
 
 export interface ConnectionOptions {
@@ -35,6 +37,8 @@ export interface Profile {
   /** The name of an environment variable holding the key. */
   apiKeyEnv?: string;
   apiKey?: string;
+  /** A mapping file for exports and syncs with this profile (docs/mapping.md); `~` is the home folder. */
+  mapping?: string;
 }
 
 export interface ConfigFile {
@@ -55,7 +59,7 @@ export function addConnectionOptions(command: Command): Command {
     .option('--config <file>', `config file (env RXS_CONFIG; default ${DEFAULT_CONFIG_PATH})`);
 }
 
-const expandHome = (path: string) => (path.startsWith('~/') ? join(homedir(), path.slice(2)) : path);
+export const expandHome = (path: string) => (path.startsWith('~/') ? join(homedir(), path.slice(2)) : path);
 
 function readKeyFile(path: string, origin: string): string {
   try {
@@ -169,5 +173,8 @@ export function resolveConnection(
       'No API key: pass --api-key-file FILE, set RXS_API_KEY, or use a profile. Keys are created in Settings → API keys or with "rxs admin key create".',
     );
   }
-  return { techdocUrl, recordsUrl, tracerUrl, apiKey, sources };
+  if (profile.mapping !== undefined && (typeof profile.mapping !== 'string' || !profile.mapping.trim()))
+    throw new UserError(`${fromProfile}: "mapping" must be the path of a mapping file (docs/mapping.md).`);
+  const mapping = profile.mapping ? resolve(expandHome(profile.mapping)) : undefined;
+  return { techdocUrl, recordsUrl, tracerUrl, apiKey, sources, ...(mapping && { mapping }) };
 }

@@ -4,12 +4,15 @@ import {
   createWriter,
   exportPartBatches,
   exportSourceOf,
+  loadMappingFile,
+  MappingFileError,
   type ExportFormat,
   type ExportPart,
   type ExportWriter,
 } from '@rxs/sdk';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
+import { UserError } from './errors.js';
 import type { Progress } from './progress.js';
 
 export interface ExportRunOptions {
@@ -23,6 +26,10 @@ export interface ExportRunOptions {
   timeoutMs?: number;
   retries?: number;
   traceConcurrency?: number;
+  /** A mapping file (`--mapping`); else the connection profile's, else the defaults. */
+  mapping?: string;
+  /** Most columns of one topic (`--max-columns`); the sdk's default without. */
+  maxColumns?: number;
 }
 
 export interface TopicSummary {
@@ -82,6 +89,9 @@ export async function runExport(
   also?: PartConsumer,
 ): Promise<{ summary: ExportSummary; commit: () => Promise<void>; abort: () => Promise<void> }> {
   const started = Date.now();
+  // Read and checked before anything is fetched or written: a bad file changes nothing.
+  const mappingPath = options.mapping ?? connection.mapping;
+  const mapping = mappingPath === undefined ? undefined : await loadMapping(mappingPath);
   const client = createClient({
     techdocUrl: connection.techdocUrl,
     recordsUrl: connection.recordsUrl,
@@ -111,9 +121,11 @@ export async function runExport(
   };
   const batches = exportPartBatches(exportSourceOf(client), {
     revisionIds: [...new Set(options.revisionIds)],
+    mapping,
     traces: options.traces,
     labels: options.labels,
     followLatest: options.followLatest,
+    maxColumns: options.maxColumns,
     onWarning: (message) => progress.note(`rxs: warning: ${message}`),
     onProgress: ({ topic, records }) => progress.records(topic, records),
   });
@@ -142,6 +154,11 @@ export async function runExport(
     }
     progress.update('writing the output...', true);
     await writer?.close();
+    // What the format had to change (an XLSX cell cut, ...), named by record and field.
+    for (const message of writer?.warnings ?? []) {
+      progress.note(`rxs: warning: ${message}`);
+      summary.warnings = [...summary.warnings, message];
+    }
   } catch (error) {
     await writer?.close().catch(() => undefined);
     await file?.abort();
@@ -159,6 +176,16 @@ export async function runExport(
       await file?.abort();
     },
   };
+}
+
+/** A mapping file's mistakes (also a missing file) are the user's to correct: no stack, exit 1. */
+async function loadMapping(path: string) {
+  try {
+    return await loadMappingFile(path);
+  } catch (error) {
+    if (error instanceof MappingFileError) throw new UserError(error.message);
+    throw error;
+  }
 }
 
 function describeRetry(event: {

@@ -120,7 +120,47 @@ describe('rxs admin: bootstrapping without the web app', () => {
     const revoked = await get('/kt/', regenerated.key);
     expect(revoked.status).toBe(401);
     expect(((await revoked.json()) as { detail: string }).detail).toMatch(/revoked/);
-  });
+  }, 120_000);
+
+  it('audit: shows who changed users and keys, newest first, for one tenant only', async () => {
+    expect((await admin('tenant', 'create', 'Other Labs')).code).toBe(0);
+    expect(
+      (
+        await admin(
+          'user',
+          'create',
+          '--tenant',
+          'Other Labs',
+          '--email',
+          'qa@acme.example',
+          '--role',
+          'editor',
+        )
+      ).code,
+    ).toBe(0);
+    const result = await admin('audit', '--tenant', 'Acme Medical', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const events = JSON.parse(result.stdout) as { action: string; actor: string; target: string | null }[];
+    const actions = events.map((e) => e.action);
+    for (const action of ['user-created', 'key-created', 'key-regenerated', 'key-revoked']) {
+      expect(actions).toContain(action);
+    }
+    expect(events.every((e) => e.actor.startsWith('rxs admin ('))).toBe(true);
+    // The other tenant's user with the same address is in its own log only.
+    expect(events.filter((e) => e.action === 'user-created' && e.target === 'qa@acme.example')).toHaveLength(
+      1,
+    );
+    const other = JSON.parse((await admin('audit', '--tenant', 'Other Labs', '--json')).stdout) as {
+      action: string;
+    }[];
+    expect(other.map((e) => e.action)).toEqual(['user-created']);
+    const text = await admin('audit', '--tenant', 'Acme Medical', '--limit', '2');
+    expect(text.stdout.split('\n')[0]).toMatch(/^at\s+action\s+actor/);
+    const bad = await admin('audit', '--tenant', 'Acme Medical', '--limit', '0');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--limit takes a whole number from 1 to 500/);
+    // Six runs of rxs: each starts a process and opens the database.
+  }, 120_000);
 
   it('clear errors for unknown tenants and past expiry dates', async () => {
     const unknown = await admin('users', '--tenant', 'Nope Inc');
@@ -138,5 +178,19 @@ describe('rxs admin: bootstrapping without the web app', () => {
     );
     expect(past.code).toBe(1);
     expect(past.stderr).toMatch(/in the past/);
-  });
+    for (const expires of ['99999d', '99999-01-01']) {
+      const far = await admin(
+        'key',
+        'create',
+        '--tenant',
+        'Acme Medical',
+        '--user',
+        'qa@acme.example',
+        '--expires',
+        expires,
+      );
+      expect(far.code).toBe(1);
+      expect(far.stderr).toMatch(/at most 3650 days|not an ISO 8601 date/);
+    }
+  }, 120_000);
 });

@@ -82,7 +82,8 @@ describe(`a ${RECORDS.toLocaleString('en-US')}-record export`, () => {
         version: '1.0',
         data: JSON.stringify({
           ...sample.data,
-          name: `${sample.data.name} #${i}`,
+          // Each title leads with its own requirement id, as real requirements do (readable ids are unique).
+          name: `${sample.data.name.replace(/^REQ_\d+/, `REQ_${String(i).padStart(6, '0')}`)}`,
           justification: `${sample.data.justification} `.repeat(6),
         }),
         read_only: 0,

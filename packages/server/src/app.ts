@@ -7,10 +7,13 @@ import { Accounts } from './auth/accounts.js';
 import type { ServerConfig, ServiceName } from './config.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { HttpError } from './http/errors.js';
+import { resolveLimits } from './http/limits.js';
+import { RateLimits } from './http/rate-limit.js';
+import { registerResponseTimeout, requestTimeoutOptions } from './http/timeouts.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidators } from './http/validation.js';
 import { recordsRoutes } from './services/records/routes.js';
-import { RecordsService } from './services/records/service.js';
+import { RecordsService, type RecordLimits } from './services/records/service.js';
 import { techdocRoutes } from './services/techdoc/routes.js';
 import { TechdocService } from './services/techdoc/service.js';
 import { tracerRoutes } from './services/tracer/routes.js';
@@ -27,33 +30,60 @@ export interface Services {
   tracer: TracerService;
 }
 
-export function createServices(storage: Storage): Services {
+export function createServices(storage: Storage, limits: RecordLimits = {}): Services {
   const techdoc = new TechdocService(storage);
   return {
     storage,
     accounts: new Accounts(storage),
     techdoc,
-    records: new RecordsService(storage, techdoc),
+    records: new RecordsService(storage, techdoc, limits),
     tracer: new TracerService(storage),
   };
 }
 
 export interface AppOptions {
-  config: Pick<ServerConfig, 'bodyLimit' | 'services' | 'logLevel'>;
+  config: Pick<ServerConfig, 'bodyLimit' | 'services' | 'logLevel' | 'limits' | 'maxRecordKeys'>;
   storage: Storage;
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger'];
 }
 
+/** Query parameters that may carry a secret; their values never reach a log. */
+const SECRET_QUERY = /([?&](?:api[_-]?key|key|token|access_token|password)=)[^&#]*/gi;
+
+/** A URL as it may be logged: secrets in its query string replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[Redacted]');
+}
+
+/** Pino options: keys, cookies and secrets in URLs are redacted from every request log line. */
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.url',
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+      ],
+      censor: (value: unknown, path: string[]) =>
+        path[path.length - 1] === 'url' && typeof value === 'string' ? redactUrl(value) : '[Redacted]',
+    },
+  };
+}
+
 /** Builds the Fastify app from the plugins; nothing else. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, storage } = options;
-  const services = createServices(storage);
+  const services = createServices(storage, { maxRecordKeys: config.maxRecordKeys });
+  const limits = resolveLimits(config.limits);
+  const timeouts = requestTimeoutOptions(limits);
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: ['req.headers["x-api-key"]', 'req.headers.cookie'],
-    },
+    requestTimeout: timeouts.requestTimeout,
+    connectionTimeout: timeouts.connectionTimeout,
+    logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -63,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Long id lists in query strings (up to 1000 ids) must reach validation, not die as a 431.
     // Node would refuse a request without Host with an empty 400; the hook below answers it with a detail.
-    http: { maxHeaderSize: 64 * 1024, requireHostHeader: false },
+    http: { maxHeaderSize: 64 * 1024, requireHostHeader: false, ...timeouts.http },
     return503OnClosing: true,
     frameworkErrors,
     clientErrorHandler,
@@ -81,11 +111,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // No response may be sniffed into another type (an uploaded-looking JSON read as HTML, say).
+    void reply.header('x-content-type-options', 'nosniff');
   });
 
   registerValidators(app);
   registerJsonBodyParser(app);
   registerErrorHandling(app, { bodyLimit: config.bodyLimit });
+  registerResponseTimeout(app, limits);
 
   await app.register(swagger, {
     openapi: {
@@ -102,7 +135,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // Its own inline scripts by hash; nothing from elsewhere, and no site may frame it.
+    staticCSP: true,
+    transformStaticCSP: (csp) =>
+      csp
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(/ https:| validator\.swagger\.io| upgrade-insecure-requests;/g, ''),
+    uiConfig: { validatorUrl: null },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -120,8 +162,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(async (scope) => {
     // Every service request is authenticated before its body is even read.
-    scope.addHook('onRequest', async (request) => {
-      request.principal = await authenticateApiKey(storage, request);
+    // Every service request is counted against its key's limits (and failures against the address).
+    const rateLimits = new RateLimits(limits);
+    scope.addHook('onRequest', async (request, reply) => {
+      try {
+        request.principal = await authenticateApiKey(storage, request);
+      } catch (error) {
+        rateLimits.authenticationFailed(request, error);
+      }
+      rateLimits.authenticated(request, reply);
     });
     for (const name of config.services) await scope.register(serviceRoutes[name]());
   });

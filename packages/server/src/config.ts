@@ -1,4 +1,8 @@
 import { join } from 'node:path';
+import { limitsFromEnv, type ServerLimits } from './http/limits.js';
+
+// The limits travel with the configuration (the CLI reads them from here, like the rest).
+export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, type ServerLimits } from './http/limits.js';
 
 export const SERVICES = ['techdoc', 'records', 'tracer'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -20,6 +24,14 @@ export interface ServerConfig {
   /** PostgreSQL connections per process and the statement time limit. */
   dbPoolSize?: number;
   dbStatementTimeoutMs?: number;
+  /** Time, rate and concurrency limits (http/limits.ts); unset ones take their defaults. */
+  limits?: Partial<ServerLimits>;
+  /** Longest lifetime of an API key in days (at most MAX_KEY_LIFETIME_DAYS); undefined: that maximum. */
+  maxKeyLifetimeDays?: number;
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; none by default. */
+  trustedProxies?: string[];
+  /** Keys one record's data may have, nested ones included (422 beyond); 2,000 by default. */
+  maxRecordKeys?: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -40,7 +52,41 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     dbStatementTimeoutMs: env.RXS_DB_STATEMENT_TIMEOUT_MS
       ? Number(env.RXS_DB_STATEMENT_TIMEOUT_MS)
       : undefined,
+    limits: limitsFromEnv(env),
+    maxKeyLifetimeDays: maxKeyLifetimeDaysFromEnv(env),
+    trustedProxies: trustedProxiesFromEnv(env),
+    maxRecordKeys: env.RXS_MAX_RECORD_KEYS ? Number(env.RXS_MAX_RECORD_KEYS) : undefined,
   };
+}
+
+/** No key outlives this many days (10 years), whatever an installation or a request says. */
+export const MAX_KEY_LIFETIME_DAYS = 3650;
+
+/** RXS_MAX_KEY_LIFETIME_DAYS: a whole number of days, 1..MAX_KEY_LIFETIME_DAYS. */
+export function maxKeyLifetimeDaysFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return env.RXS_MAX_KEY_LIFETIME_DAYS ? parseMaxKeyLifetimeDays(env.RXS_MAX_KEY_LIFETIME_DAYS) : undefined;
+}
+
+export function parseMaxKeyLifetimeDays(value: string): number {
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > MAX_KEY_LIFETIME_DAYS) {
+    throw new Error(
+      `The maximum key lifetime must be a whole number of days from 1 to ${MAX_KEY_LIFETIME_DAYS}, got "${value}".`,
+    );
+  }
+  return days;
+}
+
+/** RXS_TRUSTED_PROXIES: a comma list of addresses or CIDR ranges, e.g. `127.0.0.1,10.0.0.0/8`. */
+export function trustedProxiesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  return env.RXS_TRUSTED_PROXIES ? parseTrustedProxies(env.RXS_TRUSTED_PROXIES) : undefined;
+}
+
+export function parseTrustedProxies(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function databaseUrlOf(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>): string {

@@ -6,6 +6,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string | ValidationErrorItem[],
     readonly retryAfterSeconds?: number,
+    /** The whole answer, for the few that carry more than `detail` (e.g. a sign-in's tenant choice). */
+    readonly body?: unknown,
   ) {
     super(typeof detail === 'string' ? detail : detail.map((d) => d.msg).join('; '));
   }
@@ -21,6 +23,11 @@ const signedOutListeners = new Set<() => void>();
 /** The session's CSRF token, sent with every state-changing request. */
 export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
+}
+
+/** The CSRF header for a state-changing request made with `fetch` directly (downloads). */
+export function csrfHeaders(): Record<string, string> {
+  return csrfToken ? { 'x-csrf-token': csrfToken } : {};
 }
 
 /** Called when the server says the session is gone (expired, signed out elsewhere). */
@@ -72,6 +79,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
         ? (detail as string | ValidationErrorItem[])
         : `The server answered ${response.status} ${response.statusText}.`,
       retry,
+      parsed,
     );
     if (response.status === 401 && path !== '/session') signedOutListeners.forEach((listener) => listener());
     throw error;

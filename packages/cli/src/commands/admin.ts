@@ -1,6 +1,8 @@
+import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import type { Services } from '@rxs/server';
 import { UserError } from '../errors.js';
+import { MAX_KEY_LIFETIME_DAYS } from '@rxs/server/config';
 import { addStorageOptions, withServices, type StorageOptions } from './storage-options.js';
 
 interface JsonOption {
@@ -21,6 +23,17 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
       .join('  ')
       .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+/** Who acts, for the audit log: the command line has no signed-in user, so the system account. */
+function cliActor() {
+  let who: string;
+  try {
+    who = userInfo().username;
+  } catch {
+    who = 'unknown';
+  }
+  return { userId: null, label: `rxs admin (${who})`, address: null };
 }
 
 /** A tenant by id or by exact name. */
@@ -48,12 +61,22 @@ export function parseExpiry(value: string, now = Date.now()): string {
   const relative = /^(\d+)([dhm])$/.exec(value);
   if (relative) {
     const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'];
-    return new Date(now + Number(relative[1]) * unit).toISOString();
+    const lifetime = Number(relative[1]) * unit;
+    // Checked again (with the installation's own maximum) when the key is made; this keeps the date valid.
+    if (lifetime > MAX_KEY_LIFETIME_DAYS * 86_400_000)
+      throw new UserError(
+        `--expires ${value} is too far ahead: keys live at most ${MAX_KEY_LIFETIME_DAYS} days.`,
+      );
+    return new Date(now + lifetime).toISOString();
   }
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed))
     throw new UserError(`--expires takes a duration like 90d, 12h, 30m or an ISO date, not "${value}".`);
   if (parsed <= now) throw new UserError(`--expires ${value} is in the past.`);
+  if (parsed > now + MAX_KEY_LIFETIME_DAYS * 86_400_000)
+    throw new UserError(
+      `--expires ${value} is too far ahead: keys live at most ${MAX_KEY_LIFETIME_DAYS} days.`,
+    );
   return new Date(parsed).toISOString();
 }
 
@@ -88,7 +111,8 @@ Examples:
   rxs admin user create --tenant "Acme Medical" --email qa@acme.example --role editor
   rxs admin key create --tenant "Acme Medical" --user qa@acme.example --name ci --expires 90d
   rxs admin keys --tenant "Acme Medical"
-  rxs admin key revoke --tenant "Acme Medical" 1a2b3c4d5e6f7a8b`,
+  rxs admin key revoke --tenant "Acme Medical" 1a2b3c4d5e6f7a8b
+  rxs admin audit --tenant "Acme Medical" --json`,
     );
 
   admin.addCommand(
@@ -102,12 +126,16 @@ Examples:
         const password = await readPassword(o);
         const result = await withServices(o, async ({ accounts }) => {
           const tenant = await accounts.createTenant(o.tenant);
-          const user = await accounts.createUser(tenant.id, { email: o.email, role: 'owner', password });
-          const key = await accounts.createApiKey(tenant.id, {
-            userId: user.id,
-            name: 'bootstrap',
-            expiresAt: o.expires ? parseExpiry(o.expires) : null,
-          });
+          const user = await accounts.createUser(
+            tenant.id,
+            { email: o.email, role: 'owner', password },
+            cliActor(),
+          );
+          const key = await accounts.createApiKey(
+            tenant.id,
+            { userId: user.id, name: 'bootstrap', expiresAt: o.expires ? parseExpiry(o.expires) : null },
+            cliActor(),
+          );
           return { tenant, user, key };
         });
         print(result, o, () =>
@@ -161,12 +189,11 @@ Examples:
       .action(async (o: Opts & { tenant: string; email: string; role: string; name?: string }) => {
         const password = await readPassword(o);
         const created = await withServices(o, async (s) =>
-          s.accounts.createUser(await resolveTenant(s, o.tenant), {
-            email: o.email,
-            role: o.role,
-            name: o.name,
-            password,
-          }),
+          s.accounts.createUser(
+            await resolveTenant(s, o.tenant),
+            { email: o.email, role: o.role, name: o.name, password },
+            cliActor(),
+          ),
         );
         print(created, o, () => `User ${created.email} (${created.role}): ${created.id}`);
       }),
@@ -179,7 +206,7 @@ Examples:
       .action(async (ref: string, role: string, o: Opts & { tenant: string }) => {
         const updated = await withServices(o, async (s) => {
           const tenantId = await resolveTenant(s, o.tenant);
-          return s.accounts.setRole(tenantId, await resolveUser(s, tenantId, ref), role);
+          return s.accounts.setRole(tenantId, await resolveUser(s, tenantId, ref), role, cliActor());
         });
         print(updated, o, () => `User ${updated.email} is now ${updated.role}.`);
       }),
@@ -191,7 +218,7 @@ Examples:
       .action(async (ref: string, o: Opts & { tenant: string }) => {
         await withServices(o, async (s) => {
           const tenantId = await resolveTenant(s, o.tenant);
-          await s.accounts.deleteUser(tenantId, await resolveUser(s, tenantId, ref));
+          await s.accounts.deleteUser(tenantId, await resolveUser(s, tenantId, ref), cliActor());
         });
         print({ deleted: ref }, o, () => `User ${ref} deleted; their API keys are revoked.`);
       }),
@@ -233,11 +260,15 @@ Examples:
       .action(async (o: Opts & { tenant: string; user: string; name: string; expires?: string }) => {
         const created = await withServices(o, async (s) => {
           const tenantId = await resolveTenant(s, o.tenant);
-          return s.accounts.createApiKey(tenantId, {
-            userId: await resolveUser(s, tenantId, o.user),
-            name: o.name,
-            expiresAt: o.expires ? parseExpiry(o.expires) : null,
-          });
+          return s.accounts.createApiKey(
+            tenantId,
+            {
+              userId: await resolveUser(s, tenantId, o.user),
+              name: o.name,
+              expiresAt: o.expires ? parseExpiry(o.expires) : null,
+            },
+            cliActor(),
+          );
         });
         print(created, o, () =>
           [
@@ -253,7 +284,7 @@ Examples:
       .argument('<key-id>', 'the key id shown by "rxs admin keys"')
       .action(async (id: string, o: Opts & { tenant: string }) => {
         const revoked = await withServices(o, async (s) =>
-          s.accounts.revokeApiKey(await resolveTenant(s, o.tenant), id),
+          s.accounts.revokeApiKey(await resolveTenant(s, o.tenant), id, cliActor()),
         );
         print(revoked, o, () => `API key ${revoked.id} revoked at ${revoked.revoked_at}.`);
       }),
@@ -264,7 +295,7 @@ Examples:
       .argument('<key-id>', 'the key id shown by "rxs admin keys"')
       .action(async (id: string, o: Opts & { tenant: string }) => {
         const fresh = await withServices(o, async (s) =>
-          s.accounts.regenerateApiKey(await resolveTenant(s, o.tenant), id),
+          s.accounts.regenerateApiKey(await resolveTenant(s, o.tenant), id, cliActor()),
         );
         print(
           fresh,
@@ -274,5 +305,23 @@ Examples:
       }),
   );
   admin.addCommand(key);
+
+  admin.addCommand(
+    leaf('audit', 'Show the security audit log of a tenant, newest first (sign-ins, keys, users, roles)')
+      .requiredOption('--tenant <tenant>', 'tenant id or name')
+      .option('--limit <n>', 'events to show, 1..500', '100')
+      .action(async (o: Opts & { tenant: string; limit: string }) => {
+        const limit = Number(o.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+          throw new UserError(`--limit takes a whole number from 1 to 500, not "${o.limit}".`);
+        }
+        const events = await withServices(o, async (s) =>
+          s.accounts.audit.list(await resolveTenant(s, o.tenant), { limit }),
+        );
+        print(events, o, () =>
+          table(events as never, ['at', 'action', 'actor', 'client_address', 'target', 'detail']),
+        );
+      }),
+  );
   return admin;
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { EXPORT_FORMATS, type ExportFormat } from '@rxs/sdk';
+import { DEFAULT_MAX_EXPORT_COLUMNS, EXPORT_FORMATS, type ExportFormat } from '@rxs/sdk';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
 import { describeSummary, runExport, type ExportRunOptions } from '../export-run.js';
@@ -17,6 +17,8 @@ export interface ExportCommandOptions extends ConnectionOptions {
   timeout?: string;
   retries?: string;
   traceConcurrency?: string;
+  mapping?: string;
+  maxColumns?: string;
 }
 
 export const collect = (value: string, previous: string[] = []) => [
@@ -47,6 +49,8 @@ export function exportRunOptions(options: ExportCommandOptions, out: string | un
     timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
     retries: positiveInteger(options.retries, '--retries'),
     traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
+    ...(options.mapping !== undefined && { mapping: options.mapping }),
+    maxColumns: positiveInteger(options.maxColumns, '--max-columns', 1),
   };
 }
 
@@ -64,13 +68,21 @@ export function addExportOptions(command: Command, outDescription: string): Comm
       )
       .option('--out <file>', outDescription)
       .option('--traces', 'also retrieve the traces between the records (step 4)')
+      .option(
+        '--mapping <file>',
+        'mapping file: need types, id prefixes, ReqIF types, fields, identifier rules and link names per topic (docs/mapping.md; default: the profile\'s "mapping")',
+      )
       .option('--labels', 'show select, radio and checklist values by their labels instead of their values')
       .option('--follow-latest', 'when a topic was re-approved, export its new revision instead of failing')
       .option('--json', 'print a machine-readable summary on standard output')
       .option('--quiet', 'no progress line')
       .option('--timeout <ms>', 'per-request timeout (and idle timeout of a streamed listing)', '30000')
       .option('--retries <n>', 'retries of idempotent requests on network errors, 429 and 5xx', '4')
-      .option('--trace-concurrency <n>', 'trace batch requests in flight at once', '4'),
+      .option('--trace-concurrency <n>', 'trace batch requests in flight at once', '4')
+      .option(
+        '--max-columns <n>',
+        `most columns one topic may have, keys found only in record data included (default ${DEFAULT_MAX_EXPORT_COLUMNS}); beyond it the export stops before writing`,
+      ),
   );
 }
 
@@ -95,7 +107,8 @@ RXS_TRACER_URL; the key from --api-key-file, RXS_API_KEY or a profile of the con
 Examples:
   rxs export --url http://127.0.0.1:8080 --api-key-file rxs-data/demo-owner.key --kt 6b03... --format csv --out reqs.csv
   RXS_API_KEY=... rxs export --profile prod --kt REV1 --kt REV2 --traces --format reqif --out design.reqif
-  rxs export --profile prod --kt REV --format json --out - | jq '.topics[0].records | length'`,
+  rxs export --profile prod --kt REV --format json --out - | jq '.topics[0].records | length'
+  rxs export --profile prod --kt REQS --kt TESTS --traces --mapping docs/mapping.example.jsonc --format needs`,
     );
   addExportOptions(command, 'output file, or - for standard output (default: rxs-export.<format extension>)');
   return command.action(async (options: ExportCommandOptions) => {

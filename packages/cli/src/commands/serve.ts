@@ -1,6 +1,15 @@
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { configFromEnv, parseServices, SERVICES, type ServerConfig } from '@rxs/server/config';
+import {
+  configFromEnv,
+  DEFAULT_LIMITS,
+  LIMIT_ENV,
+  parseLimit,
+  parseServices,
+  SERVICES,
+  type ServerConfig,
+  type ServerLimits,
+} from '@rxs/server/config';
 import { UserError } from '../errors.js';
 import { addStorageOptions } from './storage-options.js';
 
@@ -13,7 +22,52 @@ interface ServeOptions {
   demo?: boolean;
   logLevel: string;
   bodyLimit: string;
+  requestTimeout?: string;
+  headersTimeout?: string;
+  idleTimeout?: string;
+  responseTimeout?: string;
+  rateLimit?: string;
+  anonymousRateLimit?: string;
+  rateWindow?: string;
+  concurrentListings?: string;
 }
+
+/** The flag of each limit of `ServerLimits`, with its help text; the environment variable and default follow. */
+const LIMIT_FLAGS: [keyof ServerLimits, keyof ServeOptions, string, string][] = [
+  [
+    'requestTimeoutMs',
+    'requestTimeout',
+    '--request-timeout <ms>',
+    'time for a whole request to arrive, 408 beyond',
+  ],
+  [
+    'headersTimeoutMs',
+    'headersTimeout',
+    '--headers-timeout <ms>',
+    'time for the request headers to arrive, 408 beyond',
+  ],
+  ['idleTimeoutMs', 'idleTimeout', '--idle-timeout <ms>', 'a silent connection is closed after this'],
+  [
+    'responseTimeoutMs',
+    'responseTimeout',
+    '--response-timeout <ms>',
+    'a response not sent within this is cut',
+  ],
+  ['rateLimit', 'rateLimit', '--rate-limit <n>', 'requests per API key per window, 429 beyond'],
+  [
+    'anonymousRateLimit',
+    'anonymousRateLimit',
+    '--anonymous-rate-limit <n>',
+    'failed authentications per client address per window, 429 beyond',
+  ],
+  ['rateWindowMs', 'rateWindow', '--rate-window <ms>', "the rate limits' window"],
+  [
+    'concurrentListings',
+    'concurrentListings',
+    '--concurrent-listings <n>',
+    'full listings streaming at once per API key, 429 beyond',
+  ],
+];
 
 export function serveCommand(): Command {
   const env = configFromEnv();
@@ -38,11 +92,19 @@ export function serveCommand(): Command {
     .addHelpText(
       'after',
       `
+Limits (0 switches one off): ${LIMIT_FLAGS.map(([, , flag]) => flag.split(' ')[0]).join(', ')}.`,
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   rxs serve --demo                       demo tenant on ./rxs-data/rxs.db, http://127.0.0.1:8080
   rxs serve --port 9000 --data-dir /var/lib/rxs
   rxs serve --only records --port 8082   the records service alone`,
     );
+  for (const [key, , flag, help] of LIMIT_FLAGS) {
+    command.option(flag, `${help} (env ${LIMIT_ENV[key]}, default ${DEFAULT_LIMITS[key]})`);
+  }
   addStorageOptions(command);
   return command.action(async (options: ServeOptions) => {
     const port = Number(options.port);
@@ -57,6 +119,7 @@ Examples:
       services: options.only ? parseServices(options.only) : env.services,
       logLevel: options.logLevel,
       bodyLimit: Number(options.bodyLimit),
+      limits: { ...env.limits, ...limitsFromFlags(options) },
     };
     const { closeOnSignals, DEMO_KEY_FILE, seedDemo, startServer } = await import('@rxs/server');
     let server;
@@ -104,4 +167,19 @@ Examples:
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   });
+}
+
+/** Limits given as flags (they win over the environment's). */
+function limitsFromFlags(options: ServeOptions): Partial<ServerLimits> {
+  const limits: Partial<ServerLimits> = {};
+  for (const [key, option, flag] of LIMIT_FLAGS) {
+    const text = options[option];
+    if (typeof text !== 'string') continue;
+    try {
+      limits[key] = parseLimit(flag.split(' ')[0]!, text);
+    } catch (error) {
+      throw new UserError((error as Error).message);
+    }
+  }
+  return limits;
 }

@@ -67,7 +67,7 @@ export function isTransient(error: unknown): error is RxsApiError {
 
 /**
  * How long to wait before retry number `retryIndex + 1`, or undefined to give up: the call is not
- * idempotent, the error is not transient, retries are used up, or the server asked for a longer
+ * idempotent (and the answer not a 429, which no server acted on), the error is not transient, retries are used up, or the server asked for a longer
  * wait than the policy allows.
  */
 export function retryDelay(
@@ -77,7 +77,9 @@ export function retryDelay(
   policy: RetryPolicy,
   random?: () => number,
 ): number | undefined {
-  if (!idempotent || retryIndex >= policy.retries || !isTransient(error)) return undefined;
+  if (retryIndex >= policy.retries || !isTransient(error)) return undefined;
+  // A 429 says the server refused the request before acting on it, so even a write may be sent again.
+  if (!idempotent && error.status !== 429) return undefined;
   const asked = error.retryAfterMs;
   if (asked !== undefined) return asked <= policy.maxRetryAfterMs ? asked : undefined;
   return backoffDelay(retryIndex, policy, random);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TRACE_BATCH_MAX_NODES,
+  TRACE_BATCH_TOO_LARGE,
   type BatchRetrieveNode,
   type BatchRetrieveRequest,
 } from '../contract/trace.js';
@@ -28,7 +29,7 @@ const edge = (i: number) => ({
 });
 
 /** A tracer that answers each node with its two edges, after a delay, counting requests in flight. */
-async function tracer(options: { delayMs?: number; failOn?: number } = {}) {
+async function tracer(options: { delayMs?: number; failOn?: number; maxNodesAnswered?: number } = {}) {
   const stats = { inFlight: 0, maxInFlight: 0, batches: [] as BatchRetrieveRequest[] };
   const server = await servers.serve(async (_request, response, { body, index }) => {
     stats.inFlight++;
@@ -37,6 +38,18 @@ async function tracer(options: { delayMs?: number; failOn?: number } = {}) {
     stats.batches.push(request);
     await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 40));
     stats.inFlight--;
+    if (options.maxNodesAnswered !== undefined && request.nodes.length > options.maxNodesAnswered) {
+      // As the server refuses a batch whose answer would exceed TRACE_BATCH_MAX_EDGES.
+      return sendJson(response, 422, {
+        detail: [
+          {
+            loc: ['body', 'nodes'],
+            msg: 'The answer would hold more than 10000 edges, the limit per request.',
+            type: TRACE_BATCH_TOO_LARGE,
+          },
+        ],
+      });
+    }
     if (index === options.failOn) {
       return sendJson(response, 422, {
         detail: [{ loc: ['body', 'nodes'], msg: 'too many', type: 'too_long' }],
@@ -91,7 +104,10 @@ describe('listTracesFor', () => {
   it("defaults: batches of the server's limit, the client's concurrency (4)", async () => {
     const { server, stats } = await tracer({ delayMs: 150 });
     await clientAt(server.url).listTracesFor(nodes(TRACE_BATCH_MAX_NODES * 5 + 1));
-    expect(stats.batches.map((b) => b.nodes.length)).toEqual([500, 500, 500, 500, 500, 1]);
+    // Sorted: the last two batches start together and may arrive in either order.
+    expect(stats.batches.map((b) => b.nodes.length).sort((a, b) => b - a)).toEqual([
+      500, 500, 500, 500, 500, 1,
+    ]);
     expect(stats.maxInFlight).toBe(4);
     expect(stats.batches[0]).not.toHaveProperty('n_hops');
 
@@ -101,6 +117,25 @@ describe('listTracesFor', () => {
     );
     expect(configured.stats.batches).toHaveLength(10);
     expect(configured.stats.maxInFlight).toBe(2);
+  });
+
+  it('splits a batch whose answer the server refuses as too large, down to single nodes', async () => {
+    const { server, stats } = await tracer({ delayMs: 5, maxNodesAnswered: 3 });
+    const listing = await clientAt(server.url).listTracesFor(nodes(40), { batchSize: 20, concurrency: 2 });
+    expect(Object.keys(listing.results).sort()).toEqual(nodes(40).map((n) => n.node_id));
+    expect(listing.edges).toHaveLength(41);
+    const answered = stats.batches.filter((b) => b.nodes.length <= 3);
+    expect(answered.flatMap((b) => b.nodes.map((n) => n.node_id)).sort()).toEqual(
+      nodes(40).map((n) => n.node_id),
+    );
+    expect(stats.maxInFlight).toBeLessThanOrEqual(2);
+
+    // A single node whose answer is too large cannot be split: the server's 422 is thrown.
+    const never = await tracer({ delayMs: 1, maxNodesAnswered: 0 });
+    const failure = clientAt(never.server.url).listTracesFor(nodes(4), { concurrency: 1 });
+    await expect(failure).rejects.toBeInstanceOf(ValidationError);
+    await expect(failure).rejects.toThrow(/more than 10000 edges/);
+    expect(never.stats.batches.map((b) => b.nodes.length)).toEqual([4, 2, 1]);
   });
 
   it('no nodes, no requests', async () => {

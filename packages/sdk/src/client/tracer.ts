@@ -1,13 +1,15 @@
-import type {
-  BatchRetrieveNode,
-  BatchRetrieveRequest,
-  BatchRetrieveResponse,
-  ConnectedNodesResponse,
-  Trace,
-  TraceCreate,
-  TraceEdge,
+import {
+  TRACE_BATCH_TOO_LARGE,
+  type BatchRetrieveNode,
+  type BatchRetrieveRequest,
+  type BatchRetrieveResponse,
+  type ConnectedNodesResponse,
+  type Trace,
+  type TraceCreate,
+  type TraceEdge,
 } from '../contract/trace.js';
 import { checkConcurrency, checkWholeNumber, mapBounded } from './concurrency.js';
+import { ValidationError } from './errors.js';
 import { expectObject, expectObjectWith } from './shape.js';
 import type { Call, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
@@ -42,7 +44,9 @@ export interface TracerClient {
   batchList(request: BatchRetrieveRequest, options?: RequestOptions): Promise<BatchRetrieveResponse>;
   /**
    * The traces of any number of nodes: split into batches of at most the server's limit, run with
-   * bounded concurrency, merged, edges de-duplicated by `_id`. The first failing batch stops the rest.
+   * bounded concurrency, merged, edges de-duplicated by `_id`. A batch whose answer the server
+   * refuses as too large (422, TRACE_BATCH_TOO_LARGE) is split in halves and asked again, down to
+   * single nodes. The first failing batch stops the rest.
    */
   listTracesFor(nodes: readonly BatchRetrieveNode[], options?: TraceListOptions): Promise<TraceListing>;
 }
@@ -54,6 +58,15 @@ export interface TracerDefaults {
 
 const trace = expectObject('a trace');
 const batchAnswer = expectObjectWith('a batch trace listing', 'results');
+
+/** The server's refusal of a batch whose answer would exceed TRACE_BATCH_MAX_EDGES. */
+function isAnswerTooLarge(error: unknown): boolean {
+  return (
+    error instanceof ValidationError &&
+    Array.isArray(error.detail) &&
+    error.detail.some((item) => item.type === TRACE_BATCH_TOO_LARGE)
+  );
+}
 
 /** Splits `items` into consecutive slices of at most `size`. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
@@ -99,20 +112,33 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
         if (!unique.has(key)) unique.set(key, node);
       }
       const batches = chunk([...unique.values()], batchSize);
-      const answers = await mapBounded(
-        batches,
-        concurrency,
-        (batch, _index, signal) =>
-          batchList(
-            {
-              nodes: batch,
-              ...(options.nHops === undefined ? {} : { n_hops: options.nHops }),
-              ...(options.mode === undefined ? {} : { mode: options.mode }),
-            },
-            { signal },
-          ),
-        options.signal,
-      );
+      // One slot of the bounded concurrency asks the halves of a refused batch one after the other.
+      const listBatch = async (
+        batch: BatchRetrieveNode[],
+        signal: AbortSignal,
+      ): Promise<BatchRetrieveResponse[]> => {
+        try {
+          const request: BatchRetrieveRequest = {
+            nodes: batch,
+            ...(options.nHops === undefined ? {} : { n_hops: options.nHops }),
+            ...(options.mode === undefined ? {} : { mode: options.mode }),
+          };
+          return [await batchList(request, { signal })];
+        } catch (error) {
+          if (batch.length < 2 || !isAnswerTooLarge(error)) throw error;
+          const half = Math.ceil(batch.length / 2);
+          const first = await listBatch(batch.slice(0, half), signal);
+          return [...first, ...(await listBatch(batch.slice(half), signal))];
+        }
+      };
+      const answers = (
+        await mapBounded(
+          batches,
+          concurrency,
+          (batch, _index, signal) => listBatch(batch, signal),
+          options.signal,
+        )
+      ).flat();
       const results: Record<string, ConnectedNodesResponse> = {};
       const edges: TraceEdge[] = [];
       const seen = new Set<string>();

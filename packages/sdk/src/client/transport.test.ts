@@ -93,6 +93,39 @@ describe('retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
+  it('a 429 is retried after its Retry-After, as seconds or an HTTP date, even for a write', async () => {
+    const created = { ...topic, name: 'n' };
+    // HTTP dates have whole seconds: this one is 1 to 2 s away.
+    const date = new Date(Math.floor(Date.now() / 1000) * 1000 + 2000).toUTCString();
+    const server = await serve(
+      failThenSucceed([status(429, { 'retry-after': '0.2' }), status(429, { 'retry-after': date })], (r) =>
+        sendJson(r, 201, created),
+      ),
+    );
+    const events: RetryEvent[] = [];
+    const started = Date.now();
+    const client = clientAt(server.url, { onRetry: (event) => events.push(event) });
+    await client.records.createRecord({ name: 'n', form: {}, context: {} });
+    expect(server.requests.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
+    expect(events.map((e) => e.status)).toEqual([429, 429]);
+    expect(events[0]!.delayMs).toBe(200);
+    expect(events[1]!.delayMs).toBeGreaterThan(500);
+    expect(events[1]!.delayMs).toBeLessThanOrEqual(2000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200 + events[1]!.delayMs - 20);
+  });
+
+  it('a Retry-After beyond the cap is not waited for: the 429 is thrown with the wait it asked', async () => {
+    const server = await serve((_request, response) => status(429, { 'retry-after': '120' })(response));
+    const started = Date.now();
+    const error = await clientAt(server.url, { maxRetryAfterMs: 60_000 })
+      .techdoc.getTopic(topic._id)
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(server.requests).toHaveLength(1);
+    expect((error as RxsApiError).status).toBe(429);
+    expect((error as RxsApiError).message).toMatch(/asked to wait 120 s/);
+  });
+
   it('gives up after `retries` and throws the last error', async () => {
     const server = await serve((_request, response) => status(503)(response));
     const error = await clientAt(server.url, { retries: 3 })

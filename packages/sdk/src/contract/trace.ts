@@ -53,8 +53,37 @@ export const RELATION_TYPES = [
 export type RelationType = (typeof RELATION_TYPES)[number];
 export const RelationTypeSchema = Type.Unsafe<RelationType>(literals(RELATION_TYPES));
 
+/**
+ * The format of a trace end's id: 1-128 characters of letters, digits and `.` `_` `:` `-`, starting
+ * with a letter or a digit. Ends that live in RXS (Record, KnowledgeTopic) must also exist in the
+ * caller's tenant; ends that live in other systems (Document, ...) are checked for this format only,
+ * and may not start with a URL scheme that a browser runs or loads (see UNSAFE_NODE_ID_SCHEMES).
+ */
+export const NODE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
+export const NODE_ID_MAX_LENGTH = 128;
+/** Prefixes an external node id may not start with (case-insensitive): they would be live links. */
+export const UNSAFE_NODE_ID_SCHEMES = [
+  'javascript:',
+  'vbscript:',
+  'data:',
+  'file:',
+  'blob:',
+  'about:',
+  'filesystem:',
+  'view-source:',
+] as const;
+
 export const NodeRef = Type.Object(
-  { node_id: Type.String({ minLength: 1, maxLength: 100 }), node_type: NodeTypeSchema },
+  {
+    node_id: Type.String({
+      minLength: 1,
+      maxLength: NODE_ID_MAX_LENGTH,
+      pattern: NODE_ID_PATTERN,
+      description:
+        '1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit; no URL scheme such as javascript:',
+    }),
+    node_type: NodeTypeSchema,
+  },
   { additionalProperties: false },
 );
 export type NodeRef = Static<typeof NodeRef>;
@@ -79,11 +108,20 @@ export type Trace = Static<typeof Trace>;
 
 /** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
 export const TRACE_BATCH_MAX_NODES = 500;
+/**
+ * Largest number of edges one `POST /traces/batch/list` answer may hold, counted over all its
+ * results (an edge reached from two requested nodes counts twice). A request whose answer would
+ * hold more is refused with 422 and a `detail` item of type TRACE_BATCH_TOO_LARGE: ask for fewer
+ * nodes at once, or fewer hops.
+ */
+export const TRACE_BATCH_MAX_EDGES = 10_000;
+/** The `type` of the 422 `detail` item when an answer would exceed TRACE_BATCH_MAX_EDGES. */
+export const TRACE_BATCH_TOO_LARGE = 'answer_too_large';
 /** Largest `n_hops` the batch listing accepts. */
 export const TRACE_MAX_HOPS = 10;
 
 export const BatchRetrieveNode = Type.Object({
-  node_id: Type.String({ minLength: 1, maxLength: 100 }),
+  node_id: Type.String({ minLength: 1, maxLength: NODE_ID_MAX_LENGTH }),
   node_type: NodeTypeSchema,
   /** Required by the reference schema; accepted and ignored (nodes are not versioned here). */
   version: Type.Optional(Type.String({ maxLength: 100 })),

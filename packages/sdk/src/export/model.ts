@@ -37,10 +37,49 @@ export interface ExportedTopic {
   schema: FormSchema;
   /** Columns in schema order, then keys met only in record data (in order of first appearance). */
   fields: ExportedField[];
+  /** How requirements tools see this topic: from the mapping file, else the defaults. */
+  presentation: TopicPresentation;
+}
+
+/**
+ * How one topic appears in requirements tools, set per topic by a mapping file (see
+ * `export/mapping-file.ts`); without one, defaults derived from the topic's name and fields.
+ */
+export interface TopicPresentation {
+  /** Sphinx-Needs need type (e.g. `req`, `test`): a lower-case identifier. */
+  needType: string;
+  /** Prefix of identifiers made up for records with no readable id of their own (e.g. `REQ`). */
+  idPrefix: string;
+  /** Name of the ReqIF SPEC-OBJECT-TYPE of the topic's records. */
+  reqifTypeName: string;
+  /** Semantic names of the fields that give a record's title, description and status, if any. */
+  titleField?: string;
+  descriptionField?: string;
+  statusField?: string;
+}
+
+/**
+ * The name of the links from records of one topic to records of another (e.g. System Requirements
+ * -> Verification Tests = `verifies`): a Sphinx-Needs extra link type and a ReqIF relation type.
+ */
+export interface LinkType {
+  /** Identifier of the link type (Sphinx-Needs option name, ReqIF SPEC-RELATION-TYPE name). */
+  name: string;
+  /** How the reverse direction reads (Sphinx-Needs `incoming`), e.g. `verified by`. */
+  incoming: string;
+  /** History ids of the topics at the source and target ends. */
+  sourceTopicHistoryId: string;
+  targetTopicHistoryId: string;
 }
 
 export interface ExportedRecord {
   id: string;
+  /**
+   * Human identifier (`REQ_001`), unique within the export: by the topic's identifier rule, from a
+   * leading `PREFIX_NNN` in the name or title, else the name when it is a valid id, else the
+   * topic's prefix and the `_id`. Formats show it beside `id`, which stays for round trips.
+   */
+  readableId: string;
   name: string;
   version: string;
   /** Revision id the record belongs to. */
@@ -51,11 +90,20 @@ export interface ExportedRecord {
   updatedAt?: string | null;
 }
 
+/** One end of a trace; `readableId` is set when the end is a record of this export. */
+export interface TraceEnd {
+  id: string;
+  type: NodeType;
+  readableId?: string;
+}
+
 export interface ExportedTrace {
   id: string;
-  source: { id: string; type: NodeType };
-  target: { id: string; type: NodeType };
+  source: TraceEnd;
+  target: TraceEnd;
   relationTypes: RelationType[];
+  /** The named link type of this pair of topics (from the mapping file), when one is set. */
+  linkType?: string;
 }
 
 export interface ExportServers {
@@ -79,7 +127,12 @@ export type ExportPart =
   | { kind: 'topic'; topic: ExportedTopic }
   | { kind: 'record'; record: ExportedRecord }
   | { kind: 'topic-end'; topic: ExportedTopic; recordCount: number }
-  | { kind: 'traces'; traces: ExportedTrace[] }
+  | {
+      kind: 'traces';
+      traces: ExportedTrace[];
+      /** The named link types the traces use (from the mapping file); empty without one. */
+      linkTypes: LinkType[];
+    }
   | { kind: 'end'; warnings: string[] };
 
 /** A format writer: receives the parts in order and writes bytes to a stream. */
@@ -91,6 +144,11 @@ export interface ExportWriter {
   writeParts?(parts: readonly ExportPart[]): Promise<void>;
   /** Flushes and closes; called once after the `end` part, or on failure (then the output is discarded). */
   close(): Promise<void>;
+  /**
+   * Optional: what the writer had to change to fit a value into its format (a value cut, a
+   * character dropped), one sentence each naming the record and field; complete once `close` resolved.
+   */
+  readonly warnings?: readonly string[];
 }
 
 export const EXPORT_FORMATS = ['json', 'jsonl', 'csv', 'xlsx', 'reqif', 'needs'] as const;

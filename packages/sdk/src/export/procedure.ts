@@ -2,7 +2,23 @@ import type { KnowledgeTopicRevision } from '../contract/knowledge-topic.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import { buildFieldMap, extendFieldMap, RecordMapper, type FieldMap } from '../mapping/index.js';
-import type { ExportedTopic, ExportedTrace, ExportPart, ExportServers } from './model.js';
+import { checkExportColumns } from './limits.js';
+import {
+  defaultIdentifierRule,
+  defaultPresentation,
+  readableIdOf,
+  ReadableIds,
+  type IdentifierRule,
+} from './identity.js';
+import type {
+  ExportedField,
+  ExportedTopic,
+  ExportedTrace,
+  ExportPart,
+  ExportServers,
+  LinkType,
+  TopicPresentation,
+} from './model.js';
 
 /** What the export procedure needs from the three services (the sdk client provides it). */
 export interface ExportSource {
@@ -17,7 +33,39 @@ export interface ExportSource {
   listTraces(nodes: BatchRetrieveNode[]): Promise<TraceEdge[]>;
 }
 
+/** A topic as a mapping file names it: by history id (survives re-approvals) or by name. */
+export interface TopicRef {
+  historyId: string;
+  name: string;
+}
+
+/**
+ * How topics appear in requirements tools and how their links are named: a mapping file
+ * (`export/mapping-file.ts`), or the defaults of `defaultExportMapping`.
+ */
+export interface ExportMapping {
+  topic(
+    topic: TopicRef,
+    fields: readonly ExportedField[],
+  ): { presentation: TopicPresentation; rule: IdentifierRule };
+  /** The named link type of traces from records of `source` to records of `target`, if one is set. */
+  linkType(source: TopicRef, target: TopicRef): LinkType | undefined;
+  /** Warnings once every topic is known (e.g. a mapping file's entries that named no exported topic). */
+  warningsFor?(exported: readonly TopicRef[]): string[];
+}
+
+/** Without a mapping file: presentation from the topic's name and fields, the default identifier rule, no link names. */
+export const defaultExportMapping: ExportMapping = {
+  topic(topic, fields) {
+    const presentation = defaultPresentation(topic.name, fields);
+    return { presentation, rule: defaultIdentifierRule(presentation) };
+  },
+  linkType: () => undefined,
+};
+
 export interface ExportOptions {
+  /** Per-topic presentation, identifier rules and link names (a mapping file); defaults without. */
+  mapping?: ExportMapping;
   /** KT revision ids, exported in this order. */
   revisionIds: string[];
   /** Step 4: retrieve the traces between the records. */
@@ -33,6 +81,11 @@ export interface ExportOptions {
   onWarning?: (message: string) => void;
   /** Called as records arrive (at least once per batch of records), for progress display. */
   onProgress?: (progress: { topic: string; revisionId: string; records: number }) => void;
+  /**
+   * Most columns one topic may have (fields, list item fields, keys met only in record data);
+   * beyond it the export stops with a `TooManyColumnsError` (default `DEFAULT_MAX_EXPORT_COLUMNS`).
+   */
+  maxColumns?: number;
   /** Clock, for reproducible exports in tests. */
   now?: () => Date;
 }
@@ -51,7 +104,11 @@ export class TopicReapprovedError extends Error {
   }
 }
 
-function exportedTopic(revision: KnowledgeTopicRevision, map: FieldMap): ExportedTopic {
+function exportedTopic(
+  revision: KnowledgeTopicRevision,
+  map: FieldMap,
+  presentation: TopicPresentation,
+): ExportedTopic {
   return {
     revisionId: revision._id,
     historyId: revision.knowledge_topic_history_id,
@@ -61,6 +118,7 @@ function exportedTopic(revision: KnowledgeTopicRevision, map: FieldMap): Exporte
     latestRevisionId: revision.latest_revision_id ?? revision._id,
     schema: revision.knowledge_topic_schema,
     fields: map.fields,
+    presentation,
   };
 }
 
@@ -106,6 +164,11 @@ export async function* exportPartBatches(
   ];
 
   const recordIds: string[] = [];
+  const mapping = options.mapping ?? defaultExportMapping;
+  const readableIds = new ReadableIds();
+  // For the traces: each exported record's readable id and topic (kept only when traces are asked for).
+  const traceEnds = new Map<string, { readableId: string; topic: TopicRef }>();
+  const exportedTopics: TopicRef[] = [];
   for (const requested of options.revisionIds) {
     // 1. The schema, by the same revision id the records are listed by.
     let revision = await source.getTopic(requested);
@@ -119,8 +182,16 @@ export async function* exportPartBatches(
       revision = await source.getTopic(latest);
     }
     let map = buildFieldMap(revision.knowledge_topic_schema);
+    const columnsOf = { name: revision.knowledge_topic_name, revisionId: revision._id };
+    checkExportColumns(columnsOf, map.fields, options.maxColumns);
     for (const warning of map.warnings) warn(`${revision.knowledge_topic_name}: ${warning}`);
-    yield [{ kind: 'topic', topic: exportedTopic(revision, map) }];
+    const topicRef: TopicRef = {
+      historyId: revision.knowledge_topic_history_id,
+      name: revision.knowledge_topic_name,
+    };
+    const { presentation, rule } = mapping.topic(topicRef, map.fields);
+    exportedTopics.push(topicRef);
+    yield [{ kind: 'topic', topic: exportedTopic(revision, map, presentation) }];
 
     // 2. and 3. The records of that revision, mapped as they arrive. The mapper is built once per
     // topic and learns the keys met only in record data as the map is extended with them.
@@ -135,8 +206,16 @@ export async function* exportPartBatches(
       for (let i = 0; i < records.length; i++) {
         const record = records[i]!;
         const mapped = mapper.map(record);
-        if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
-        if (options.traces) recordIds.push(record._id);
+        if (mapped.newFields.length > 0) {
+          map = extendFieldMap(map, mapped.newFields);
+          checkExportColumns(columnsOf, map.fields, options.maxColumns);
+        }
+        const readableId = readableIds.assign(readableIdOf(mapped.record, rule, presentation), record._id);
+        mapped.record.readableId = readableId;
+        if (options.traces) {
+          recordIds.push(record._id);
+          traceEnds.set(record._id, { readableId, topic: topicRef });
+        }
         parts[i] = { kind: 'record', record: mapped.record };
       }
       if (records.length === 0) continue;
@@ -154,7 +233,7 @@ export async function* exportPartBatches(
           `use the revision id (not the history id ${revision.knowledge_topic_history_id}) and fetch it again after a re-approval.`,
       );
     }
-    yield [{ kind: 'topic-end', topic: exportedTopic(revision, map), recordCount: count }];
+    yield [{ kind: 'topic-end', topic: exportedTopic(revision, map, presentation), recordCount: count }];
   }
 
   // 4. The traces touching the exported records.
@@ -164,18 +243,28 @@ export async function* exportPartBatches(
     );
     const seen = new Set<string>();
     const traces: ExportedTrace[] = [];
+    const linkTypes = new Map<string, LinkType>();
     for (const edge of edges) {
       if (seen.has(edge._id)) continue;
       seen.add(edge._id);
+      const sourceType = edge.source_node?.type ?? 'Record';
+      const targetType = edge.target_node?.type ?? 'Record';
+      const sourceEnd = sourceType === 'Record' ? traceEnds.get(edge.source) : undefined;
+      const targetEnd = targetType === 'Record' ? traceEnds.get(edge.target) : undefined;
+      const linkType =
+        sourceEnd && targetEnd ? mapping.linkType(sourceEnd.topic, targetEnd.topic) : undefined;
+      if (linkType) linkTypes.set(linkType.name, linkType);
       traces.push({
         id: edge._id,
-        source: { id: edge.source, type: edge.source_node?.type ?? 'Record' },
-        target: { id: edge.target, type: edge.target_node?.type ?? 'Record' },
+        source: { id: edge.source, type: sourceType, ...(sourceEnd && { readableId: sourceEnd.readableId }) },
+        target: { id: edge.target, type: targetType, ...(targetEnd && { readableId: targetEnd.readableId }) },
         relationTypes: [...edge.relation_type],
+        ...(linkType && { linkType: linkType.name }),
       });
     }
     traces.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    yield [{ kind: 'traces', traces }];
+    yield [{ kind: 'traces', traces, linkTypes: [...linkTypes.values()] }];
   }
+  for (const warning of mapping.warningsFor?.(exportedTopics) ?? []) warn(warning);
   yield [{ kind: 'end', warnings }];
 }

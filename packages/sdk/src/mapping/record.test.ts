@@ -30,6 +30,7 @@ describe('mapRecord on the sample records', () => {
     expect(newFields).toEqual([]);
     expect(mapped).toEqual({
       id: '6a7701ffcd5640b4bf28b05e',
+      readableId: '6a7701ffcd5640b4bf28b05e',
       name: 'Requirements-1',
       version: '1.0',
       topicRevisionId: '69b989b54252b7481003b10a',

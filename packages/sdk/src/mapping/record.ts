@@ -58,6 +58,8 @@ export class RecordMapper {
     const audit = record.audit_info as Partial<ServiceRecord['audit_info']> | undefined;
     const exported: ExportedRecord = {
       id: record._id,
+      // The export procedure replaces it by the topic's identifier rule.
+      readableId: record._id,
       name: record.name,
       version: record.version,
       topicRevisionId: record.context?.knowledge_unit_topic_id ?? '',

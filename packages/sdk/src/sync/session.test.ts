@@ -146,7 +146,7 @@ function* parts(snapshot: Snapshot): Generator<ExportPart> {
     }
     yield { kind: 'topic-end', topic: t, recordCount: count };
   }
-  if (snapshot.traces) yield { kind: 'traces', traces: snapshot.traces };
+  if (snapshot.traces) yield { kind: 'traces', traces: snapshot.traces, linkTypes: [] };
   yield { kind: 'end', warnings: [] };
 }
 

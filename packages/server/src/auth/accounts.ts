@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { isRole, type Role } from '@rxs/sdk';
+import { isRole, ROLES, type Role } from '@rxs/sdk';
+import { MAX_KEY_LIFETIME_DAYS, maxKeyLifetimeDaysFromEnv } from '../config.js';
 import type { Storage } from '../storage/database.js';
 import { newObjectId, nowIso } from '../storage/ids.js';
 import { inTransaction } from '../storage/transactions.js';
 import { conflict, HttpError, notFound } from '../http/errors.js';
 import { generateApiKey } from './api-keys.js';
 import { hashPassword } from './passwords.js';
+import { AuditLog, LOCAL_ACTOR, type AuditActor } from './audit.js';
 
 export interface Tenant {
   id: string;
@@ -41,13 +43,43 @@ export interface NewApiKey extends ApiKeyInfo {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const DAY_MS = 86_400_000;
+// An ISO 8601 date or date-time (with seconds, fractions and a zone optional).
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+export interface AccountPolicy {
+  /** Longest key lifetime in days; keys without an expiry then get this one. Undefined: no limit
+   * below MAX_KEY_LIFETIME_DAYS, and keys may be made without an expiry. */
+  maxKeyLifetimeDays?: number;
+}
+
+/** A live user that may sign in, with its tenant's name (sign-in may have to choose a tenant). */
+export interface SignInCandidate {
+  id: string;
+  tenant_id: string;
+  tenant_name: string;
+  email: string;
+  password_hash: string | null;
+}
+
+/** Higher roles first: owner > admin > editor > viewer. */
+export function roleRank(role: Role): number {
+  return ROLES.length - ROLES.indexOf(role);
+}
 
 /**
  * Tenants, users and API keys: the operations behind `rxs admin` and the web app's Settings. Every
  * call is scoped to a tenant; ids of another tenant are "not found".
  */
 export class Accounts {
-  constructor(private readonly storage: Storage) {}
+  readonly audit: AuditLog;
+
+  constructor(
+    private readonly storage: Storage,
+    readonly policy: AccountPolicy = { maxKeyLifetimeDays: maxKeyLifetimeDaysFromEnv() },
+  ) {
+    this.audit = new AuditLog(storage);
+  }
 
   private get db() {
     return this.storage.db;
@@ -84,6 +116,7 @@ export class Accounts {
   async createUser(
     tenantId: string,
     input: { email: string; name?: string; role: string; password?: string },
+    actor: AuditActor = LOCAL_ACTOR,
   ): Promise<User> {
     await this.getTenant(tenantId);
     const email = input.email.trim().toLowerCase();
@@ -101,12 +134,15 @@ export class Accounts {
         },
       ]);
     }
+    // Users are per tenant: only a live user of this tenant holds the address.
     const existing = await this.db
       .selectFrom('users')
       .select('id')
+      .where('tenant_id', '=', tenantId)
       .where('email', '=', email)
+      .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    if (existing) throw conflict(`A user with the e-mail ${email} already exists.`);
+    if (existing) throw conflict(`This tenant already has a user with the e-mail ${email}.`);
     const user: User = {
       id: randomUUID(),
       tenant_id: tenantId,
@@ -120,6 +156,11 @@ export class Accounts {
       .insertInto('users')
       .values({ ...user, password_hash, deleted_at: null })
       .execute();
+    await this.audit.record(tenantId, actor, {
+      action: 'user-created',
+      target: { type: 'user', id: user.id, label: email },
+      detail: `role ${user.role}`,
+    });
     return user;
   }
 
@@ -146,16 +187,55 @@ export class Accounts {
     return { ...row, role: row.role as Role };
   }
 
-  async findUserByEmail(email: string) {
-    return this.db
+  /** A live user with this address: in the tenant given, else the first found (tools and tests). */
+  async findUserByEmail(email: string, tenantId?: string) {
+    let query = this.db
       .selectFrom('users')
       .selectAll()
       .where('email', '=', email.trim().toLowerCase())
       .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+      .orderBy('created_at');
+    if (tenantId) query = query.where('tenant_id', '=', tenantId);
+    return query.executeTakeFirst();
   }
 
-  async setRole(tenantId: string, userId: string, role: string): Promise<User> {
+  /** Every live user with this address, in any tenant: sign-in then finds whose password it is. */
+  async signInCandidates(email: string, tenantId?: string): Promise<SignInCandidate[]> {
+    let query = this.db
+      .selectFrom('users')
+      .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
+      .select([
+        'users.id',
+        'users.tenant_id',
+        'tenants.name as tenant_name',
+        'users.email',
+        'users.password_hash',
+      ])
+      .where('users.email', '=', email.trim().toLowerCase())
+      .where('users.deleted_at', 'is', null)
+      .orderBy('tenants.name');
+    if (tenantId) query = query.where('users.tenant_id', '=', tenantId);
+    return query.execute();
+  }
+
+  /** The stored password hash of a live user of the tenant (null: no password set). */
+  async passwordHashOf(tenantId: string, userId: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', userId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row?.password_hash ?? null;
+  }
+
+  async setRole(
+    tenantId: string,
+    userId: string,
+    role: string,
+    actor: AuditActor = LOCAL_ACTOR,
+  ): Promise<User> {
     const user = await this.getUser(tenantId, userId);
     if (!isRole(role)) {
       throw new HttpError(422, [
@@ -164,20 +244,34 @@ export class Accounts {
     }
     if (user.role === 'owner' && role !== 'owner') await this.assertAnotherOwner(tenantId, userId);
     await this.db.updateTable('users').set({ role }).where('id', '=', userId).execute();
+    await this.audit.record(tenantId, actor, {
+      action: 'role-changed',
+      target: { type: 'user', id: user.id, label: user.email },
+      detail: `${user.role} → ${role}`,
+    });
     return { ...user, role };
   }
 
-  async setPassword(tenantId: string, userId: string, password: string): Promise<void> {
-    await this.getUser(tenantId, userId);
+  async setPassword(
+    tenantId: string,
+    userId: string,
+    password: string,
+    actor: AuditActor = LOCAL_ACTOR,
+  ): Promise<void> {
+    const user = await this.getUser(tenantId, userId);
     await this.db
       .updateTable('users')
       .set({ password_hash: await hashPassword(password) })
       .where('id', '=', userId)
       .execute();
+    await this.audit.record(tenantId, actor, {
+      action: 'password-changed',
+      target: { type: 'user', id: user.id, label: user.email },
+    });
   }
 
   /** Deletes a user; their keys stop working at once (the key check joins the live user). */
-  async deleteUser(tenantId: string, userId: string): Promise<void> {
+  async deleteUser(tenantId: string, userId: string, actor: AuditActor = LOCAL_ACTOR): Promise<void> {
     const user = await this.getUser(tenantId, userId);
     if (user.role === 'owner') await this.assertAnotherOwner(tenantId, userId);
     const now = nowIso();
@@ -190,6 +284,12 @@ export class Accounts {
         .where('revoked_at', 'is', null)
         .execute();
       await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+      await this.audit.record(
+        tenantId,
+        actor,
+        { action: 'user-deleted', target: { type: 'user', id: user.id, label: user.email } },
+        trx,
+      );
     });
   }
 
@@ -209,14 +309,11 @@ export class Accounts {
   async createApiKey(
     tenantId: string,
     input: { userId: string; name: string; expiresAt?: string | null },
+    actor: AuditActor = LOCAL_ACTOR,
+    audit: { action: 'key-created' | 'key-regenerated'; detail?: string } = { action: 'key-created' },
   ): Promise<NewApiKey> {
     const user = await this.getUser(tenantId, input.userId);
-    const expires_at = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
-    if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) {
-      throw new HttpError(422, [
-        { loc: ['body', 'expires_at'], msg: 'Not a date-time', type: 'datetime_parsing' },
-      ]);
-    }
+    const expires_at = this.keyExpiry(input.expiresAt ?? null);
     const generated = generateApiKey();
     const row = {
       id: generated.id,
@@ -230,6 +327,11 @@ export class Accounts {
       last_used_at: null,
     };
     await this.db.insertInto('api_keys').values(row).execute();
+    await this.audit.record(tenantId, actor, {
+      action: audit.action,
+      target: { type: 'key', id: row.id, label: `${row.name} (${user.email})` },
+      detail: audit.detail ?? (expires_at ? `expires ${expires_at}` : 'never expires'),
+    });
     const { hash: _hash, tenant_id: _tenant, ...info } = row;
     return { ...info, user_email: user.email, key: generated.key };
   }
@@ -264,7 +366,51 @@ export class Accounts {
     return key;
   }
 
-  async revokeApiKey(tenantId: string, keyId: string): Promise<ApiKeyInfo> {
+  /**
+   * The stored expiry of a new key: an ISO 8601 date or date-time no further ahead than the
+   * installation's maximum lifetime (MAX_KEY_LIFETIME_DAYS at most); without one, that maximum when
+   * the installation sets one, else never.
+   */
+  private keyExpiry(expiresAt: string | null): string | null {
+    const maxDays = this.policy.maxKeyLifetimeDays ?? MAX_KEY_LIFETIME_DAYS;
+    const latest = Date.now() + maxDays * DAY_MS;
+    if (!expiresAt) {
+      return this.policy.maxKeyLifetimeDays === undefined ? null : new Date(latest).toISOString();
+    }
+    const when = ISO_DATE_TIME.test(expiresAt) ? Date.parse(expiresAt) : NaN;
+    if (Number.isNaN(when)) {
+      throw new HttpError(422, [
+        {
+          loc: ['body', 'expires_at'],
+          msg: `"${expiresAt}" is not an ISO 8601 date or date-time, such as 2030-01-31 or 2030-01-31T12:00:00Z.`,
+          type: 'datetime_parsing',
+        },
+      ]);
+    }
+    if (when > latest) {
+      throw new HttpError(422, [
+        {
+          loc: ['body', 'expires_at'],
+          msg: `Keys may live at most ${maxDays} days here (until ${new Date(latest).toISOString()}). Choose an earlier expiry.`,
+          type: 'value_error',
+        },
+      ]);
+    }
+    return new Date(when).toISOString();
+  }
+
+  /** The role of a user of the tenant, deleted ones included (their keys can still be listed). */
+  async roleOf(tenantId: string, userId: string): Promise<Role | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select('role')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return row && isRole(row.role) ? row.role : undefined;
+  }
+
+  async revokeApiKey(tenantId: string, keyId: string, actor: AuditActor = LOCAL_ACTOR): Promise<ApiKeyInfo> {
     const key = await this.getApiKey(tenantId, keyId);
     if (key.revoked_at) return key;
     const revoked_at = nowIso();
@@ -274,19 +420,34 @@ export class Accounts {
       .where('id', '=', keyId)
       .where('tenant_id', '=', tenantId)
       .execute();
+    await this.audit.record(tenantId, actor, {
+      action: 'key-revoked',
+      target: { type: 'key', id: key.id, label: `${key.name} (${key.user_email})` },
+    });
     return { ...key, revoked_at };
   }
 
   /** Revokes a key and issues a new one for the same user, name and remaining lifetime policy. */
-  async regenerateApiKey(tenantId: string, keyId: string): Promise<NewApiKey> {
+  async regenerateApiKey(
+    tenantId: string,
+    keyId: string,
+    actor: AuditActor = LOCAL_ACTOR,
+  ): Promise<NewApiKey> {
     const old = await this.getApiKey(tenantId, keyId);
     let expiresAt: string | null = null;
     if (old.expires_at) {
-      const lifetime = Date.parse(old.expires_at) - Date.parse(old.created_at);
+      // The same lifetime again, shortened to what the installation allows now.
+      const maxMs = (this.policy.maxKeyLifetimeDays ?? MAX_KEY_LIFETIME_DAYS) * DAY_MS;
+      const lifetime = Math.min(Date.parse(old.expires_at) - Date.parse(old.created_at), maxMs);
       expiresAt = new Date(Date.now() + Math.max(lifetime, 0)).toISOString();
     }
-    const fresh = await this.createApiKey(tenantId, { userId: old.user_id, name: old.name, expiresAt });
-    await this.revokeApiKey(tenantId, keyId);
+    const fresh = await this.createApiKey(
+      tenantId,
+      { userId: old.user_id, name: old.name, expiresAt },
+      actor,
+      { action: 'key-regenerated', detail: `replaces key ${old.id}` },
+    );
+    await this.revokeApiKey(tenantId, keyId, actor);
     return fresh;
   }
 }

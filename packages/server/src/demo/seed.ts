@@ -323,7 +323,7 @@ const DEMO_EMAILS = ['owner', 'editor', 'viewer']
   .map((role) => `${role}@demo.rxs.local`)
   .concat('owner@other.rxs.local');
 
-/** Removes every row of the tenants an unfinished seed created, in one transaction. */
+/** Removes the data, users and keys of the tenants an unfinished seed created, in one transaction. */
 async function discardUnfinishedDemo(storage: Storage): Promise<void> {
   const leftovers = await storage.db
     .selectFrom('users')
@@ -345,7 +345,21 @@ async function discardUnfinishedDemo(storage: Storage): Promise<void> {
       'users',
     ] as const)
       await trx.deleteFrom(table).where('tenant_id', 'in', tenantIds).execute();
-    await trx.deleteFrom('tenants').where('id', 'in', tenantIds).execute();
+    // The audit log is append-only and keeps what the seed did: a tenant with audit events stays,
+    // empty and unreachable (no users, no keys).
+    await trx
+      .deleteFrom('tenants')
+      .where('id', 'in', tenantIds)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('audit_events')
+              .select('audit_events.id')
+              .whereRef('audit_events.tenant_id', '=', 'tenants.id'),
+          ),
+        ),
+      )
+      .execute();
   });
 }
 

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
+import { TooManyRequests } from './rate-limit.js';
 import { toValidationItems } from './validation.js';
 
 /**
@@ -16,6 +17,9 @@ export function registerErrorHandling(app: FastifyInstance, limits: { bodyLimit:
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof TooManyRequests) {
+      void reply.headers({ ...error.headers, 'retry-after': String(error.retryAfterSeconds) });
+    }
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).send({ detail: error.detail });
     }
@@ -41,6 +45,13 @@ export function registerErrorHandling(app: FastifyInstance, limits: { bodyLimit:
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.code(400).send({ detail: 'The Content-Length header does not match the body.' });
     }
+    if (isDiskFull(error)) {
+      request.log.error({ err: error }, 'write refused: the disk is full');
+      return reply.code(507).send({
+        detail:
+          "The server's disk is full, so this change was not saved (nothing saved before is lost, and reading still works). Retry once the operator has freed space.",
+      });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: error.message });
@@ -51,6 +62,12 @@ export function registerErrorHandling(app: FastifyInstance, limits: { bodyLimit:
         'The server failed to handle this request. It has been logged; retry later or contact the operator with the request id.',
     });
   });
+}
+
+/** SQLite could not grow its files (SQLITE_FULL, or a write that failed for want of space); PostgreSQL's disk_full. */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_FULL' || code === '53100' || (error as NodeJS.ErrnoException).errno === -28;
 }
 
 /** Fastify's answers for URLs the router cannot take, in the contract's `{detail}` shape. */
@@ -80,7 +97,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, detail] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'The request took too long to arrive; send it again.']
+      ? [
+          408,
+          "The request took too long to arrive (the server's request time limit, RXS_REQUEST_TIMEOUT_MS). Send it again, all at once.",
+        ]
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [
             431,
@@ -88,7 +108,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
           ]
         : [400, `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); it was refused.`];
   const body = JSON.stringify({ detail });
-  if (socket.writable) {
+  // A response already under way on this socket cannot be followed by another one.
+  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !response?.headersSent) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, validationItem } from './errors.js';
 
@@ -14,9 +15,23 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i,
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (_req, body, done) => {
-      const text = body as string;
+      const bytes = body as Buffer;
+      // Decoding would silently turn invalid bytes into U+FFFD and store data nobody sent.
+      if (!isUtf8(bytes)) {
+        done(
+          new HttpError(422, [
+            validationItem(
+              ['body'],
+              'The request body is not valid UTF-8: send JSON encoded as UTF-8.',
+              'json_invalid_utf8',
+            ),
+          ]),
+        );
+        return;
+      }
+      const text = bytes.toString('utf8');
       if (text.trim() === '') {
         done(null, undefined);
         return;

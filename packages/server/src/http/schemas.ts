@@ -9,12 +9,16 @@ export const errorResponses = {
   403: detail("The key's user lacks permission for the operation"),
   404: detail('Object not found'),
   422: Type.Object({ detail: Type.Array(ValidationErrorItem) }, { description: 'Validation error' }),
+  429: detail(
+    'Too many requests for this key (or failed authentications from this address), or too many full listings at once; see Retry-After and the RateLimit-* headers',
+  ),
 };
 
 /** The further answers of routes that take a body. */
 export const bodyErrorResponses = {
   413: detail('The request body is larger than the limit'),
   415: detail('The request body is not JSON (Content-Type: application/json)'),
+  507: detail("The server's disk is full: nothing was saved; retry once space is freed"),
 };
 
 /** Routes that change an object which may be read-only, approved or changed meanwhile. */

@@ -13,6 +13,7 @@ const TABLES: { name: keyof Database; key: string; json: string[] }[] = [
   { name: 'records', key: 'id', json: ['form', 'data', 'context'] },
   { name: 'traces', key: 'id', json: [] },
   { name: 'sessions', key: 'id', json: [] },
+  { name: 'audit_events', key: 'id', json: [] },
 ];
 
 const BATCH = 500;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -10,6 +10,7 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 import * as initial from './migrations/001_initial.js';
+import * as tenantUsersAndAudit from './migrations/002_tenant_users_and_audit.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -75,6 +76,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   return storage;
 }
 
+/** The size the SQLite WAL returns to after a long read let it grow (journal_size_limit). */
+export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** Rows per batch when the caller does not say. */
 const DEFAULT_BATCH = 256;
 
@@ -84,15 +88,33 @@ function openReader(file: string): SQLite.Database {
   return reader;
 }
 
+/**
+ * The database holds key hashes and every tenant's data: only its owner may read it. SQLite gives
+ * the -wal and -shm files the database file's mode, so creating that file 0600 (or narrowing an
+ * existing installation's) covers all three.
+ */
+function keepPrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  }
+}
+
 function openSqlite(path: string): Storage {
   const file = path === ':memory:' ? path : resolve(path);
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true });
+    keepPrivate(file);
+  }
   const connection = new SQLite(file);
   connection.pragma('journal_mode = WAL');
   // FULL: a commit is on disk before we answer 201/200, so an acknowledged write survives a crash.
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
+  // A long reader keeps the WAL from being reset, so it grows; once readers end and a checkpoint
+  // completes, the next write cuts the file back to this size instead of keeping its largest size.
+  connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: reusingStatements(connection) }),
   });
@@ -204,6 +226,7 @@ function openSqlite(path: string): Storage {
 async function migrate(storage: Storage): Promise<void> {
   const migrations: Record<string, Migration> = {
     '001_initial': { up: (db) => initial.up(db, storage.dialect) },
+    '002_tenant_users_and_audit': { up: (db) => tenantUsersAndAudit.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,
@@ -219,6 +242,14 @@ async function migrate(storage: Storage): Promise<void> {
   }
 }
 
+/** Stands in for ROLLBACK when SQLite has already rolled the transaction back. */
+const ALREADY_ROLLED_BACK = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
 /** Compiled statements kept per connection; queries with long `in (...)` lists make many texts. */
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -233,6 +264,9 @@ function reusingStatements(connection: SQLite.Database): SqliteDatabase {
   return {
     close: () => connection.close(),
     prepare(sql) {
+      // SQLite rolls a transaction back by itself after some failures (SQLITE_FULL, most I/O
+      // errors); Kysely's ROLLBACK would then fail and hide the error that matters (a full disk: 507).
+      if (sql === 'rollback' && !connection.inTransaction) return ALREADY_ROLLED_BACK;
       const known = statements.get(sql);
       if (known && !known.busy) return known;
       const statement = connection.prepare(sql);

@@ -14,6 +14,7 @@ export interface Database {
   records: RecordTable;
   traces: TraceTable;
   sessions: SessionTable;
+  audit_events: AuditEventTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -125,4 +126,24 @@ export interface SessionTable {
   csrf_token: string;
   created_at: string;
   expires_at: string;
+}
+
+/** The security audit log: rows are only ever inserted (see auth/audit.ts). */
+export interface AuditEventTable {
+  id: string;
+  tenant_id: string;
+  at: string;
+  /** e.g. `sign-in`, `sign-in-failed`, `key-created`, `role-changed`. */
+  action: string;
+  /** The acting user, when a user acted (null for the command line or an unknown sign-in). */
+  actor_user_id: string | null;
+  /** Who acted, readable: the user's e-mail, or `rxs admin (local user)`. */
+  actor: string;
+  /** The client's address, from the trusted-proxy rules; null for the command line. */
+  client_address: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  /** The target, readable: an e-mail or a key's name. */
+  target: string | null;
+  detail: string | null;
 }

@@ -32,6 +32,29 @@ export interface ApiErrorBody {
   detail: string | ValidationErrorItem[];
 }
 
+/**
+ * 409 from `POST /api/session` when the address and password match users of several tenants: sign in
+ * again with one of these as `tenant_id`.
+ */
+export interface SignInTenantChoice {
+  detail: string;
+  tenants: { id: string; name: string }[];
+}
+
+/** One event of the security audit log (`GET /api/audit`, owners and admins). */
+export interface AuditEventView {
+  id: string;
+  at: string;
+  action: string;
+  actor: string;
+  actor_user_id: string | null;
+  client_address: string | null;
+  target_type: 'user' | 'key' | null;
+  target_id: string | null;
+  target: string | null;
+  detail: string | null;
+}
+
 export interface SessionUser {
   id: string;
   email: string;

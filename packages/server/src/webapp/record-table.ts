@@ -51,7 +51,8 @@ export async function mapRecordRows(
   for await (const record of records) {
     const mapped = mapper.map(record);
     if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
-    const values: Record<string, string> = {};
+    // Column names come from record data: no prototype, so `constructor` or `__proto__` are plain keys.
+    const values: Record<string, string> = Object.create(null);
     for (const [name, value] of Object.entries(mapped.record.values)) values[name] = cellText(value);
     rows.push({
       id: record._id,
@@ -74,7 +75,7 @@ export function queryRecordTable(revisionId: string, mapped: MappedRows, query: 
   const rows = mapped.rows.filter(
     (row) =>
       (!search || rowContains(row, search)) &&
-      filters.every(([name, text]) => (row.values[name] ?? '').toLowerCase().includes(text)),
+      filters.every(([name, text]) => valueOf(row, name).toLowerCase().includes(text)),
   );
   sortRows(rows, query.sort, query.dir);
   return {
@@ -120,6 +121,12 @@ export class MappedRowsCache {
   }
 }
 
+/** A row's text in a column named by the user: own values only, never `Object.prototype`'s. */
+function valueOf(row: RecordRow, name: string): string {
+  const value = Object.hasOwn(row.values, name) ? row.values[name] : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
 function rowContains(row: RecordRow, text: string): boolean {
   if (row.name.toLowerCase().includes(text) || row.id === text) return true;
   return Object.values(row.values).some((value) => value.toLowerCase().includes(text));
@@ -136,7 +143,7 @@ function sortValue(row: RecordRow, sort: SortKey): string {
     case 'updated':
       return row.updatedAt ?? row.createdAt;
     default:
-      return row.values[sort.slice('field:'.length)] ?? '';
+      return valueOf(row, sort.slice('field:'.length));
   }
 }
 

@@ -35,6 +35,11 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** A source map, under any query string. */
+export function isSourceMap(pathName: string): boolean {
+  return /\.map$/i.test(pathName.split('?')[0]!);
+}
+
 function isHtmlNavigation(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
@@ -54,6 +59,8 @@ export async function registerWebAppFiles(app: FastifyInstance, webDir: string):
       index: false,
       immutable: true,
       maxAge: '365d',
+      // Source maps would hand anyone the app's full source: they are for development builds only.
+      allowedPath: (pathName) => !isSourceMap(pathName),
     });
   }
   const rootFiles = new Map<string, string>();

@@ -1,8 +1,11 @@
 /**
- * Slows password guessing: after a few failed sign-ins for the same e-mail (or from the same
- * address), each further attempt must wait, twice as long after every failure, up to a cap. A
- * success clears the e-mail's count. Counts live in memory per process: with several replicas an
- * attacker gets a few more tries, never unlimited ones.
+ * Slows password guessing without letting an attacker lock anyone out (OWASP Authentication Cheat
+ * Sheet): failures count per (e-mail, client address) pair, so guesses from one client never slow
+ * the right password from another; after a few failures each further attempt from that client must
+ * wait, twice as long after every failure, up to a cap. A global budget per client address (many
+ * addresses guessed from one client) slows password spraying. A success clears the pair's count.
+ * Counts live in memory per process: with several replicas an attacker gets a few more tries, never
+ * unlimited ones.
  */
 export interface ThrottleOptions {
   /** Failures allowed before waiting starts. */
@@ -23,6 +26,18 @@ export const DEFAULT_THROTTLE: ThrottleOptions = {
   forgetAfterMs: 60 * 60_000,
   maxEntries: 50_000,
 };
+
+/** Failures one client may make across all addresses before it must wait (an office shares one). */
+export const CLIENT_FREE_FAILURES = 50;
+
+/** The throttle keys of one sign-in attempt: the (e-mail, client) pair and the client's budget. */
+export function signInThrottleKeys(
+  email: string,
+  client: string,
+): { pair: string; keys: { key: string; freeFailures?: number }[] } {
+  const pair = `pair:${email.trim().toLowerCase()} ${client}`;
+  return { pair, keys: [{ key: pair }, { key: `client:${client}`, freeFailures: CLIENT_FREE_FAILURES }] };
+}
 
 interface Entry {
   failures: number;

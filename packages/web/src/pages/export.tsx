@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ExportFormat, TopicList, TopicSummary } from '@rxs/web-api';
-import { ApiError, api, errorMessage, withQuery } from '../api';
+import type { ValidationErrorItem } from '@rxs/web-api';
+import { ApiError, api, csrfHeaders, errorMessage, withQuery } from '../api';
 import { EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
 import { useAsync, useTitle } from '../hooks';
 import { paths, useLocation } from '../router';
@@ -27,6 +28,18 @@ async function approvedTopics(): Promise<TopicSummary[]> {
   return topics.filter((t) => t.currentRevisionId).sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** The export's warnings (values cut or changed to fit the format), sent as URI-encoded JSON. */
+function warningsOf(response: Response): string[] {
+  const header = response.headers.get('x-rxs-export-warnings');
+  if (!header) return [];
+  try {
+    const warnings: unknown = JSON.parse(decodeURIComponent(header));
+    return Array.isArray(warnings) ? warnings.map(String) : [];
+  } catch {
+    return ['The export sent warnings this page could not read; the file lists them.'];
+  }
+}
+
 function fileNameOf(response: Response, fallback: string): string {
   const header = response.headers.get('content-disposition') ?? '';
   return /filename="([^"]+)"/.exec(header)?.[1] ?? fallback;
@@ -43,8 +56,11 @@ export function ExportPage() {
   const [format, setFormat] = useState<ExportFormat>('csv');
   const [traces, setTraces] = useState(true);
   const [labels, setLabels] = useState(false);
+  // A mapping file's text (uploaded or pasted): need types, id prefixes, link names (docs/mapping.md).
+  const [mapping, setMapping] = useState('');
+  const [mappingName, setMappingName] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ kind: 'success' | 'error'; text: string }>();
+  const [result, setResult] = useState<{ kind: 'success' | 'error'; text: string; warnings?: string[] }>();
   const canTraces = info.permissions.includes('traces:read');
 
   const toggle = (revisionId: string) => {
@@ -62,18 +78,23 @@ export function ExportPage() {
     setBusy(true);
     setResult(undefined);
     try {
-      const url = withQuery('/api/export', {
-        revisions: revisions.join(','),
-        format,
-        traces: traces && canTraces,
-        labels,
-      });
-      const response = await fetch(url, { credentials: 'same-origin' });
+      const request = { revisions: revisions.join(','), format, traces: traces && canTraces, labels };
+      // With a mapping file the request goes in a body (the file can be long): a POST, with the CSRF token.
+      const response = mapping.trim()
+        ? await fetch('/api/export', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', ...csrfHeaders() },
+            body: JSON.stringify({ ...request, mapping }),
+            credentials: 'same-origin',
+          })
+        : await fetch(withQuery('/api/export', request), { credentials: 'same-origin' });
       if (!response.ok) {
         const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
         throw new ApiError(
           response.status,
-          typeof body.detail === 'string' ? body.detail : `The export failed (${response.status}).`,
+          typeof body.detail === 'string' || Array.isArray(body.detail)
+            ? (body.detail as string | ValidationErrorItem[])
+            : `The export failed (${response.status}).`,
         );
       }
       const blob = await response.blob();
@@ -86,7 +107,11 @@ export function ExportPage() {
       anchor.click();
       anchor.remove();
       setTimeout(() => URL.revokeObjectURL(href), 60_000);
-      setResult({ kind: 'success', text: `Downloaded ${name} (${(blob.size / 1024).toFixed(1)} KiB).` });
+      setResult({
+        kind: 'success',
+        text: `Downloaded ${name} (${(blob.size / 1024).toFixed(1)} KiB).`,
+        warnings: warningsOf(response),
+      });
     } catch (error) {
       setResult({ kind: 'error', text: errorMessage(error) });
     } finally {
@@ -200,7 +225,50 @@ export function ExportPage() {
               Write the labels of select, radio and checklist options instead of their stored values
             </label>
           </fieldset>
+          <fieldset class="panel">
+            <legend class="panel-title">Mapping file (optional)</legend>
+            <p class="muted">
+              Need types, id prefixes, ReqIF types, title/description/status fields, identifier rules and link
+              names per topic, as for <code>rxs export --mapping</code>. Upload the file or paste its JSON.
+            </p>
+            <label class="field">
+              <span>Upload</span>
+              <input
+                type="file"
+                accept=".json,.jsonc,application/json"
+                onChange={async (e) => {
+                  const file = e.currentTarget.files?.[0];
+                  if (!file) return;
+                  setMapping(await file.text());
+                  setMappingName(file.name);
+                }}
+              />
+            </label>
+            <label class="field">
+              <span>{mappingName ? `Mapping (${mappingName})` : 'Mapping'}</span>
+              <textarea
+                name="mapping"
+                rows={6}
+                spellcheck={false}
+                placeholder='{"topics": [{"name": "Verification Tests", "needType": "test", "idPrefix": "TC"}]}'
+                value={mapping}
+                onInput={(e) => {
+                  setMapping(e.currentTarget.value);
+                  setMappingName(undefined);
+                }}
+              />
+            </label>
+          </fieldset>
           {result && <Notice kind={result.kind}>{result.text}</Notice>}
+          {result?.warnings && result.warnings.length > 0 && (
+            <Notice kind="warning" title="The export has warnings">
+              <ul class="export-warnings">
+                {result.warnings.map((warning, index) => (
+                  <li key={index}>{warning}</li>
+                ))}
+              </ul>
+            </Notice>
+          )}
           <div class="button-row">
             <button type="submit" class="button button-primary" disabled={busy || count === 0}>
               {busy ? 'Exporting…' : count === 0 ? 'Choose a topic' : `Download ${plural(count, 'topic')}`}

@@ -13,6 +13,7 @@ import {
 } from '../components/ui';
 import { useAsync, useTitle } from '../hooks';
 import { useCan, useSession } from '../session';
+import { AuditLogSection } from './settings-audit';
 import { SettingsHeader } from './settings-nav';
 
 const ROLE_NOTES: Record<Role, string> = {
@@ -267,6 +268,8 @@ export function UsersPage() {
           ))}
         </dl>
       </section>
+
+      <AuditLogSection />
 
       <ConfirmDialog
         open={deleting !== undefined}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { SessionInfo } from '@rxs/web-api';
+import type { SessionInfo, SignInTenantChoice } from '@rxs/web-api';
 import { api, ApiError, errorMessage } from '../api';
 import { Field, Notice, PasswordField } from '../components/ui';
 import { useTitle } from '../hooks';
@@ -16,14 +16,25 @@ export function SignInPage({
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  // Set when the address and password fit users of several tenants: the person picks one.
+  const [tenants, setTenants] = useState<SignInTenantChoice['tenants']>();
+  const [tenantId, setTenantId] = useState('');
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
-      onSignedIn(await api.post<SessionInfo>('/session', { email, password }));
+      const tenant = tenants && tenantId ? { tenant_id: tenantId } : {};
+      onSignedIn(await api.post<SessionInfo>('/session', { email, password, ...tenant }));
     } catch (failure) {
+      const choice =
+        failure instanceof ApiError && failure.status === 409 ? tenantChoiceOf(failure) : undefined;
+      if (choice) {
+        setTenants(choice.tenants);
+        setTenantId(choice.tenants[0]?.id ?? '');
+        return;
+      }
       setError(
         failure instanceof ApiError && failure.status === 429
           ? errorMessage(failure)
@@ -32,6 +43,7 @@ export function SignInPage({
             : errorMessage(failure),
       );
       setPassword('');
+      setTenants(undefined);
     } finally {
       setBusy(false);
     }
@@ -59,7 +71,10 @@ export function SignInPage({
               required
               autoFocus
               value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
+              onInput={(e) => {
+                setEmail(e.currentTarget.value);
+                setTenants(undefined);
+              }}
             />
           </Field>
           <PasswordField
@@ -69,6 +84,21 @@ export function SignInPage({
             value={password}
             onValue={setPassword}
           />
+          {tenants && (
+            <Field
+              label="Organisation"
+              id="tenant"
+              hint="Your address belongs to several organisations: choose one to sign in to."
+            >
+              <select id="tenant" value={tenantId} onChange={(e) => setTenantId(e.currentTarget.value)}>
+                {tenants.map((tenant) => (
+                  <option key={tenant.id} value={tenant.id}>
+                    {tenant.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
           <button
             type="submit"
             class="button button-primary button-block"
@@ -84,4 +114,10 @@ export function SignInPage({
       </div>
     </main>
   );
+}
+
+/** The tenants offered by a 409 answer to a sign-in, when it is one. */
+function tenantChoiceOf(error: ApiError): SignInTenantChoice | undefined {
+  const body = error.body as Partial<SignInTenantChoice> | undefined;
+  return Array.isArray(body?.tenants) && body.tenants.length > 0 ? (body as SignInTenantChoice) : undefined;
 }

@@ -1,11 +1,14 @@
 import { disambiguateName } from '../../mapping/names.js';
 import type { ExportedField, ExportedRecord } from '../model.js';
 
-/** The record's own facts, first in every row, under the names a requirements tool expects. */
-export const RECORD_COLUMNS = ['_id', 'name', 'version', 'topic_revision_id'] as const;
+/**
+ * The record's own facts, first in every row, under the names a requirements tool expects: the
+ * `_id` (what a round trip finds the record by), then its readable id (`REQ_001`) beside it.
+ */
+export const RECORD_COLUMNS = ['_id', 'readable_id', 'name', 'version', 'topic_revision_id'] as const;
 
 export function recordFacts(record: ExportedRecord): string[] {
-  return [record.id, record.name, record.version, record.topicRevisionId];
+  return [record.id, record.readableId, record.name, record.version, record.topicRevisionId];
 }
 
 /** A record's value for a semantic name; own properties only, so "constructor" is never inherited. */

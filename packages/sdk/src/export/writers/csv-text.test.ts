@@ -60,6 +60,13 @@ describe('csvRow writes what csv-stringify writes', () => {
     );
   });
 
+  it('quotes a value holding a line feed or carriage return anywhere (RFC 4180)', () => {
+    expect(csvRow(['First line\nSecond line'])).toBe('"First line\nSecond line"\r\n');
+    expect(csvRow(['a\rb', 'end\n'])).toBe('"a\rb","end\n"\r\n');
+    expect(csvRow(['\rlead'])).toBe(`"'\rlead"\r\n`);
+    expect(csvRow(['  padded  ', 'x'])).toBe('  padded  ,x\r\n');
+  });
+
   it('hands other cells (booleans, objects) to csv-stringify', () => {
     const cells = [true, false, { a: 1 }, [1, 2], 'x'];
     expect(csvRow(cells)).toBe(reference(cells));

@@ -1,16 +1,20 @@
 import { stringify } from 'csv-stringify/sync';
 
 /**
- * CSV text exactly as csv-stringify writes it with `{ record_delimiter: 'windows', escape_formulas:
- * true }` (the options the CSV format has always used), without its per-row set-up: cells are
- * joined with commas and rows end with CRLF. A cell is quoted when it holds a quote, a comma or
- * CRLF (a lone CR or LF stays unquoted, as csv-stringify leaves it with a windows record
- * delimiter); quotes are doubled. Text starting with =, +, -, @, tab, CR (or their
- * full-width forms) gets a leading apostrophe so spreadsheets never run it; numbers do not.
+ * CSV text by RFC 4180, as csv-stringify writes it with `CSV_OPTIONS`, without its per-row set-up:
+ * cells are joined with commas and rows end with CRLF. A cell is quoted when it holds a quote, a
+ * comma, a line feed or a carriage return anywhere (a lone LF or CR too: Python's csv, LibreOffice
+ * and Excel all end a row at either); quotes are doubled. Every other cell, leading and trailing
+ * spaces included, is written as it is. Text starting with =, +, -, @, tab, CR (or their full-width
+ * forms) gets a leading apostrophe so spreadsheets never run it; numbers do not.
  */
-export const CSV_OPTIONS = { record_delimiter: 'windows', escape_formulas: true } as const;
+export const CSV_OPTIONS = {
+  record_delimiter: 'windows',
+  escape_formulas: true,
+  quoted_match: /[\r\n]/,
+} as const;
 
-const NEEDS_QUOTES = /[",\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
 
 /** Whether text starting with this character gets the apostrophe (numbers aside). */
 function isFormulaStart(code: number): boolean {
@@ -35,13 +39,7 @@ function isFormulaStart(code: number): boolean {
 export function csvText(text: string): string {
   if (text === '') return '';
   let value = isFormulaStart(text.charCodeAt(0)) ? `'${text}` : text;
-  if (NEEDS_QUOTES.test(text)) {
-    const quote = text.includes('"');
-    if (quote || text.includes(',') || text.includes('\r\n')) {
-      if (quote) value = value.replaceAll('"', '""');
-      value = `"${value}"`;
-    }
-  }
+  if (NEEDS_QUOTES.test(text)) value = `"${value.replaceAll('"', '""')}"`;
   return value;
 }
 

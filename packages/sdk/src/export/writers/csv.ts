@@ -45,8 +45,8 @@ interface Body {
 }
 
 /**
- * One table, one row per record: `_id`, `name`, `version`, `topic_revision_id`, then one column per
- * semantic name, then `links` when traces were exported. Several topics share the table: a leading
+ * One table, one row per record: `_id`, `readable_id`, `name`, `version`, `topic_revision_id`, then
+ * one column per semantic name, then `links` when traces were exported. Several topics share the table: a leading
  * `topic` column tells them apart and the columns are the union of their names.
  *
  * The header comes first but depends on every topic's columns (including keys met only in record
@@ -59,7 +59,8 @@ interface Body {
  *
  * Cells: checklists joined with "; ", objects and dynamiclists as compact JSON. Cells starting with
  * =, +, -, @, tab or carriage return get a leading apostrophe (except numbers), so a spreadsheet
- * never runs them as formulas. UTF-8 with a byte order mark and CRLF line ends, as Excel expects.
+ * never runs them as formulas; a cell holding a comma, quote, LF or CR is quoted (csv-text.ts).
+ * UTF-8 with a byte order mark and CRLF line ends, as Excel expects.
  */
 export class CsvWriter implements ExportWriter {
   readonly extension = 'csv';
@@ -287,13 +288,18 @@ function csvCell(value: unknown): string | number {
   return typeof value === 'number' ? value : cellText(value);
 }
 
-/** "relation:recordId" for a record target, "relation:Type/id" for any other node. */
+/**
+ * Each outgoing link as "relation:READABLE_ID (recordId)" for a record of this export (the readable
+ * id for people, the `_id` for round trips), "relation:recordId" for a record outside it and
+ * "relation:Type/id" for any other node; links are separated by "; ".
+ */
 function linksText(links: readonly Link[]): string {
   return links
-    .map(({ trace: { target }, relationType }) =>
-      target.type === RECORD_NODE_TYPE
+    .map(({ trace: { target }, relationType }) => {
+      if (target.type !== RECORD_NODE_TYPE) return `${relationType}:${target.type}/${target.id}`;
+      return target.readableId === undefined
         ? `${relationType}:${target.id}`
-        : `${relationType}:${target.type}/${target.id}`,
-    )
+        : `${relationType}:${target.readableId} (${target.id})`;
+    })
     .join('; ');
 }

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { ExportPart, ExportWriter } from '../model.js';
+import type { ExportPart, ExportWriter, LinkType } from '../model.js';
 import { endOutput, writeChunk } from './output.js';
 import { ExportTracker } from './tracker.js';
 
@@ -11,7 +11,7 @@ export const JSON_FORMAT_VERSION = 1;
  *
  *   { "format": "rxs-export", "formatVersion": 1, "exportedAt", "servers", "revisionIds",
  *     "topics": [ { ...topic, "records": [ ... ], "recordCount", "fields" } ],
- *     "traces": [ ... ] | null, "warnings": [ ... ] }
+ *     "traces": [ ... ] | null, "linkTypes": [ ... ], "warnings": [ ... ] }
  *
  * A topic's `fields` come after its records because keys met only in record data are known only
  * then; JSON readers do not care about key order.
@@ -23,6 +23,7 @@ export class JsonWriter implements ExportWriter {
   private recordCount = 0;
   private traceCount = 0;
   private tracesOpen = false;
+  private linkTypes: LinkType[] = [];
 
   constructor(private readonly out: Writable) {}
 
@@ -56,6 +57,7 @@ export class JsonWriter implements ExportWriter {
       }
       case 'traces': {
         let text = '';
+        this.linkTypes.push(...part.linkTypes);
         if (!this.tracesOpen) {
           this.tracesOpen = true;
           text = `${this.closeTopics()},"traces":[`;
@@ -68,7 +70,8 @@ export class JsonWriter implements ExportWriter {
         const traces = this.tracesOpen
           ? `${this.traceCount > 0 ? '\n' : ''}]`
           : `${this.closeTopics()},"traces":${this.tracker.withTraces ? '[]' : 'null'}`;
-        return this.emit(`${traces},"warnings":${JSON.stringify(part.warnings)}}\n`);
+        const linkTypes = JSON.stringify(this.linkTypes);
+        return this.emit(`${traces},"linkTypes":${linkTypes},"warnings":${JSON.stringify(part.warnings)}}\n`);
       }
     }
   }

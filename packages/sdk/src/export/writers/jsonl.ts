@@ -10,6 +10,7 @@ import { ExportTracker } from './tracker.js';
  *   topic     -> the topic (fields as known before its records)
  *   record    -> the record (carries topicRevisionId)
  *   topic-end -> revisionId, recordCount, fields (complete, including keys met only in data)
+ *   link-type -> one named link type of a pair of topics (from a mapping file), before the traces
  *   trace     -> one trace
  *   end       -> warnings
  * Every line stands alone, so a consumer can process the export as it streams.
@@ -44,6 +45,7 @@ export class JsonLinesWriter implements ExportWriter {
         });
       }
       case 'traces':
+        for (const linkType of part.linkTypes) await this.line({ kind: 'link-type', ...linkType });
         for (const trace of part.traces) await this.line({ kind: 'trace', ...trace });
         return;
       case 'end':

@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
-import type { ExportedField, ExportedRecord, ExportedTopic } from '../model.js';
+import { LEADING_ID_PATTERN } from '../identity.js';
+import type { ExportedField, ExportedRecord, ExportedTopic, ExportPart, LinkType } from '../model.js';
 import { cellText } from './cells.js';
 import { valueOf } from './columns.js';
 import { writeChunk } from './output.js';
 import { SpooledWriter } from './spooled-writer.js';
-import { linksBySource, RECORD_NODE_TYPE } from './traces.js';
+import { RECORD_NODE_TYPE } from './traces.js';
 
 export interface NeedsWriterOptions {
   /** Where records wait until their links are known (default: the system temp folder). */
@@ -13,15 +14,15 @@ export interface NeedsWriterOptions {
   project?: string;
   /** The version the needs are filed under (default: the topics' version when they share one). */
   version?: string;
-  /** Need type (default "req", a type every Sphinx-Needs project has). */
+  /** Need type of every need (default: each topic's `presentation.needType`). */
   needType?: string;
-  /** Prefix of need ids (default "REQ"): ids are "<prefix>_<RECORD ID>". */
+  /** Prefix of the ids made up for records without a readable id (default: each topic's `presentation.idPrefix`). */
   idPrefix?: string;
-  /** Semantic name whose value becomes the need's title (default: the record name). */
+  /** Semantic name whose value becomes the need's title (default: the topic's title field, else the record name). */
   titleField?: string;
-  /** Semantic name whose value becomes the need's description (default: a field named "description"). */
+  /** Semantic name whose value becomes the need's description (default: the topic's description field). */
   descriptionField?: string;
-  /** Semantic name whose value becomes the need's status (default: a field named "status"). */
+  /** Semantic name whose value becomes the need's status (default: the topic's status field). */
   statusField?: string;
 }
 
@@ -32,6 +33,9 @@ export const RECORD_OPTIONS = [
   'rxs_topic',
   'rxs_topic_revision_id',
 ] as const;
+
+/** The link option of traces whose pair of topics has no named link type (Sphinx-Needs' own). */
+const DEFAULT_LINK_OPTION = 'links';
 
 /** Fields of a need that Sphinx-Needs itself defines; field options must not take these names. */
 const CORE_NEED_FIELDS = new Set([
@@ -46,17 +50,37 @@ const CORE_NEED_FIELDS = new Set([
   ...RECORD_OPTIONS,
 ]);
 
+/** Sphinx-Needs' default `needs_id_regex`; every need id this writer makes matches it. */
+export const NEED_ID_PATTERN = /^[A-Z0-9_]{5,}$/;
+
 /**
- * A need id for a record that Sphinx-Needs' default `needs_id_regex` (^[A-Z0-9_]{5,}) accepts:
- * "REQ_6A7701FFCD5640B4BF28B05E" for the service's lowercase hex ids; any other id is
- * hex-encoded after an "X", so two records never share a need id.
+ * A need id for a readable id that Sphinx-Needs' default `needs_id_regex` (^[A-Z0-9_]{5,})
+ * accepts: upper case, accents dropped, every other character outside A-Z 0-9 _ as `_`, and `_`
+ * appended up to five characters (`REQ_001` stays, `SYS-REQ-12` becomes `SYS_REQ_12`, `R_1`
+ * becomes `R_1__`). Two readable ids may meet in one need id: the writer refuses that export.
  */
-export function needId(recordId: string, prefix = 'REQ'): string {
-  const safePrefix = prefix.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
-  const body = /^[0-9a-f]+$/.test(recordId)
-    ? recordId.toUpperCase()
-    : `X${Buffer.from(recordId, 'utf8').toString('hex').toUpperCase()}`;
-  return `${safePrefix}_${body}`;
+export function needId(readableId: string): string {
+  return readableId
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]/g, '_')
+    .padEnd(5, '_');
+}
+
+/** Two records of one export whose readable ids give one need id: never two needs with one id. */
+export class NeedIdCollisionError extends Error {
+  constructor(
+    readonly needId: string,
+    readonly first: { recordId: string; readableId: string },
+    readonly second: { recordId: string; readableId: string },
+  ) {
+    super(
+      `Records ${first.recordId} ("${first.readableId}") and ${second.recordId} ("${second.readableId}") both become ` +
+        `the need id "${needId}": Sphinx-Needs ids hold only A-Z, 0-9 and "_", so other characters become "_" and ` +
+        `letters upper case. Rename one of them, or give the topic another identifier rule in a mapping file.`,
+    );
+  }
 }
 
 /** A Sphinx option name for a semantic name: lowercase letters, digits and underscores. */
@@ -70,23 +94,76 @@ export function optionName(name: string): string {
   return slug === '' || /^[0-9]/.test(slug) ? `field_${slug}` : slug;
 }
 
-/** Description text is reStructuredText to Sphinx: escape what would turn plain text into markup. */
-function rstPlainText(text: string): string {
-  return text.replace(/[\\*`|]/g, '\\$&').replace(/(\w)_(?=\W|$)/g, '$1\\_');
+// NUL is docutils' own escape marker (it deletes it from every text), and a lone surrogate makes
+// Python fail to write the page: both become U+FFFD, in every string of the file.
+const UNSAFE_FOR_SPHINX = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A string as Sphinx can carry it: NUL and lone surrogates replaced by U+FFFD. */
+export function sphinxSafe(text: string): string {
+  return text.replace(UNSAFE_FOR_SPHINX, '\uFFFD');
+}
+
+// Where Python's str.splitlines() breaks a line: Sphinx-Needs splits the content there.
+const PYTHON_LINE_BREAK = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+// What Python's str.strip() removes (docutils strips lines with it).
+const PYTHON_SPACE = /^[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
+const isSpace = (char: string | undefined) => char !== undefined && PYTHON_SPACE.test(char);
+// Every ASCII punctuation character and docutils' other bullets (• ‣ ⁃): inline markup, explicit
+// markup, lists, tables and section adornments all start with one, so a backslash before each
+// leaves docutils only text.
+const MARKUP_CHARACTER = /[!-/:-@[-`{-~\u2022\u2023\u2043]/g;
+
+/**
+ * A text as reStructuredText that docutils reads back as that same text and nothing else (no
+ * directive, role, reference, list, table, section or substitution), however it is written.
+ * Prose (lines without leading or trailing whitespace, paragraphs apart by one blank line) is
+ * written as paragraphs with every ASCII punctuation character backslash-escaped, so it renders as
+ * ordinary text; anything else is a `code` block of language `text`, whose lines docutils never
+ * parses. The `:class:` option line fixes the block's indentation, so the text's own leading
+ * whitespace survives. What RST cannot hold: line breaks of any kind become LF (Sphinx-Needs splits
+ * lines as Python does), blank lines at the start and end are dropped (an all-blank text is empty),
+ * and NUL and lone surrogates become U+FFFD.
+ */
+export function rstLiteralText(text: string): string {
+  const lines = sphinxSafe(text).split(PYTHON_LINE_BREAK);
+  const blank = (line: string) => [...line].every(isSpace);
+  while (lines.length > 0 && blank(lines[0]!)) lines.shift();
+  while (lines.length > 0 && blank(lines[lines.length - 1]!)) lines.pop();
+  if (lines.length === 0) return '';
+  const prose = lines.every(
+    (line, i) =>
+      (line === '' && lines[i - 1] !== '') ||
+      (!isSpace(line[0]) && !isSpace(line[line.length - 1]) && !/^\\+$/.test(line)),
+  );
+  if (prose) return lines.map((line) => line.replace(MARKUP_CHARACTER, '\\$&')).join('\n');
+  return ['.. code:: text', '   :class: rxs-text', '', ...lines.map((line) => `   ${line}`)].join('\n');
+}
+
+/** A named link type as it appears in the file: its option name and how the reverse reads. */
+interface LinkOption {
+  option: string;
+  incoming: string;
 }
 
 /**
- * A needs.json (the Sphinx-Needs exchange format) that `needimport` reads: one need per record
- * with id "REQ_<RECORD ID>", the record name as title, a description and status taken from fields
- * of those names (all three configurable), the topic as tag, links from traces (source -> target) between
- * exported records, and every semantic field as an extra option with a safe name ("Requirement
- * concerning" -> requirement_concerning); values are strings, as needimport expects.
+ * A needs.json (the Sphinx-Needs exchange format) that `needimport` reads: one need per record,
+ * with the record's readable id as need id, type, title, description and status from the topic's
+ * presentation, the topic as tag, links from traces between exported records (under the link type
+ * a mapping file names for the pair of topics, else `links`), and every semantic field as an extra
+ * option on every need ("" where a record has no value, as Sphinx-Needs writes them itself).
+ * The description is reStructuredText that shows the record's text literally (`rstLiteralText`).
  *
  * Links are known only after all records, and a need's links sit inside it, so records wait in a
- * temporary file and the needs are written on close, in flat memory.
+ * temporary file and the needs are written on close; memory holds the traces and one need id per
+ * record (to refuse two records with one need id, and to resolve links).
  */
 export class NeedsWriter extends SpooledWriter {
   readonly extension = 'json';
+  /** Which record took each need id, to refuse a second one. */
+  private readonly owners = new Map<string, { recordId: string; readableId: string }>();
+  /** The need id of each exported record: links go only between them. */
+  private readonly needIds = new Map<string, string>();
+  private linkTypes: LinkType[] = [];
 
   constructor(
     out: Writable,
@@ -95,10 +172,47 @@ export class NeedsWriter extends SpooledWriter {
     super(out, options.tempDir);
   }
 
+  protected override observe(part: ExportPart): void {
+    if (part.kind === 'traces') this.linkTypes.push(...part.linkTypes);
+    if (part.kind !== 'record') return;
+    const { record } = part;
+    const id = this.needIdOf(record.readableId, record.id);
+    const first = this.owners.get(id);
+    if (first && first.recordId !== record.id)
+      throw new NeedIdCollisionError(id, first, { recordId: record.id, readableId: record.readableId });
+    this.owners.set(id, { recordId: record.id, readableId: record.readableId });
+    this.needIds.set(record.id, id);
+  }
+
+  /** The need id of a record: its readable id, with the `idPrefix` option replacing a made-up id's prefix. */
+  private needIdOf(readableId: string, recordId: string): string {
+    const { idPrefix } = this.options;
+    const madeUp = idPrefix !== undefined && readableId.endsWith(`_${recordId}`);
+    return needId(madeUp ? `${idPrefix}_${recordId}` : readableId);
+  }
+
+  /** The link options: `links`, then one per named link type, in order of first use. */
+  private linkOptions(): Map<string, LinkOption> {
+    const options = new Map<string, LinkOption>([
+      [DEFAULT_LINK_OPTION, { option: DEFAULT_LINK_OPTION, incoming: 'links incoming' }],
+    ]);
+    for (const { name, incoming } of this.linkTypes) {
+      if (options.has(name)) continue;
+      const option = optionName(name);
+      if (option !== DEFAULT_LINK_OPTION && CORE_NEED_FIELDS.has(option))
+        throw new Error(
+          `The link type "${name}" would take the Sphinx-Needs field "${option}". Name the link type otherwise in the mapping file (for example "${option}_link").`,
+        );
+      options.set(name, { option, incoming });
+    }
+    return options;
+  }
+
   /** The option name each semantic name is written under, the same across topics. */
-  private optionNames(): Map<string, string> {
+  private optionNames(linkOptions: Iterable<LinkOption>): Map<string, string> {
     const options = new Map<string, string>();
     const taken = new Set(CORE_NEED_FIELDS);
+    for (const { option } of linkOptions) taken.add(option);
     for (const { fields } of this.tracker.topics) {
       for (const { name } of fields) {
         if (options.has(name)) continue;
@@ -119,83 +233,94 @@ export class NeedsWriter extends SpooledWriter {
     const version = this.options.version ?? (versions.length === 1 ? versions[0]! : created);
     const project =
       this.options.project ?? (topics.map(({ topic }) => topic.name).join(', ') || 'RXS export');
-    const links = await this.linksBetweenNeeds();
-    const optionNames = this.optionNames();
-    const shapes = topics.map(({ topic, fields }) => ({
-      topic,
-      fields,
-      optionNames,
-      title: pickField(fields, this.options.titleField),
-      description: pickField(fields, this.options.descriptionField, 'description'),
-      status: pickField(fields, this.options.statusField, 'status'),
-    }));
+    const linkOptions = this.linkOptions();
+    const links = this.linksBetweenNeeds(linkOptions);
+    const optionNames = this.optionNames(linkOptions.values());
+    const shapes = topics.map(({ topic, fields }) => this.shapeOf(topic, fields));
+    // Extra options: every semantic name, on every need, but a name that is only ever a description.
+    const descriptions = new Set(shapes.map(({ description }) => description?.name));
+    const plain = new Set(
+      shapes.flatMap(({ fields, description }) => fields.filter((f) => f !== description).map((f) => f.name)),
+    );
+    const extraOptions = [...optionNames].filter(([name]) => plain.has(name) || !descriptions.has(name));
 
-    const head = { created, current_version: version, project };
+    const head = { created, current_version: sphinxSafe(version), project: sphinxSafe(project) };
     const versionHead = JSON.stringify({
       created,
+      creator: { program: 'rxs' },
       needs_amount: topics.reduce((sum, { recordCount }) => sum + recordCount, 0),
+      needs_schema: needsSchema(extraOptions, linkOptions.values()),
     }).slice(0, -1);
     await writeChunk(
       this.out,
-      `${JSON.stringify(head).slice(0, -1)},"versions":{${JSON.stringify(version)}:${versionHead},"needs":{`,
+      `${JSON.stringify(head).slice(0, -1)},"versions":{${JSON.stringify(head.current_version)}:${versionHead},"needs":{`,
     );
     let first = true;
     for await (const { topic, record } of this.spool.replay()) {
-      const need = this.need(record, shapes[topic]!, links.get(record.id) ?? []);
+      const need = this.need(record, shapes[topic]!, extraOptions, linkOptions, links.get(record.id));
       await writeChunk(this.out, `${first ? '' : ','}\n${JSON.stringify(need.id)}:${JSON.stringify(need)}`);
       first = false;
     }
     await writeChunk(this.out, '\n}}}}\n');
   }
 
+  private shapeOf(topic: ExportedTopic, fields: ExportedField[]): NeedShape {
+    const { presentation } = topic;
+    const field = (name: string | undefined) =>
+      name === undefined ? undefined : fields.find((f) => f.name === name);
+    return {
+      topic,
+      fields,
+      needType: this.options.needType ?? presentation.needType,
+      title: field(this.options.titleField ?? presentation.titleField),
+      description: field(this.options.descriptionField ?? presentation.descriptionField),
+      status: field(this.options.statusField ?? presentation.statusField),
+    };
+  }
+
   private need(
     record: ExportedRecord,
     shape: NeedShape,
-    links: string[],
+    extraOptions: [string, string][],
+    linkOptions: Map<string, LinkOption>,
+    links: Map<string, string[]> | undefined,
   ): Record<string, unknown> & { id: string } {
-    const {
-      topic,
-      fields,
-      optionNames,
-      title: titleField,
-      description: descriptionField,
-      status: statusField,
-    } = shape;
-    const prefix = this.options.idPrefix;
     const text = (field: ExportedField | undefined) => (field ? cellText(valueOf(record, field.name)) : '');
+    const id = this.needIds.get(record.id) ?? this.needIdOf(record.readableId, record.id);
     const need: Record<string, unknown> & { id: string } = {
-      id: needId(record.id, prefix),
-      title: text(titleField) || record.name,
-      description: rstPlainText(text(descriptionField)),
-      type: this.options.needType ?? 'req',
-      status: text(statusField) || null,
-      tags: [optionName(topic.name)],
-      links: links.map((target) => needId(target, prefix)),
-      rxs_record_id: record.id,
-      rxs_record_version: record.version,
-      rxs_topic: topic.name,
-      rxs_topic_revision_id: record.topicRevisionId,
+      id,
+      title: sphinxSafe(titleWithoutId(text(shape.title), record.readableId) || record.name),
+      // `description` is what needimport reads as the content in every Sphinx-Needs version.
+      description: rstLiteralText(text(shape.description)),
+      type: shape.needType,
+      status: sphinxSafe(text(shape.status)) || null,
+      tags: [optionName(shape.topic.name)],
     };
-    for (const field of fields) {
-      const value = valueOf(record, field.name);
-      if (field === descriptionField || value === undefined) continue;
-      need[optionNames.get(field.name) ?? optionName(field.name)] = cellText(value);
+    for (const { option } of linkOptions.values()) need[option] = links?.get(option) ?? [];
+    need.rxs_record_id = record.id;
+    need.rxs_record_version = sphinxSafe(record.version);
+    need.rxs_topic = sphinxSafe(shape.topic.name);
+    need.rxs_topic_revision_id = record.topicRevisionId;
+    for (const [name, option] of extraOptions) {
+      need[option] = name === shape.description?.name ? '' : sphinxSafe(cellText(valueOf(record, name)));
     }
     return need;
   }
 
-  /** Outgoing links of each record to other exported records. */
-  private async linksBetweenNeeds(): Promise<Map<string, string[]>> {
-    const exported = await this.exportedTraceEnds();
-    const result = new Map<string, string[]>();
-    for (const [source, links] of linksBySource(this.tracker.traces)) {
-      const targets = links
-        .filter(
-          ({ trace }) => trace.source.type === RECORD_NODE_TYPE && trace.target.type === RECORD_NODE_TYPE,
-        )
-        .map(({ trace }) => trace.target.id)
-        .filter((target) => exported.has(target));
-      if (exported.has(source) && targets.length > 0) result.set(source, [...new Set(targets)]);
+  /** Outgoing links of each record to other exported records, by link option. */
+  private linksBetweenNeeds(linkOptions: Map<string, LinkOption>): Map<string, Map<string, string[]>> {
+    const result = new Map<string, Map<string, string[]>>();
+    for (const { source, target, linkType } of this.tracker.traces) {
+      // Only traces between records of this export: Sphinx would report others as dead links.
+      if (source.type !== RECORD_NODE_TYPE || target.type !== RECORD_NODE_TYPE) continue;
+      const targetId = this.needIds.get(target.id);
+      if (targetId === undefined || !this.needIds.has(source.id)) continue;
+      const option = linkOptions.get(linkType ?? DEFAULT_LINK_OPTION)?.option ?? DEFAULT_LINK_OPTION;
+      const bySource = result.get(source.id) ?? new Map<string, string[]>();
+      const targets = bySource.get(option) ?? [];
+      if (!targets.includes(targetId)) targets.push(targetId);
+      bySource.set(option, targets);
+      result.set(source.id, bySource);
     }
     return result;
   }
@@ -205,18 +330,62 @@ export class NeedsWriter extends SpooledWriter {
 interface NeedShape {
   topic: ExportedTopic;
   fields: ExportedField[];
-  optionNames: Map<string, string>;
+  needType: string;
   title: ExportedField | undefined;
   description: ExportedField | undefined;
   status: ExportedField | undefined;
 }
 
-/** The field named explicitly, else the first whose name is `fallback` in any case. */
-function pickField(
-  fields: ExportedField[],
-  name: string | undefined,
-  fallback?: string,
-): ExportedField | undefined {
-  if (name !== undefined) return fields.find((field) => field.name === name);
-  return fallback === undefined ? undefined : fields.find((field) => field.name.toLowerCase() === fallback);
+/**
+ * A title without the leading id that gave the readable id ("REQ_001 — Sterilization …" →
+ * "Sterilization …"), as the service's connector shows it; any other title as it is.
+ */
+function titleWithoutId(title: string, readableId: string): string {
+  const leading = LEADING_ID_PATTERN.exec(title);
+  if (leading?.[1] !== readableId) return title;
+  return title.slice(leading[0].length).replace(/^[\s:–—-]+/, '') || title;
+}
+
+/**
+ * The `needs_schema` Sphinx-Needs writes beside its needs (a JSON schema of one need): the fields
+ * with their types and defaults, and which are extra options and link types (with `incoming`,
+ * how the reverse direction reads), so a conf.py can declare them from the file.
+ */
+function needsSchema(
+  extraOptions: [string, string][],
+  linkOptions: Iterable<LinkOption>,
+): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [name, option] of extraOptions) {
+    properties[option] = {
+      type: 'string',
+      description: sphinxSafe(`The field "${name}"`),
+      field_type: 'extra',
+      default: '',
+    };
+  }
+  for (const option of RECORD_OPTIONS) {
+    properties[option] = {
+      type: 'string',
+      description: 'The exported record',
+      field_type: 'extra',
+      default: '',
+    };
+  }
+  for (const { option, incoming } of linkOptions) {
+    properties[option] = {
+      type: 'array',
+      items: { type: 'string' },
+      description: `Traces from this record (${incoming} in the other direction)`,
+      field_type: 'links',
+      incoming: sphinxSafe(incoming),
+      default: [],
+    };
+  }
+  properties.id = { type: 'string', field_type: 'core' };
+  properties.title = { type: 'string', field_type: 'core' };
+  properties.type = { type: 'string', field_type: 'core' };
+  properties.status = { type: ['string', 'null'], field_type: 'core', default: null };
+  properties.tags = { type: 'array', items: { type: 'string' }, field_type: 'core', default: [] };
+  return { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties };
 }

@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { fragment } from 'xmlbuilder2';
+import type { FormComponent } from '../../contract/form.js';
 import { MULTI_VALUE_TYPES, OPTION_TYPES } from '../../mapping/options.js';
-import type { ExportedField, ExportedRecord, ExportedTopic, ExportPart } from '../model.js';
-import { cellText } from './cells.js';
+import type {
+  ExportedField,
+  ExportedRecord,
+  ExportedTopic,
+  ExportPart,
+  TopicPresentation,
+} from '../model.js';
+import { cellText, xmlSafe } from './cells.js';
 import { SemanticColumns, valueOf } from './columns.js';
 import { writeChunk } from './output.js';
 import { SpooledWriter } from './spooled-writer.js';
@@ -40,12 +47,35 @@ export interface ReqifWriterOptions {
   title?: string;
 }
 
-/** Attributes every record carries before its fields, under the names ReqIF tools map by default. */
-const RECORD_ATTRIBUTES: { name: string; value: (record: ExportedRecord) => string }[] = [
-  { name: 'ReqIF.ForeignID', value: (record) => record.id },
-  { name: 'ReqIF.Name', value: (record) => record.name },
-  { name: 'RXS.Version', value: (record) => record.version },
-];
+/**
+ * Attributes every record carries before its fields, under the names of the ReqIF Implementation
+ * Guide where one fits: `ReqIF.ForeignID` is the readable id (the IDENTIFIER is the `_id`'s),
+ * `ReqIF.Name` the title, `ReqIF.Text` the description; the `_id` and name stay for round trips.
+ */
+function recordAttributes(
+  presentation: TopicPresentation,
+): { name: string; value: (record: ExportedRecord) => string }[] {
+  const { titleField, descriptionField } = presentation;
+  const title = (record: ExportedRecord) => {
+    const value = titleField === undefined ? undefined : cellText(valueOf(record, titleField));
+    return value ? value : record.name;
+  };
+  return [
+    { name: 'ReqIF.ForeignID', value: (record) => record.readableId },
+    { name: 'ReqIF.Name', value: title },
+    ...(descriptionField === undefined
+      ? []
+      : [
+          {
+            name: 'ReqIF.Text',
+            value: (record: ExportedRecord) => cellText(valueOf(record, descriptionField)),
+          },
+        ]),
+    { name: 'RXS.RecordId', value: (record) => record.id },
+    { name: 'RXS.RecordName', value: (record) => record.name },
+    { name: 'RXS.Version', value: (record) => record.version },
+  ];
+}
 
 /** Attributes of a specification (one per topic): which revision of which topic it holds. */
 const TOPIC_ATTRIBUTES: { name: string; id: string; value: (topic: ExportedTopic) => string }[] = [
@@ -93,12 +123,187 @@ function xsdDateTime(value: string | null | undefined, fallback: string): string
 
 const valueKey = (value: unknown) => JSON.stringify(value) ?? String(value);
 
-/** What a topic's select, radio, checklist or taglist field held, learnt while records pass. */
-interface EnumUsage {
+/**
+ * The ReqIF type of a field, from its form component: number INTEGER (no decimal places, or a
+ * whole increment) or REAL, checkbox BOOLEAN, date and datetime DATE, select and radio a
+ * single-valued and checklist and taglist a multi-valued ENUMERATION, everything else STRING.
+ * form-js has no rich-text input, so no field is XHTML.
+ */
+type AttributeKind = 'string' | 'integer' | 'real' | 'boolean' | 'date' | 'enumeration';
+
+/** How one field of a topic is written: its kind, and what the records showed while they passed. */
+interface FieldTyping {
   field: ExportedField;
-  multi: boolean;
-  /** Values found in records that are not options of the schema, by `valueKey`. */
-  extras: Map<string, unknown>;
+  kind: AttributeKind;
+  /** REAL: decimal places the form allows (the datatype's ACCURACY). */
+  accuracy?: number;
+  /** ENUMERATION: checklist or taglist. */
+  multi?: boolean;
+  /** Some record holds a value that does not fit the kind: the field gets a STRING twin. */
+  misfits: number;
+}
+
+const INTEGER_MIN = '-9223372036854775808';
+const INTEGER_MAX = '9223372036854775807';
+const REAL_LIMIT = '1.7976931348623157E308';
+/** ACCURACY of a REAL whose form sets no decimal places: what a double holds. */
+const DEFAULT_ACCURACY = 15;
+const BOOLEAN_DATATYPE_ID = 'DT-boolean';
+const DATE_DATATYPE_ID = 'DT-date';
+const INTEGER_DATATYPE_ID = 'DT-integer';
+const realDatatypeId = (accuracy: number) => `DT-real-${accuracy}`;
+/** The STRING attribute beside a typed one, for the values that do not fit its type. */
+const TWIN_SUFFIX = ' (as text)';
+/** Warnings written into the header's COMMENT; all of them stay in `ReqifWriter.warnings`. */
+const COMMENT_WARNINGS = 50;
+/** Warnings kept word for word; beyond them only a count. */
+const KEPT_WARNINGS = 1000;
+
+/** Form components by the data path the field map gives their fields (groups with a path nest). */
+function componentsByKey(
+  components: unknown,
+  prefix = '',
+  found = new Map<string, FormComponent>(),
+): Map<string, FormComponent> {
+  if (!Array.isArray(components)) return found;
+  for (const item of components as unknown[]) {
+    if (item === null || typeof item !== 'object') continue;
+    const component = item as FormComponent;
+    // A dynamiclist's items are objects in one value, written as text.
+    if (component.type === 'dynamiclist') continue;
+    if (Array.isArray(component.components)) {
+      const path = typeof component.path === 'string' ? component.path : '';
+      componentsByKey(component.components, [prefix, path].filter(Boolean).join('.'), found);
+    } else if (typeof component.key === 'string' && component.key) {
+      found.set([prefix, component.key].filter(Boolean).join('.'), component);
+    }
+  }
+  return found;
+}
+
+const wholeNumber = (value: unknown) =>
+  (typeof value === 'number' && Number.isInteger(value)) ||
+  (typeof value === 'string' && /^\s*\d+\s*$/.test(value));
+
+function fieldTyping(field: ExportedField, component: FormComponent | undefined): FieldTyping {
+  const typing = (kind: AttributeKind, extra: Partial<FieldTyping> = {}): FieldTyping => ({
+    field,
+    kind,
+    misfits: 0,
+    ...extra,
+  });
+  switch (field.type) {
+    case 'number': {
+      const digits = component?.['decimalDigits'];
+      const increment = component?.['increment'];
+      if (digits === 0 || (digits === undefined && wholeNumber(increment) && Number(increment) > 0))
+        return typing('integer');
+      const accuracy =
+        typeof digits === 'number' && Number.isInteger(digits) && digits > 0 ? digits : DEFAULT_ACCURACY;
+      return typing('real', { accuracy });
+    }
+    case 'checkbox':
+      return typing('boolean');
+    case 'datetime':
+      // form-js stores a time of day alone ("14:30") for the "time" subtype: no date to give.
+      return component?.['subtype'] === 'time' ? typing('string') : typing('date');
+    default:
+      return isEnumeration(field)
+        ? typing('enumeration', { multi: MULTI_VALUE_TYPES.has(field.type ?? '') })
+        : typing('string');
+  }
+}
+
+/** xsd:double lexical form (no NaN or INF: a form never holds them). */
+const DOUBLE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** form-js dates ("2026-09-02") and date-times ("2026-09-02T14:30", with or without a zone). */
+const FORM_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * The THE-VALUE of a typed attribute, or undefined when the value does not fit the type. Numbers
+ * written as text (form-js `serializeToString`) fit; a date alone becomes midnight without a zone,
+ * as the record gives none.
+ */
+function typedText(
+  kind: Exclude<AttributeKind, 'string' | 'enumeration'>,
+  value: unknown,
+): string | undefined {
+  switch (kind) {
+    case 'integer': {
+      if (typeof value === 'number') return Number.isInteger(value) ? inInteger(BigInt(value)) : undefined;
+      if (typeof value !== 'string' || !/^\s*[+-]?\d+\s*$/.test(value)) return undefined;
+      return inInteger(BigInt(value.trim()));
+    }
+    case 'real': {
+      if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+      if (typeof value !== 'string') return undefined;
+      const text = value.trim();
+      return DOUBLE.test(text) && Number.isFinite(Number(text)) ? text : undefined;
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? String(value) : undefined;
+    case 'date': {
+      const match = typeof value === 'string' ? FORM_DATE.exec(value.trim()) : null;
+      if (!match) return undefined;
+      const [, year, month, day, hours = '00', minutes = '00', seconds = '00', fraction = '', zone = ''] =
+        match;
+      const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+      const real =
+        date.getUTCFullYear() === Number(year) &&
+        date.getUTCMonth() === Number(month) - 1 &&
+        date.getUTCDate() === Number(day) &&
+        Number(hours) < 24 &&
+        Number(minutes) < 60 &&
+        Number(seconds) < 60;
+      return real ? `${year}-${month}-${day}T${hours}:${minutes}:${seconds}${fraction}${zone}` : undefined;
+    }
+  }
+}
+
+function inInteger(value: bigint): string | undefined {
+  return value >= BigInt(INTEGER_MIN) && value <= BigInt(INTEGER_MAX) ? value.toString() : undefined;
+}
+
+/** A value a record holds for a field: typed text, enumeration refs, or a misfit. */
+type Written =
+  | { as: 'none' }
+  | { as: 'string'; text: string }
+  | { as: 'typed'; text: string }
+  | { as: 'enumeration'; options: unknown[] }
+  | { as: 'misfit'; text: string };
+
+/** What a value becomes under its field's typing; absent, null and empty typed values are left out. */
+function written(typing: FieldTyping | undefined, value: unknown): Written {
+  if (value === undefined || value === null) return { as: 'none' };
+  if (!typing || typing.kind === 'string') return { as: 'string', text: cellText(value) };
+  if (value === '' || (Array.isArray(value) && value.length === 0)) return { as: 'none' };
+  if (typing.kind === 'enumeration') {
+    if (Array.isArray(value) && !typing.multi) return { as: 'misfit', text: cellText(value) };
+    const options: unknown[] = [];
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const option = item === null || item === undefined ? undefined : findOption(typing.field, item);
+      if (!option) return { as: 'misfit', text: cellText(value) };
+      options.push(option.value);
+    }
+    return { as: 'enumeration', options };
+  }
+  const text = typedText(typing.kind, value);
+  return text === undefined ? { as: 'misfit', text: cellText(value) } : { as: 'typed', text };
+}
+
+const KIND_NAMES: Record<AttributeKind, string> = {
+  string: 'text',
+  integer: 'a whole number within 64 bits',
+  real: 'a number',
+  boolean: 'true or false',
+  date: 'a date (YYYY-MM-DD, or a date-time)',
+  enumeration: "one of the form's options (a list only for a checklist or taglist)",
+};
+
+/** A short, safe quotation of a value for a warning. */
+function preview(text: string): string {
+  const safe = xmlSafe(text).replace(/\s+/g, ' ');
+  return JSON.stringify(safe.length > 60 ? `${safe.slice(0, 60)}…` : safe);
 }
 
 interface EnumValuePlan {
@@ -111,7 +316,12 @@ interface AttributePlan {
   id: string;
   longName: string;
   value: (record: ExportedRecord) => unknown;
-  enumeration?: { datatypeId: string; multi: boolean; values: EnumValuePlan[]; field: ExportedField };
+  /** Absent for the record's own facts, which are strings. */
+  typing?: FieldTyping;
+  datatypeId: string;
+  enumeration?: { multi: boolean; values: EnumValuePlan[] };
+  /** The STRING twin that carries values not fitting the type (only when some record has one). */
+  twin?: { id: string; longName: string };
 }
 
 interface TopicPlan {
@@ -123,10 +333,10 @@ interface TopicPlan {
 
 /**
  * ReqIF 1.2: one SPEC-OBJECT-TYPE and one SPECIFICATION per topic, one SPEC-OBJECT per record
- * (IDENTIFIER "R-<record id>"), SPEC-RELATIONs for the traces whose both ends are exported
- * records, one SPEC-RELATION-TYPE per relation type. Fields are string attributes, except select
- * and radio (enumeration) and checklist and taglist (multi-valued enumeration); values records
- * hold that are not options are added to the enumeration rather than dropped.
+ * (IDENTIFIER "R-<record id>", LONG-NAME its readable id), SPEC-RELATIONs for the traces whose
+ * both ends are exported records, one SPEC-RELATION-TYPE per relation type or named link type.
+ * Attributes are typed after the form (see `fieldTyping`); a value that does not fit its type goes,
+ * as text, to a STRING twin attribute "<name> (as text)" and is reported in `warnings`.
  *
  * ReqIF puts datatypes and types before the objects, and relations and specifications after
  * them, so records wait in a temporary file and the document is written on close, replaying that
@@ -135,8 +345,12 @@ interface TopicPlan {
  */
 export class ReqifWriter extends SpooledWriter {
   readonly extension = 'reqif';
-  private readonly enumUsage: Map<string, EnumUsage>[] = [];
+  /** Per topic, the typing of each field by semantic name. */
+  private readonly typings: Map<string, FieldTyping>[] = [];
   private maxTextLength = MIN_STRING_LENGTH;
+  private readonly notes: string[] = [];
+  /** Warnings beyond `KEPT_WARNINGS`, counted only, so memory stays flat however many records. */
+  private unkept = 0;
 
   constructor(
     out: Writable,
@@ -145,35 +359,61 @@ export class ReqifWriter extends SpooledWriter {
     super(out, options.tempDir);
   }
 
+  /**
+   * What the file could not carry as it was, one sentence per record and field: values that do not
+   * fit their type (kept in the twin attribute) and characters XML cannot hold (replaced by U+FFFD).
+   */
+  get warnings(): readonly string[] {
+    return this.unkept === 0
+      ? this.notes
+      : [...this.notes, `${this.unkept} more values were changed the same ways; see docs/formats/reqif.md.`];
+  }
+
+  private warn(note: string): void {
+    if (this.notes.length < KEPT_WARNINGS) this.notes.push(note);
+    else this.unkept++;
+  }
+
   protected override observe(part: ExportPart): void {
     if (part.kind === 'topic') {
-      const usage = new Map<string, EnumUsage>();
-      for (const field of part.topic.fields) {
-        if (!isEnumeration(field)) continue;
-        usage.set(field.name, { field, multi: MULTI_VALUE_TYPES.has(field.type ?? ''), extras: new Map() });
-      }
-      this.enumUsage.push(usage);
+      const components = componentsByKey(part.topic.schema?.components);
+      const typings = new Map<string, FieldTyping>();
+      for (const field of part.topic.fields)
+        typings.set(field.name, fieldTyping(field, components.get(field.key)));
+      this.typings.push(typings);
     } else if (part.kind === 'record') {
-      this.learn(part.record, this.enumUsage[this.tracker.current.index]!);
+      const { topic, index } = this.tracker.current;
+      this.learn(topic, part.record, this.typings[index]!);
     }
   }
 
-  /** Notes what the types must allow: the longest text, and enumeration values beyond the options. */
-  private learn(record: ExportedRecord, usage: Map<string, EnumUsage>): void {
-    for (const text of [record.id, record.name, record.version])
-      this.maxTextLength = Math.max(this.maxTextLength, text.length);
+  /** Notes what the types must allow (the longest text, the twins) and what to report. */
+  private learn(topic: ExportedTopic, record: ExportedRecord, typings: Map<string, FieldTyping>): void {
+    const where = `${topic.name}, record ${record.readableId} (${record.id})`;
+    const texts: [string, string][] = [
+      ['name', record.name],
+      ['readable id', record.readableId],
+    ];
     for (const [name, value] of Object.entries(record.values)) {
-      const enumUsage = usage.get(name);
-      if (!enumUsage) {
-        this.maxTextLength = Math.max(this.maxTextLength, cellText(value).length);
-        continue;
+      const typing = typings.get(name);
+      const out = written(typing, value);
+      if (out.as === 'misfit' && typing) {
+        typing.misfits++;
+        this.warn(
+          `${where}: field "${name}" holds ${preview(out.text)}, which is not ${KIND_NAMES[typing.kind]}; ` +
+            `it is kept as text in the attribute "${name}${TWIN_SUFFIX}". Correct the record or the form.`,
+        );
       }
-      const items = Array.isArray(value) ? value : [value];
-      if (items.length > 1) enumUsage.multi = true;
-      for (const item of items) {
-        if (item !== null && item !== undefined && !findOption(enumUsage.field, item))
-          enumUsage.extras.set(valueKey(item), item);
-      }
+      if (out.as === 'string' || out.as === 'misfit') texts.push([`field "${name}"`, out.text]);
+    }
+    for (const [what, text] of texts) {
+      this.maxTextLength = Math.max(this.maxTextLength, text.length);
+      if (xmlSafe(text) === text) continue;
+      const replaced = [...text].filter((char) => xmlSafe(char) !== char).length;
+      this.warn(
+        `${where}: the ${what} holds ${replaced} character(s) XML 1.0 cannot carry (control characters, ` +
+          `U+FFFE/U+FFFF or lone surrogates); the ReqIF file has U+FFFD in their place. The JSON export keeps them.`,
+      );
     }
   }
 
@@ -190,7 +430,10 @@ export class ReqifWriter extends SpooledWriter {
     await emit(serialize(this.headerXml(exportedAt), 1));
     await emit('  <CORE-CONTENT>\n    <REQ-IF-CONTENT>\n');
     await emit(serialize(this.datatypesXml(plans, exportedAt), 3));
-    await emit(serialize(specTypesXml(plans, relationTypes, exportedAt), 3));
+    await emit('      <SPEC-TYPES>\n');
+    for (const plan of plans) await emit(specObjectTypeXml(plan, exportedAt));
+    await emit(serialize(otherTypesXml(relationTypes, exportedAt), 4));
+    await emit('      </SPEC-TYPES>\n');
 
     await emit('      <SPEC-OBJECTS>\n');
     for await (const { topic, record } of this.spool.replay()) {
@@ -221,31 +464,50 @@ export class ReqifWriter extends SpooledWriter {
       // topic in one export needs its own scope.
       const scope = scopes.has(topic.historyId) ? `${topic.revisionId}/${index}` : topic.historyId;
       scopes.add(scope);
-      const columns = new SemanticColumns(RECORD_ATTRIBUTES.map((a) => a.name)).add(summary.fields);
-      const attributes: AttributePlan[] = RECORD_ATTRIBUTES.map(({ name, value }) => ({
+      const facts = recordAttributes(topic.presentation);
+      const columns = new SemanticColumns(facts.map((a) => a.name)).add(summary.fields);
+      const attributes: AttributePlan[] = facts.map(({ name, value }) => ({
         id: hashedId('AD', scope, 'record', name),
         longName: name,
         value,
+        datatypeId: STRING_DATATYPE_ID,
       }));
+      const typings = this.typings[index] ?? new Map<string, FieldTyping>();
       columns.fields.forEach((field, column) => {
+        const origin = field.source === 'data' ? 'data' : 'form';
+        const longName = columns.headers[column]!;
+        const typing = typings.get(field.name);
         const attribute: AttributePlan = {
-          id: hashedId('AD', scope, field.source === 'data' ? 'data' : 'form', field.key),
-          longName: columns.headers[column]!,
+          id: hashedId('AD', scope, origin, field.key),
+          longName,
           value: (record) => valueOf(record, field.name),
+          typing,
+          datatypeId: datatypeIdOf(scope, typing),
         };
-        const usage = this.enumUsage[index]?.get(field.name);
-        if (usage && isEnumeration(field)) attribute.enumeration = enumerationPlan(scope, field, usage);
+        if (typing?.kind === 'enumeration')
+          attribute.enumeration = { multi: typing.multi === true, values: enumValues(scope, field) };
+        if (typing && typing.misfits > 0)
+          attribute.twin = {
+            id: hashedId('AD', scope, origin, field.key, 'text'),
+            longName: `${longName}${TWIN_SUFFIX}`,
+          };
         attributes.push(attribute);
       });
       return { summary, scope, typeId: hashedId('SOT', scope), attributes };
     });
   }
 
-  /** Links between two exported records, each trace and relation type once. */
+  /**
+   * Links between two exported records: a trace whose pair of topics has a named link type is one
+   * relation of that type; any other trace is one relation per relation type it carries.
+   */
   private async exportedRelations(): Promise<Link[]> {
     const exported = await this.exportedTraceEnds();
     const seen = new Set<string>();
-    return this.tracker.traces.flatMap(linksOf).filter(({ trace: { id, source, target }, relationType }) => {
+    const links = this.tracker.traces.flatMap((trace) =>
+      trace.linkType ? [{ trace, relationType: trace.linkType }] : linksOf(trace),
+    );
+    return links.filter(({ trace: { id, source, target }, relationType }) => {
       const key = `${id}\u0000${relationType}`;
       if (seen.has(key) || source.type !== RECORD_NODE_TYPE || target.type !== RECORD_NODE_TYPE) return false;
       seen.add(key);
@@ -267,9 +529,15 @@ export class ReqifWriter extends SpooledWriter {
     const revisions = topics.map(
       ({ topic }) => `${topic.name} ${topic.version} (revision ${topic.revisionId})`,
     );
+    const shown = this.notes.slice(0, COMMENT_WARNINGS);
+    const more = this.notes.length - shown.length + this.unkept;
+    const warnings =
+      shown.length === 0
+        ? ''
+        : `\nWarnings:\n${shown.map((note) => `- ${note}`).join('\n')}${more > 0 ? `\n- and ${more} more.` : ''}`;
     reqifHeader
       .ele('COMMENT')
-      .txt(xmlText(`Snapshot exported by RXS: ${revisions.join('; ') || 'no topics'}.`));
+      .txt(xmlText(`Snapshot exported by RXS: ${revisions.join('; ') || 'no topics'}.${warnings}`));
     reqifHeader.ele('CREATION-TIME').txt(exportedAt);
     reqifHeader.ele('REQ-IF-TOOL-ID').txt(REQIF_TOOL_ID);
     reqifHeader.ele('REQ-IF-VERSION').txt('1.0');
@@ -283,39 +551,73 @@ export class ReqifWriter extends SpooledWriter {
   private datatypesXml(plans: TopicPlan[], exportedAt: string): XMLBuilder {
     const root = newFragment();
     const datatypes = root.ele('DATATYPES');
+    const common = (id: string, longName: string) => ({
+      IDENTIFIER: id,
+      'LAST-CHANGE': exportedAt,
+      'LONG-NAME': longName,
+    });
     datatypes.ele(
       'DATATYPE-DEFINITION-STRING',
-      xmlAttributes({
-        IDENTIFIER: STRING_DATATYPE_ID,
-        'LAST-CHANGE': exportedAt,
-        'LONG-NAME': 'String',
-        'MAX-LENGTH': String(this.maxTextLength),
-      }),
+      xmlAttributes({ ...common(STRING_DATATYPE_ID, 'String'), 'MAX-LENGTH': String(this.maxTextLength) }),
     );
+    const kinds = new Map<string, FieldTyping>();
+    for (const plan of plans)
+      for (const { typing, datatypeId } of plan.attributes) if (typing) kinds.set(datatypeId, typing);
+    for (const [id, typing] of kinds) {
+      if (typing.kind === 'integer')
+        datatypes.ele(
+          'DATATYPE-DEFINITION-INTEGER',
+          xmlAttributes({ ...common(id, 'Integer'), MAX: INTEGER_MAX, MIN: INTEGER_MIN }),
+        );
+      else if (typing.kind === 'real')
+        datatypes.ele(
+          'DATATYPE-DEFINITION-REAL',
+          xmlAttributes({
+            ...common(id, `Real (${typing.accuracy} decimal places)`),
+            ACCURACY: String(typing.accuracy),
+            MAX: REAL_LIMIT,
+            MIN: `-${REAL_LIMIT}`,
+          }),
+        );
+      else if (typing.kind === 'boolean')
+        datatypes.ele('DATATYPE-DEFINITION-BOOLEAN', xmlAttributes(common(id, 'Boolean')));
+      else if (typing.kind === 'date')
+        datatypes.ele('DATATYPE-DEFINITION-DATE', xmlAttributes(common(id, 'Date')));
+    }
     for (const plan of plans) {
-      for (const { longName, enumeration } of plan.attributes) {
+      for (const { longName, enumeration, datatypeId } of plan.attributes) {
         if (!enumeration) continue;
         const datatype = datatypes.ele(
           'DATATYPE-DEFINITION-ENUMERATION',
-          xmlAttributes({
-            IDENTIFIER: enumeration.datatypeId,
-            'LAST-CHANGE': exportedAt,
-            'LONG-NAME': `${plan.summary.topic.name}: ${longName}`,
-          }),
+          xmlAttributes(common(datatypeId, `${plan.summary.topic.name}: ${longName}`)),
         );
         const values = datatype.ele('SPECIFIED-VALUES');
         enumeration.values.forEach(({ id, label, value }, key) => {
           values
-            .ele(
-              'ENUM-VALUE',
-              xmlAttributes({ IDENTIFIER: id, 'LAST-CHANGE': exportedAt, 'LONG-NAME': label }),
-            )
+            .ele('ENUM-VALUE', xmlAttributes(common(id, label)))
             .ele('PROPERTIES')
             .ele('EMBEDDED-VALUE', xmlAttributes({ KEY: String(key), 'OTHER-CONTENT': cellText(value) }));
         });
       }
     }
     return root;
+  }
+}
+
+function datatypeIdOf(scope: string, typing: FieldTyping | undefined): string {
+  switch (typing?.kind) {
+    case 'integer':
+      return INTEGER_DATATYPE_ID;
+    case 'real':
+      return realDatatypeId(typing.accuracy ?? DEFAULT_ACCURACY);
+    case 'boolean':
+      return BOOLEAN_DATATYPE_ID;
+    case 'date':
+      return DATE_DATATYPE_ID;
+    case 'enumeration':
+      return hashedId('DT', scope, typing.field.key);
+    default:
+      return STRING_DATATYPE_ID;
   }
 }
 
@@ -333,66 +635,74 @@ function findOption(field: ExportedField, value: unknown) {
   );
 }
 
-function enumerationPlan(
-  scope: string,
-  field: ExportedField,
-  usage: EnumUsage,
-): AttributePlan['enumeration'] {
+/** The schema's options, each once; values that are not options go to the twin, not here. */
+function enumValues(scope: string, field: ExportedField): EnumValuePlan[] {
   const values = new Map<string, EnumValuePlan>();
-  const add = (value: unknown, label: string) => {
+  for (const { value, label } of field.options ?? []) {
     const key = valueKey(value);
-    if (!values.has(key)) values.set(key, { id: hashedId('EV', scope, field.key, key), label, value });
-  };
-  for (const option of field.options ?? []) add(option.value, option.label);
-  for (const extra of usage.extras.values()) add(extra, cellText(extra));
-  return {
-    datatypeId: hashedId('DT', scope, field.key),
-    multi: usage.multi,
-    values: [...values.values()],
-    field,
-  };
-}
-
-function enumValueRefs(
-  enumeration: NonNullable<AttributePlan['enumeration']>,
-  scope: string,
-  value: unknown,
-): string[] {
-  const items = Array.isArray(value) ? value : [value];
-  const refs = new Set<string>();
-  for (const item of items) {
-    if (item === null || item === undefined) continue;
-    const option = findOption(enumeration.field, item);
-    refs.add(hashedId('EV', scope, enumeration.field.key, valueKey(option ? option.value : item)));
+    if (!values.has(key)) values.set(key, { id: enumValueId(scope, field, value), label, value });
   }
-  return [...refs];
+  return [...values.values()];
 }
 
-function specTypesXml(plans: TopicPlan[], relationTypes: string[], exportedAt: string): XMLBuilder {
-  const root = newFragment();
-  const types = root.ele('SPEC-TYPES');
-  for (const { summary, typeId, attributes } of plans) {
-    const type = types.ele(
-      'SPEC-OBJECT-TYPE',
-      xmlAttributes({ IDENTIFIER: typeId, 'LAST-CHANGE': exportedAt, 'LONG-NAME': summary.topic.name }),
+function enumValueId(scope: string, field: ExportedField, value: unknown): string {
+  return hashedId('EV', scope, field.key, valueKey(value));
+}
+
+const DEFINITION_ELEMENTS: Record<AttributeKind, string> = {
+  string: 'STRING',
+  integer: 'INTEGER',
+  real: 'REAL',
+  boolean: 'BOOLEAN',
+  date: 'DATE',
+  enumeration: 'ENUMERATION',
+};
+
+/**
+ * A topic's SPEC-OBJECT-TYPE as text: a topic can have thousands of fields (16,400 keys in one
+ * record), and an xmlbuilder2 tree of that size took seconds.
+ */
+function specObjectTypeXml(plan: TopicPlan, exportedAt: string): string {
+  const pad = '        ';
+  const inner = `${pad}    `;
+  let xml =
+    `${pad}<SPEC-OBJECT-TYPE IDENTIFIER="${attr(plan.typeId)}" LAST-CHANGE="${attr(exportedAt)}" LONG-NAME="${attr(plan.summary.topic.presentation.reqifTypeName)}">\n` +
+    `${pad}  <SPEC-ATTRIBUTES>\n`;
+  for (const { id, longName, typing, datatypeId, enumeration, twin } of plan.attributes) {
+    const multi = enumeration ? ` MULTI-VALUED="${enumeration.multi}"` : '';
+    xml += definitionXml(
+      DEFINITION_ELEMENTS[typing?.kind ?? 'string'],
+      id,
+      longName,
+      datatypeId,
+      exportedAt,
+      inner,
+      multi,
     );
-    const definitions = type.ele('SPEC-ATTRIBUTES');
-    for (const { id, longName, enumeration } of attributes) {
-      const common = { IDENTIFIER: id, 'LAST-CHANGE': exportedAt, 'LONG-NAME': longName };
-      if (enumeration) {
-        definitions
-          .ele(
-            'ATTRIBUTE-DEFINITION-ENUMERATION',
-            xmlAttributes({ ...common, 'MULTI-VALUED': String(enumeration.multi) }),
-          )
-          .ele('TYPE')
-          .ele('DATATYPE-DEFINITION-ENUMERATION-REF')
-          .txt(enumeration.datatypeId);
-      } else {
-        stringDefinition(definitions, common);
-      }
-    }
+    if (twin) xml += definitionXml('STRING', twin.id, twin.longName, STRING_DATATYPE_ID, exportedAt, inner);
   }
+  return `${xml}${pad}  </SPEC-ATTRIBUTES>\n${pad}</SPEC-OBJECT-TYPE>\n`;
+}
+
+function definitionXml(
+  kind: string,
+  id: string,
+  longName: string,
+  datatypeId: string,
+  exportedAt: string,
+  pad: string,
+  extra = '',
+): string {
+  return (
+    `${pad}<ATTRIBUTE-DEFINITION-${kind} IDENTIFIER="${attr(id)}" LAST-CHANGE="${attr(exportedAt)}" LONG-NAME="${attr(longName)}"${extra}>\n` +
+    `${pad}  <TYPE>\n${pad}    <DATATYPE-DEFINITION-${kind}-REF>${text(datatypeId)}</DATATYPE-DEFINITION-${kind}-REF>\n${pad}  </TYPE>\n` +
+    `${pad}</ATTRIBUTE-DEFINITION-${kind}>\n`
+  );
+}
+
+/** The SPECIFICATION-TYPE and the SPEC-RELATION-TYPEs, which follow the object types. */
+function otherTypesXml(relationTypes: string[], exportedAt: string): XMLBuilder {
+  const types = newFragment();
   const specificationType = types.ele(
     'SPECIFICATION-TYPE',
     xmlAttributes({
@@ -415,7 +725,7 @@ function specTypesXml(plans: TopicPlan[], relationTypes: string[], exportedAt: s
       }),
     );
   }
-  return root;
+  return types;
 }
 
 function stringDefinition(parent: XMLBuilder, attributes: Record<string, string>): void {
@@ -434,11 +744,12 @@ function stringValueElement(parent: XMLBuilder, definitionId: string, value: str
     .txt(definitionId);
 }
 
-function stringValue(definitionId: string, value: string, pad: string): string {
+/** A simple attribute value (STRING, INTEGER, REAL, BOOLEAN, DATE) as text. */
+function simpleValue(kind: string, definitionId: string, value: string, pad: string): string {
   return (
-    `${pad}<ATTRIBUTE-VALUE-STRING THE-VALUE="${attr(value)}">\n` +
-    `${pad}  <DEFINITION>\n${pad}    <ATTRIBUTE-DEFINITION-STRING-REF>${text(definitionId)}</ATTRIBUTE-DEFINITION-STRING-REF>\n${pad}  </DEFINITION>\n` +
-    `${pad}</ATTRIBUTE-VALUE-STRING>\n`
+    `${pad}<ATTRIBUTE-VALUE-${kind} THE-VALUE="${attr(value)}">\n` +
+    `${pad}  <DEFINITION>\n${pad}    <ATTRIBUTE-DEFINITION-${kind}-REF>${text(definitionId)}</ATTRIBUTE-DEFINITION-${kind}-REF>\n${pad}  </DEFINITION>\n` +
+    `${pad}</ATTRIBUTE-VALUE-${kind}>\n`
   );
 }
 
@@ -452,24 +763,36 @@ function lastChange(record: ExportedRecord, exportedAt: string): string {
  */
 function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: string): string {
   const pad = '        ';
+  const inner = `${pad}    `;
   let xml =
-    `${pad}<SPEC-OBJECT IDENTIFIER="${attr(specObjectId(record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}" LONG-NAME="${attr(record.name)}">\n` +
+    `${pad}<SPEC-OBJECT IDENTIFIER="${attr(specObjectId(record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}" LONG-NAME="${attr(record.readableId)}">\n` +
     `${pad}  <TYPE>\n${pad}    <SPEC-OBJECT-TYPE-REF>${text(plan.typeId)}</SPEC-OBJECT-TYPE-REF>\n${pad}  </TYPE>\n`;
   let values = '';
-  for (const { id, value, enumeration } of plan.attributes) {
-    const raw = value(record);
-    if (raw === undefined || raw === null) continue;
-    if (!enumeration) {
-      values += stringValue(id, cellText(raw), `${pad}    `);
-      continue;
+  for (const { id, value, typing, twin } of plan.attributes) {
+    const out = written(typing, value(record));
+    switch (out.as) {
+      case 'none':
+        break;
+      case 'string':
+        values += simpleValue('STRING', id, out.text, inner);
+        break;
+      case 'typed':
+        values += simpleValue(DEFINITION_ELEMENTS[typing!.kind], id, out.text, inner);
+        break;
+      case 'misfit':
+        values += simpleValue('STRING', twin!.id, out.text, inner);
+        break;
+      case 'enumeration': {
+        const refs = [
+          ...new Set(out.options.map((option) => enumValueId(plan.scope, typing!.field, option))),
+        ];
+        values +=
+          `${inner}<ATTRIBUTE-VALUE-ENUMERATION>\n` +
+          `${inner}  <DEFINITION>\n${inner}    <ATTRIBUTE-DEFINITION-ENUMERATION-REF>${text(id)}</ATTRIBUTE-DEFINITION-ENUMERATION-REF>\n${inner}  </DEFINITION>\n` +
+          `${inner}  <VALUES>\n${refs.map((ref) => `${inner}    <ENUM-VALUE-REF>${text(ref)}</ENUM-VALUE-REF>\n`).join('')}${inner}  </VALUES>\n` +
+          `${inner}</ATTRIBUTE-VALUE-ENUMERATION>\n`;
+      }
     }
-    const refs = enumValueRefs(enumeration, plan.scope, raw);
-    if (refs.length === 0) continue;
-    values +=
-      `${pad}    <ATTRIBUTE-VALUE-ENUMERATION>\n` +
-      `${pad}      <DEFINITION>\n${pad}        <ATTRIBUTE-DEFINITION-ENUMERATION-REF>${text(id)}</ATTRIBUTE-DEFINITION-ENUMERATION-REF>\n${pad}      </DEFINITION>\n` +
-      `${pad}      <VALUES>\n${refs.map((ref) => `${pad}        <ENUM-VALUE-REF>${text(ref)}</ENUM-VALUE-REF>\n`).join('')}${pad}      </VALUES>\n` +
-      `${pad}    </ATTRIBUTE-VALUE-ENUMERATION>\n`;
   }
   xml += values ? `${pad}  <VALUES>\n${values}${pad}  </VALUES>\n` : `${pad}  <VALUES/>\n`;
   return `${xml}${pad}</SPEC-OBJECT>\n`;

@@ -15,14 +15,42 @@ export interface XlsxWriterOptions {
 
 export const TRACES_SHEET = 'Traces';
 export const EXPORT_SHEET = 'Export';
-/** Excel refuses longer cell texts; longer values are cut and end with this marker. */
+/** Excel refuses longer cell texts; longer values are cut, end with this marker and are reported. */
 export const MAX_CELL_TEXT = 32_767;
 export const TRUNCATION_MARKER = ' [truncated]';
+/** Columns of a sheet in Excel and LibreOffice (XFD). */
+export const MAX_SHEET_COLUMNS = 16_384;
 
 const ROWS_BETWEEN_YIELDS = 256;
-const TRACE_COLUMNS = ['_id', 'relation_types', 'source_id', 'source_type', 'target_id', 'target_type'];
+const TRACE_COLUMNS = [
+  '_id',
+  'relation_types',
+  'link_type',
+  'source_id',
+  'source_readable_id',
+  'source_type',
+  'target_id',
+  'target_readable_id',
+  'target_type',
+];
 
-type Cell = string | number | boolean | null;
+/** A topic needs more columns than an XLSX sheet has; nothing usable was written. */
+export class SheetTooWideError extends Error {
+  constructor(
+    readonly topicName: string,
+    readonly revisionId: string,
+    readonly columns: number,
+  ) {
+    super(
+      `"${topicName}" (revision ${revisionId}) needs ${columns} columns, more than the ` +
+        `${MAX_SHEET_COLUMNS.toLocaleString('en-US')} an XLSX sheet holds: its records carry many keys that are not ` +
+        `fields of its form. Export it as CSV or JSON, or remove the stray keys from those records.`,
+    );
+    this.name = 'SheetTooWideError';
+  }
+}
+
+type Cell = string | number | boolean | null | { richText: { text: string }[] };
 
 /**
  * A workbook written with exceljs's streaming writer: one sheet per topic (header row bold and
@@ -36,7 +64,15 @@ type Cell = string | number | boolean | null;
  * Values are written as typed cells: numbers and booleans as such, everything else as text cells
  * (checklists joined with "; ", objects as JSON). Text cells are never formulas, so "=cmd" stays
  * inert; text that starts like a formula is also given the Text number format, so that editing
- * the cell in Excel does not turn it into one. Characters XML cannot hold become U+FFFD.
+ * the cell in Excel does not turn it into one.
+ *
+ * Text cells are inline strings (`<is><t xml:space="preserve">`), so leading and trailing spaces,
+ * tabs and line breaks survive LibreOffice and Excel. What XML cannot hold as it is is written
+ * as OOXML `_xHHHH_` escapes, which both decode: CR (XML readers turn it into LF), the other C0
+ * controls, U+FFFE and U+FFFF, and an `_x` sequence of the text itself (`_x005F_` escapes it).
+ * What cannot be kept is changed and reported in `warnings`, naming the record and field: DEL is
+ * removed (exceljs drops it and LibreOffice does not decode `_x007F_`), a lone surrogate becomes
+ * U+FFFD, and a text over 32,767 characters is cut.
  */
 export class XlsxWriter implements ExportWriter {
   readonly extension = 'xlsx';
@@ -50,6 +86,8 @@ export class XlsxWriter implements ExportWriter {
   private spool: Spool<ExportedRecord> | undefined;
   private tracesSheet: ExcelJS.Worksheet | undefined;
   private completed = false;
+  /** Values changed to fit the format, one sentence each (also on the Export sheet). */
+  readonly warnings: string[] = [];
 
   constructor(
     private readonly out: Writable,
@@ -101,13 +139,25 @@ export class XlsxWriter implements ExportWriter {
     const name = this.sheetNames.take(summary.topic.name);
     this.sheetOfTopic.push(name);
     const columns = new SemanticColumns(RECORD_COLUMNS).add(summary.fields);
-    const sheet = this.addSheet(name, [...RECORD_COLUMNS, ...columns.headers], [26, 30, 10, 26]);
+    const headers = [...RECORD_COLUMNS, ...columns.headers];
+    if (headers.length > MAX_SHEET_COLUMNS) {
+      await this.spool?.dispose();
+      this.spool = undefined;
+      throw new SheetTooWideError(summary.topic.name, summary.topic.revisionId, headers.length);
+    }
+    const sheet = this.addSheet(name, headers, [26, 14, 30, 10, 26]);
     const spool = this.spool;
     this.spool = undefined;
     try {
       let rows = 0;
       for await (const record of spool?.replay() ?? []) {
-        addRow(sheet, [...recordFacts(record), ...columns.values(record)]);
+        const values = [...recordFacts(record), ...columns.values(record)];
+        addRow(sheet, values, (index, change) => {
+          const field = headers[index] ?? '';
+          this.warnings.push(
+            `Record ${record.readableId} (_id ${record.id}) of "${summary.topic.name}", field "${field}": ${change}`,
+          );
+        });
         if (++rows % ROWS_BETWEEN_YIELDS === 0) await whenDrained(this.zip);
       }
     } finally {
@@ -117,14 +167,17 @@ export class XlsxWriter implements ExportWriter {
   }
 
   private async addTraceRows(traces: readonly ExportedTrace[]): Promise<void> {
-    this.tracesSheet ??= this.addSheet(TRACES_SHEET, TRACE_COLUMNS, [26, 24, 26, 14, 26, 14]);
-    for (const { id, relationTypes, source, target } of traces) {
+    this.tracesSheet ??= this.addSheet(TRACES_SHEET, TRACE_COLUMNS, [26, 24, 16, 26, 16, 14, 26, 16, 14]);
+    for (const { id, relationTypes, linkType, source, target } of traces) {
       addRow(this.tracesSheet, [
         id,
         relationTypes.join('; '),
+        linkType ?? null,
         source.id,
+        source.readableId ?? null,
         source.type,
         target.id,
+        target.readableId ?? null,
         target.type,
       ]);
     }
@@ -142,7 +195,8 @@ export class XlsxWriter implements ExportWriter {
   }
 
   private writeExportSheet(): void {
-    const { header, topics, traces, warnings } = this.tracker;
+    const { header, topics, traces } = this.tracker;
+    const warnings = [...this.tracker.warnings, ...this.warnings];
     const sheet = this.workbook.addWorksheet(EXPORT_SHEET);
     sheet.columns = [
       { width: 26 },
@@ -203,12 +257,8 @@ export class XlsxWriter implements ExportWriter {
 
   private addSheet(name: string, headers: readonly string[], widths: readonly number[]): ExcelJS.Worksheet {
     const sheet = this.workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
-    sheet.columns = headers.map((header, index) => ({
-      header: textCell(header),
-      width: widths[index] ?? 24,
-    }));
-    const headerRow = sheet.getRow(1);
-    headerRow.font = { bold: true };
+    sheet.columns = headers.map((_, index) => ({ width: widths[index] ?? 24 }));
+    const headerRow = addRow(sheet, headers, undefined, { bold: true });
     headerRow.commit();
     return sheet;
   }
@@ -223,26 +273,70 @@ export class XlsxWriter implements ExportWriter {
   }
 }
 
-function addRow(sheet: ExcelJS.Worksheet, values: readonly unknown[]): ExcelJS.Row {
-  const row = sheet.addRow(values.map(toCell));
-  row.eachCell((cell) => {
-    if (typeof cell.value === 'string' && /^[=+\-@\t\r]/.test(cell.value)) cell.numFmt = '@';
+/**
+ * Adds a row of values; `onChange` hears of each value that had to be changed to fit (by its index
+ * in `values`). The font is set before the row is committed (a streamed row is final then).
+ */
+function addRow(
+  sheet: ExcelJS.Worksheet,
+  values: readonly unknown[],
+  onChange?: (index: number, change: string) => void,
+  font?: Partial<ExcelJS.Font>,
+): ExcelJS.Row {
+  const cells = values.map((value, index) => toCell(value, (change) => onChange?.(index, change)));
+  const row = sheet.addRow(cells.map((cell) => cell.value));
+  if (font) row.font = font;
+  cells.forEach((cell, index) => {
+    if (cell.formulaLike) row.getCell(index + 1).numFmt = '@';
   });
   row.commit();
   return row;
 }
 
-function toCell(value: unknown): Cell {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'number' || typeof value === 'boolean') return value;
-  return textCell(cellText(value));
+function toCell(value: unknown, onChange: (change: string) => void): { value: Cell; formulaLike?: boolean } {
+  if (value === null || value === undefined) return { value: null };
+  if (typeof value === 'number' || typeof value === 'boolean') return { value };
+  const text = cellText(value);
+  return { value: xlsxTextCell(text, onChange), formulaLike: /^[=+\-@\t\r]/.test(text) };
 }
 
-function textCell(text: string): string {
-  const safe = xmlSafe(text);
-  return safe.length <= MAX_CELL_TEXT
-    ? safe
-    : safe.slice(0, MAX_CELL_TEXT - TRUNCATION_MARKER.length) + TRUNCATION_MARKER;
+// What an XLSX text cell cannot carry as it is: C0 controls but tab and LF (CR included: XML readers
+// turn it into LF), DEL, U+FFFE, U+FFFF, lone surrogates, and `_xHHHH_` sequences of the text itself.
+const NEEDS_ESCAPE = /[\u0000-\u0008\u000B-\u001F\u007F\uFFFE\uFFFF]|_x[0-9A-Fa-f]{4}_|\p{Cs}/gu;
+
+/**
+ * One text as an inline-string cell that Excel and LibreOffice read back as the same text (see the
+ * class comment for what is escaped, removed or cut); each change is told to `onChange`.
+ */
+function xlsxTextCell(text: string, onChange: (change: string) => void = () => {}): Cell {
+  let value = text;
+  if (value.length > MAX_CELL_TEXT) {
+    value = truncate(value, MAX_CELL_TEXT - TRUNCATION_MARKER.length) + TRUNCATION_MARKER;
+    onChange(
+      `${text.length.toLocaleString('en-US')} characters cut to ${MAX_CELL_TEXT.toLocaleString('en-US')}, ` +
+        `the most an XLSX cell holds (it ends with "${TRUNCATION_MARKER.trim()}"); CSV, JSON and ReqIF exports carry the whole value.`,
+    );
+  }
+  let removedDel = false;
+  let replacedSurrogate = false;
+  value = value.replace(NEEDS_ESCAPE, (match) => {
+    if (match.length > 1 && match.startsWith('_x')) return `_x005F${match.slice(1)}`;
+    const code = match.charCodeAt(0);
+    if (code === 0x7f) {
+      removedDel = true;
+      return '';
+    }
+    if (code >= 0xd800 && code <= 0xdfff) {
+      replacedSurrogate = true;
+      return '\uFFFD';
+    }
+    return `_x${code.toString(16).toUpperCase().padStart(4, '0')}_`;
+  });
+  if (removedDel)
+    onChange('the DEL character (U+007F) was removed: an XLSX cell cannot carry it to LibreOffice.');
+  if (replacedSurrogate)
+    onChange('a lone surrogate (half of a UTF-16 pair, not a character) was replaced with U+FFFD.');
+  return value === '' ? '' : { richText: [{ text: value }] };
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   toServiceRecord,
   type RecordRow,
 } from './repository.js';
-import { validateRecordData } from './validation/index.js';
+import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from './validation/index.js';
 
 export interface RecordFilter {
   revisionIds?: string[];
@@ -26,6 +26,11 @@ export interface RecordFilter {
   includeUpdated?: boolean;
   after?: string;
   limit?: number;
+}
+
+export interface RecordLimits {
+  /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */
+  maxRecordKeys?: number;
 }
 
 /** Bytes of JSON per streamed chunk. */
@@ -79,12 +84,44 @@ async function* textChunks(batches: AsyncIterable<RecordRow[]>): AsyncGenerator<
   if (buffer) yield buffer;
 }
 
+/** 409 for a revision whose topic was re-approved since: records belong under the current one. */
+function assertNotSuperseded(revision: { id: string; status: string }, currentId: string | null): void {
+  if (revision.status === 'draft' || !currentId || currentId === revision.id) return;
+  throw conflict(
+    `Revision ${revision.id} was superseded: its topic was re-approved as revision ${currentId}, and its records moved there. Create the record under ${currentId} (context.knowledge_unit_topic_id).`,
+  );
+}
+
 /** Records: listing (streamed), single-record CRUD with validation against the topic's form schema. */
 export class RecordsService {
+  private readonly maxRecordKeys: number;
+
   constructor(
     private readonly storage: Storage,
     private readonly techdoc: TechdocService,
-  ) {}
+    limits: RecordLimits = {},
+  ) {
+    const max = limits.maxRecordKeys ?? DEFAULT_MAX_RECORD_KEYS;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new Error(
+        `The keys allowed per record (RXS_MAX_RECORD_KEYS) must be a whole number of at least 1, got ${max}.`,
+      );
+    }
+    this.maxRecordKeys = max;
+  }
+
+  /** 422 for data with more keys than a record may have: exports would grow a column for each. */
+  private checkKeyCount(data: unknown): void {
+    const max = this.maxRecordKeys;
+    if (countKeys(data, max) <= max) return;
+    throw unprocessable([
+      validationItem(
+        ['body', 'data'],
+        `The record data has more than ${max} keys (counted over nested objects and list entries); a record may have at most ${max}. Split the data into several records, or raise the limit with RXS_MAX_RECORD_KEYS.`,
+        'too_many_keys',
+      ),
+    ]);
+  }
 
   private get db() {
     return this.storage.db;
@@ -208,6 +245,29 @@ export class RecordsService {
     }
   }
 
+  /**
+   * A listing that goes on from `after` by revision id must not read as finished when a listed
+   * revision was re-approved between pages (its records moved on): 409 naming the new revision.
+   */
+  async assertPagingCurrent(principal: Principal, filter: RecordFilter): Promise<void> {
+    if (filter.after === undefined || !filter.revisionIds?.length) return;
+    const superseded = await this.db
+      .selectFrom('kt_revisions')
+      .innerJoin('kt_histories', 'kt_histories.id', 'kt_revisions.history_id')
+      .select(['kt_revisions.id as id', 'kt_histories.current_revision_id as current'])
+      .where('kt_revisions.tenant_id', '=', principal.tenantId)
+      .where('kt_revisions.id', 'in', filter.revisionIds)
+      .where('kt_revisions.status', '!=', 'draft')
+      .where('kt_histories.current_revision_id', 'is not', null)
+      .whereRef('kt_histories.current_revision_id', '!=', 'kt_revisions.id')
+      .executeTakeFirst();
+    if (superseded) {
+      throw conflict(
+        `Revision ${superseded.id} was re-approved as revision ${superseded.current} while you were paging, and its records moved there: this listing cannot go on. Start again without "after" using context__knowledge_unit_topic_id=${superseded.current}.`,
+      );
+    }
+  }
+
   /** One page of records (`limit` set): the JSON lines and the last id when more remain. */
   async page(
     principal: Principal,
@@ -250,8 +310,10 @@ export class RecordsService {
         ),
       ]);
     }
-    const { revision } = await this.techdoc.loadRevision(principal.tenantId, revisionId);
+    const { revision, history } = await this.techdoc.loadRevision(principal.tenantId, revisionId);
+    assertNotSuperseded(revision, history.current_revision_id);
     const data = input.data ?? {};
+    this.checkKeyCount(data);
     const problems = validateRecordData(jsonValue<FormSchema>(revision.schema), data);
     if (problems.length > 0) throw unprocessable(problems);
 
@@ -281,10 +343,19 @@ export class RecordsService {
       updated_at: null,
       last_action: 'created',
     };
-    await this.db
-      .insertInto('records')
-      .values(row as never)
-      .execute();
+    await inTransaction(this.db, async (trx) => {
+      // A re-approval moves the topic's records in the transaction that updates its history row:
+      // reading that row again here, share-locked on PostgreSQL (SQLite runs one transaction at a
+      // time), orders the two, so no record is left behind under the old revision.
+      let current = trx.selectFrom('kt_histories').select('current_revision_id').where('id', '=', history.id);
+      if (this.storage.dialect !== 'sqlite') current = current.forShare();
+      const now = await current.executeTakeFirstOrThrow();
+      assertNotSuperseded(revision, now.current_revision_id);
+      await trx
+        .insertInto('records')
+        .values(row as never)
+        .execute();
+    });
     return toServiceRecord(row);
   }
 
@@ -296,6 +367,7 @@ export class RecordsService {
         `Record ${id} is at version ${row.version}, not ${input.version}: someone changed it meanwhile. Reload it and apply your change again.`,
       );
     }
+    if (input.data !== undefined) this.checkKeyCount(input.data);
     if (input.data !== undefined && row.kt_revision_id) {
       const { revision } = await this.techdoc.loadRevision(principal.tenantId, row.kt_revision_id);
       const problems = validateRecordData(jsonValue<FormSchema>(revision.schema), input.data);

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import {
@@ -5,7 +6,10 @@ import {
   BatchRetrieveResponse,
   Trace,
   TraceCreate,
+  TRACE_BATCH_MAX_EDGES,
   TRACE_BATCH_MAX_NODES,
+  TRACE_BATCH_TOO_LARGE,
+  ValidationErrorItem,
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
@@ -78,12 +82,27 @@ export function tracerRoutes(service: TracerService): FastifyPluginAsync {
           tags,
           security,
           summary: `Traces of up to ${TRACE_BATCH_MAX_NODES} nodes within n_hops (default 1)`,
-          description: `A batch holds at most ${TRACE_BATCH_MAX_NODES} nodes; larger batches are 422. Only mode "legacy_connected_nodes" is served.`,
+          description:
+            `A batch holds at most ${TRACE_BATCH_MAX_NODES} nodes; larger batches are 422. ` +
+            `An answer holds at most ${TRACE_BATCH_MAX_EDGES} edges, counted over all its results ` +
+            `(an edge reached from two requested nodes counts twice); a request whose answer would hold more ` +
+            `is 422 with a detail item of type "${TRACE_BATCH_TOO_LARGE}": ask for fewer nodes at once, or fewer hops. ` +
+            'Only mode "legacy_connected_nodes" is served.',
           body: BatchRetrieveRequest,
-          response: { 200: BatchRetrieveResponse, ...errorResponses, ...bodyErrorResponses },
+          response: {
+            200: BatchRetrieveResponse,
+            ...errorResponses,
+            422: Type.Object(
+              { detail: Type.Array(ValidationErrorItem) },
+              {
+                description: `Validation error, or an answer that would hold more than ${TRACE_BATCH_MAX_EDGES} edges (detail type "${TRACE_BATCH_TOO_LARGE}")`,
+              },
+            ),
+            ...bodyErrorResponses,
+          },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         requirePermission(request.principal!, 'traces:read');
         if (request.body.mode === 'resolved') {
           throw unprocessable([
@@ -94,7 +113,11 @@ export function tracerRoutes(service: TracerService): FastifyPluginAsync {
             ),
           ]);
         }
-        return service.batchList(request.principal!, request.body);
+        // Streamed piece by piece (the schema above still describes it), so a large answer never
+        // holds the event loop while it is serialised.
+        const pieces = await service.batchListJson(request.principal!, request.body);
+        void reply.type('application/json; charset=utf-8');
+        return reply.send(Readable.from(pieces, { objectMode: false }) as never);
       },
     );
   };

@@ -1,3 +1,5 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { TRACE_BATCH_MAX_EDGES, UNSAFE_NODE_ID_SCHEMES } from '@rxs/sdk';
 import type {
   AuditInfo,
   BatchRetrieveRequest,
@@ -11,14 +13,11 @@ import type {
   TraceCreate,
   TraceEdge,
 } from '@rxs/sdk';
-import type { Selectable } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
-import type { TraceTable } from '../../storage/schema.js';
-
-type TraceRow = Selectable<TraceTable>;
+import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
 
 /** SQL parameters per IN list, well under SQLite's and PostgreSQL's limits. */
 const IN_CHUNK = 500;
@@ -63,6 +62,16 @@ export class TracerService {
       ['source', source],
       ['target', target],
     ] as const) {
+      const scheme = UNSAFE_NODE_ID_SCHEMES.find((s) => node.node_id.toLowerCase().startsWith(s));
+      if (scheme) {
+        throw unprocessable([
+          validationItem(
+            ['body', end, 'node_id'],
+            `A node id may not start with the URL scheme "${scheme}"; give the node's own id in the system it lives in.`,
+            'value_error',
+          ),
+        ]);
+      }
       if (!(await this.nodeExists(principal.tenantId, node.node_id, node.node_type))) {
         throw notFound(`The ${end} ${node.node_type} ${node.node_id} was not found in your tenant.`);
       }
@@ -91,7 +100,12 @@ export class TracerService {
     return toTrace(row);
   }
 
-  /** Records and knowledge topics are ours to check; other node kinds live in other systems. */
+  /**
+   * Records and knowledge topics are ours to check, in the caller's tenant only. Other node kinds
+   * live in other systems: their ids are opaque (format checked by the schema), never looked up
+   * here, so another tenant's record id typed as `Document` stays a Document id that leads nowhere,
+   * and whether it is accepted never depends on another tenant's data.
+   */
   private async nodeExists(tenantId: string, id: string, type: NodeType): Promise<boolean> {
     if (type === 'Record') {
       return !!(await this.db
@@ -134,47 +148,49 @@ export class TracerService {
 
   /**
    * For each requested node, the nodes reachable within `n_hops` traces (either direction), with the
-   * edges walked and their depth. One query per hop serves all requested nodes together.
+   * edges walked and their depth, as one object (for in-process callers). Bounded by
+   * TRACE_BATCH_MAX_EDGES; edge objects are shared between the results that reach them.
    */
   async batchList(principal: Principal, request: BatchRetrieveRequest): Promise<BatchRetrieveResponse> {
+    const answer = await this.batchAnswer(principal, request);
+    const results: Record<string, ConnectedNodesResponse> = {};
+    for (const walk of answer.walks) results[walk.origin.node_id] = answer.resultOf(walk);
+    return { results, resolved_results: null };
+  }
+
+  /**
+   * The same answer as JSON text in pieces (one per requested node), for the HTTP route. The walk
+   * runs first, so a refusal (422) comes before any byte; the pieces are made one at a time, with
+   * the event loop free between them.
+   */
+  async batchListJson(principal: Principal, request: BatchRetrieveRequest): Promise<AsyncIterable<string>> {
+    const answer = await this.batchAnswer(principal, request);
+    return (async function* () {
+      yield '{"results":{';
+      let first = true;
+      for (const walk of answer.walks) {
+        await yieldToEventLoop();
+        const piece = `${JSON.stringify(walk.origin.node_id)}:${JSON.stringify(answer.resultOf(walk))}`;
+        yield first ? piece : `,${piece}`;
+        first = false;
+      }
+      yield '},"resolved_results":null}';
+    })();
+  }
+
+  private async batchAnswer(principal: Principal, request: BatchRetrieveRequest) {
     const hops = request.n_hops ?? 1;
     const origins = [...new Map(request.nodes.map((n) => [n.node_id, n])).values()];
-    const walks = origins.map((origin) => ({
-      origin,
-      seen: new Map<string, { type: NodeType; depth: number; via: TraceRow }>(),
-      frontier: new Set([origin.node_id]),
-      edges: new Map<string, { row: TraceRow; depth: number }>(),
-    }));
-
-    for (let depth = 1; depth <= hops; depth++) {
-      const frontier = new Set(walks.flatMap((w) => [...w.frontier]));
-      if (frontier.size === 0) break;
-      const rows = await this.tracesTouching(principal.tenantId, [...frontier]);
-      for (const walk of walks) {
-        const next = new Set<string>();
-        for (const row of rows) {
-          const fromSource = walk.frontier.has(row.source_id);
-          const fromTarget = walk.frontier.has(row.target_id);
-          if (!fromSource && !fromTarget) continue;
-          if (!walk.edges.has(row.id)) walk.edges.set(row.id, { row, depth });
-          const ends = [
-            ...(fromSource ? [{ id: row.target_id, type: row.target_type }] : []),
-            ...(fromTarget ? [{ id: row.source_id, type: row.source_type }] : []),
-          ];
-          for (const end of ends) {
-            if (end.id === walk.origin.node_id || walk.seen.has(end.id)) continue;
-            walk.seen.set(end.id, { type: end.type as NodeType, depth, via: row });
-            next.add(end.id);
-          }
-        }
-        walk.frontier = next;
-      }
-    }
-
-    const nodeFacts = await this.recordFacts(
-      principal.tenantId,
-      walks.flatMap((w) => [w.origin.node_id, ...w.seen.keys()]),
+    const walks = await walkBatch(origins, hops, TRACE_BATCH_MAX_EDGES, (ids, limit) =>
+      this.tracesTouching(principal.tenantId, ids, limit),
     );
+
+    const recordIds = new Set<string>();
+    for (const walk of walks) {
+      if (walk.origin.node_type === 'Record') recordIds.add(walk.origin.node_id);
+      for (const reached of walk.reached.values()) if (reached.type === 'Record') recordIds.add(reached.id);
+    }
+    const nodeFacts = await this.recordFacts(principal.tenantId, [...recordIds]);
     const tenant = { tenant_id: principal.tenantId };
     const graphNode = (id: string, type: NodeType, fallbackAudit: AuditInfo): GraphNode => {
       const facts = type === 'Record' ? nodeFacts.get(id) : undefined;
@@ -189,9 +205,37 @@ export class TracerService {
       };
     };
 
-    const results: Record<string, ConnectedNodesResponse> = {};
-    for (const walk of walks) {
-      const firstEdge = [...walk.edges.values()][0]?.row;
+    // One edge object per trace and depth, shared by every result that walked it at that depth.
+    const sharedEdges = new Map<string, TraceEdge>();
+    const edgeOf = (row: TraceRow, depth: number): TraceEdge => {
+      const key = `${row.id}:${depth}`;
+      let edge = sharedEdges.get(key);
+      if (!edge) {
+        edge = {
+          _id: row.id,
+          source: row.source_id,
+          target: row.target_id,
+          relation_type: [row.relation_type as RelationType],
+          source_node: { node_id: row.source_id, type: row.source_type as NodeType },
+          target_node: { node_id: row.target_id, type: row.target_type as NodeType },
+          tenant_metadata: tenant,
+          audit_info: auditOf(row),
+          outdated: false,
+          trace_metadata: { origin: 'manual' },
+          depth,
+        };
+        sharedEdges.set(key, edge);
+      }
+      return edge;
+    };
+    const byDepthThenId = (a: { depth: number; id: string }, b: { depth: number; id: string }) =>
+      a.depth - b.depth || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+    const resultOf = (walk: Walk): ConnectedNodesResponse => {
+      const walked = [...walk.edges.values()]
+        .map(({ row, depth }) => ({ row, depth, id: row.id }))
+        .sort(byDepthThenId);
+      const firstEdge = walked[0]?.row;
       const originAudit: AuditInfo = firstEdge
         ? auditOf(firstEdge)
         : {
@@ -202,44 +246,35 @@ export class TracerService {
             last_action: 'created',
           };
       const targetNodeMap: Record<string, ConnectedNode[]> = {};
-      for (const [id, reached] of walk.seen) {
-        const connected: ConnectedNode = {
-          trace_id: reached.via.id,
-          node: graphNode(id, reached.type, auditOf(reached.via)),
-          relation_type: reached.via.relation_type as RelationType,
+      const reached = [...walk.reached.values()]
+        .map((r) => ({ ...r, order: r.via.id }))
+        .sort((a, b) => byDepthThenId({ depth: a.depth, id: a.order }, { depth: b.depth, id: b.order }));
+      for (const node of reached) {
+        const audit = auditOf(node.via);
+        (targetNodeMap[node.type] ??= []).push({
+          trace_id: node.via.id,
+          node: graphNode(node.id, node.type, audit),
+          relation_type: node.via.relation_type as RelationType,
           tenant_metadata: tenant,
-          audit_info: auditOf(reached.via),
+          audit_info: audit,
           outdated: false,
           trace_metadata: { origin: 'manual' },
-          hopsAwayFromSource: reached.depth,
-        };
-        (targetNodeMap[reached.type] ??= []).push(connected);
+          hopsAwayFromSource: node.depth,
+        });
       }
-      const edges: TraceEdge[] = [...walk.edges.values()].map(({ row, depth }) => ({
-        _id: row.id,
-        source: row.source_id,
-        target: row.target_id,
-        relation_type: [row.relation_type as RelationType],
-        source_node: { node_id: row.source_id, type: row.source_type as NodeType },
-        target_node: { node_id: row.target_id, type: row.target_type as NodeType },
-        tenant_metadata: tenant,
-        audit_info: auditOf(row),
-        outdated: false,
-        trace_metadata: { origin: 'manual' },
-        depth,
-      }));
-      results[walk.origin.node_id] = {
+      return {
         source_node: graphNode(walk.origin.node_id, walk.origin.node_type, originAudit),
         target_node_map: targetNodeMap,
-        edges,
+        edges: walked.map(({ row, depth }) => edgeOf(row, depth)),
       };
-    }
-    return { results, resolved_results: null };
+    };
+    return { walks, resultOf };
   }
 
-  private async tracesTouching(tenantId: string, ids: string[]): Promise<TraceRow[]> {
+  /** The traces touching any of `ids`, at most `limit` (the caller refuses when it gets that many). */
+  private async tracesTouching(tenantId: string, ids: string[], limit: number): Promise<TraceRow[]> {
     const rows = new Map<string, TraceRow>();
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+    for (let i = 0; i < ids.length && rows.size < limit; i += IN_CHUNK) {
       const chunk = ids.slice(i, i + IN_CHUNK);
       const found = await this.db
         .selectFrom('traces')
@@ -247,6 +282,7 @@ export class TracerService {
         .where('tenant_id', '=', tenantId)
         .where((eb) => eb.or([eb('source_id', 'in', chunk), eb('target_id', 'in', chunk)]))
         .orderBy('id')
+        .limit(limit)
         .execute();
       for (const row of found) rows.set(row.id, row);
     }

@@ -1,12 +1,14 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { roleAllows, ROLES, type Role } from '@rxs/sdk';
-import type { ApiKeyInfo, User } from '../../auth/accounts.js';
+import { roleRank, type ApiKeyInfo, type User } from '../../auth/accounts.js';
+import { MAX_AUDIT_PAGE } from '../../auth/audit.js';
+import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, forbidden, unprocessable, validationItem } from '../../http/errors.js';
-import type { ApiKeyView, NewApiKeyView, UserView } from '../api-types.js';
+import type { ApiKeyView, AuditEventView, NewApiKeyView, UserView } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
-import { assertStrongPassword, canCreateOwnKeys, Password } from './session.js';
+import { actorOf, assertStrongPassword, canCreateOwnKeys, Password } from './session.js';
 
 const KeyParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{16}$' }) });
 const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -15,11 +17,24 @@ const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const managesKeys = (principal: Principal) => roleAllows(principal.role, 'keys:manage');
 
 /**
- * Who may act on which key: owners and admins (`keys:manage`) on every key of the tenant; other
- * users on their own keys, where creating and regenerating needs a role that writes (not viewer).
+ * Who may act on which key: owners and admins (`keys:manage`) on the keys of users whose role is not
+ * above their own (an admin never mints, regenerates or revokes an owner's key); other users on their
+ * own keys, where creating and regenerating needs a role that writes (not viewer).
  */
-function assertKeyAccess(principal: Principal, keyUserId: string, action: 'create' | 'revoke'): void {
-  if (managesKeys(principal)) return;
+function assertKeyAccess(
+  principal: Principal,
+  keyUser: { id: string; role: Role | undefined },
+  action: 'create' | 'revoke',
+): void {
+  const keyUserId = keyUser.id;
+  if (managesKeys(principal)) {
+    if (keyUser.role && roleRank(keyUser.role) > roleRank(principal.role)) {
+      throw forbidden(
+        `Your role "${principal.role}" may not manage the API keys of a user with the role "${keyUser.role}". Ask an owner of your tenant.`,
+      );
+    }
+    return;
+  }
   if (keyUserId !== principal.userId) {
     throw forbidden(
       'Your role may only manage your own API keys. Ask an owner or admin of your tenant for keys of other users.',
@@ -67,8 +82,16 @@ const userView = ({ id, email, name, role, created_at }: User): UserView => ({
 });
 
 /** Settings: API keys of the signed-in user (of everyone, for owners and admins) and users and roles. */
-export function accountRoutes(context: WebContext): FastifyPluginAsync {
+export function accountRoutes(
+  context: WebContext,
+  clientAddress: ClientAddressOf = clientAddressResolver(),
+): FastifyPluginAsync {
   const { accounts } = context.services;
+  const actor = (request: FastifyRequest) => actorOf(request, clientAddress);
+  const keyUser = async (principal: Principal, userId: string) => ({
+    id: userId,
+    role: await accounts.roleOf(principal.tenantId, userId),
+  });
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -111,16 +134,16 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
       async (request, reply): Promise<NewApiKeyView> => {
         const { principal } = signedIn(request);
         const userId = request.body.user_id ?? principal.userId;
-        assertKeyAccess(principal, userId, 'create');
+        assertKeyAccess(principal, await keyUser(principal, userId), 'create');
         if (!request.body.name.trim()) {
           throw unprocessable([validationItem(['body', 'name'], 'Give the key a name.', 'missing')]);
         }
         assertFutureExpiry(request.body.expires_at);
-        const key = await accounts.createApiKey(principal.tenantId, {
-          userId,
-          name: request.body.name,
-          expiresAt: request.body.expires_at ?? null,
-        });
+        const key = await accounts.createApiKey(
+          principal.tenantId,
+          { userId, name: request.body.name, expiresAt: request.body.expires_at ?? null },
+          actor(request),
+        );
         reply.code(201);
         return { ...keyView(key), key: key.key };
       },
@@ -132,9 +155,9 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
       async (request, reply): Promise<NewApiKeyView> => {
         const { principal } = signedIn(request);
         const old = await accounts.getApiKey(principal.tenantId, request.params.id);
-        assertKeyAccess(principal, old.user_id, 'create');
+        assertKeyAccess(principal, await keyUser(principal, old.user_id), 'create');
         if (old.revoked_at) throw conflict('This key was revoked; create a new key instead.');
-        const key = await accounts.regenerateApiKey(principal.tenantId, old.id);
+        const key = await accounts.regenerateApiKey(principal.tenantId, old.id, actor(request));
         reply.code(201);
         return { ...keyView(key), key: key.key };
       },
@@ -143,8 +166,8 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
     app.delete('/keys/:id', { schema: { params: KeyParams } }, async (request): Promise<ApiKeyView> => {
       const { principal } = signedIn(request);
       const key = await accounts.getApiKey(principal.tenantId, request.params.id);
-      assertKeyAccess(principal, key.user_id, 'revoke');
-      return keyView(await accounts.revokeApiKey(principal.tenantId, key.id));
+      assertKeyAccess(principal, await keyUser(principal, key.user_id), 'revoke');
+      return keyView(await accounts.revokeApiKey(principal.tenantId, key.id, actor(request)));
     });
 
     app.get('/users', { config: { permission: 'users:manage' } }, async (request): Promise<UserView[]> => {
@@ -172,7 +195,7 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
         const { principal } = signedIn(request);
         assertMayGrant(principal, request.body.role);
         assertStrongPassword(request.body.password, 'password');
-        const user = await accounts.createUser(principal.tenantId, request.body);
+        const user = await accounts.createUser(principal.tenantId, request.body, actor(request));
         reply.code(201);
         return userView(user);
       },
@@ -195,7 +218,7 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
         }
         assertMayGrant(principal, target.role);
         assertMayGrant(principal, request.body.role);
-        const user = await accounts.setRole(principal.tenantId, target.id, request.body.role);
+        const user = await accounts.setRole(principal.tenantId, target.id, request.body.role, actor(request));
         return userView(user);
       },
     );
@@ -214,7 +237,7 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
         const target = await accounts.getUser(principal.tenantId, request.params.id);
         assertMayGrant(principal, target.role);
         assertStrongPassword(request.body.password, 'password');
-        await accounts.setPassword(principal.tenantId, target.id, request.body.password);
+        await accounts.setPassword(principal.tenantId, target.id, request.body.password, actor(request));
         await context.sessions.destroyOthers(target.id);
         return reply.code(204).send();
       },
@@ -230,8 +253,26 @@ export function accountRoutes(context: WebContext): FastifyPluginAsync {
           throw forbidden('You cannot delete your own account while signed in with it.');
         }
         assertMayGrant(principal, target.role);
-        await accounts.deleteUser(principal.tenantId, target.id);
+        await accounts.deleteUser(principal.tenantId, target.id, actor(request));
         return reply.code(204).send();
+      },
+    );
+
+    // The security audit log: read-only (no route changes it), this tenant's events only.
+    app.get(
+      '/audit',
+      {
+        config: { permission: 'users:manage' },
+        schema: {
+          querystring: Type.Object({
+            limit: Type.Integer({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 100 }),
+            before: Type.Optional(Type.String({ pattern: '^[0-9a-f]{24}$' })),
+          }),
+        },
+      },
+      async (request): Promise<AuditEventView[]> => {
+        const { principal } = signedIn(request);
+        return accounts.audit.list(principal.tenantId, request.query);
       },
     );
   };

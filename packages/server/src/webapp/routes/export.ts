@@ -1,24 +1,61 @@
-import { PassThrough } from 'node:stream';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  buildFieldMap,
   createWriter,
+  DuplicateIdentifierError,
   EXPORT_FORMATS,
+  exportMappingFromText,
   exportParts,
   isObjectId,
+  MappingFileError,
+  TopicReapprovedError,
   TRACE_BATCH_MAX_NODES,
+  TRACE_BATCH_TOO_LARGE,
   writeExport,
+  type BatchRetrieveNode,
   type ExportFormat,
+  type ExportMapping,
   type ExportSource,
+  type Permission,
   type ServiceRecord,
   type TraceEdge,
 } from '@rxs/sdk';
 import type { Services } from '../../app.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
-import { unprocessable, validationItem } from '../../http/errors.js';
+import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
 
 const MAX_TOPICS = 50;
+
+/** The end of each format's file name: Sphinx-Needs is JSON too, so it is told apart from the JSON export. */
+const FILE_SUFFIXES: Record<ExportFormat, string> = {
+  csv: 'csv',
+  xlsx: 'xlsx',
+  reqif: 'reqif',
+  needs: 'needs.json',
+  json: 'json',
+  jsonl: 'jsonl',
+};
+
+/** Response header with the writer's warnings (values cut or changed), as URI-encoded JSON. */
+export const EXPORT_WARNINGS_HEADER = 'x-rxs-export-warnings';
+/** Header values stay well under proxies' limits; the rest of the warnings is counted. */
+const MAX_WARNINGS_HEADER = 6_000;
+
+/**
+ * Errors of the export about the data itself (too many columns, two records with one readable id,
+ * a bad mapping file): their messages say what to change, so the user sees them as they are.
+ * The column limits' errors are known by name (the sdk does not export their classes).
+ */
+const DATA_ERROR_CLASSES = [DuplicateIdentifierError, MappingFileError, TopicReapprovedError];
+const DATA_ERROR_NAMES = new Set(['TooManyColumnsError', 'SheetTooWideError']);
+/** Largest mapping file the export form takes (a real one is a few KB). */
+const MAX_MAPPING_CHARS = 256 * 1024;
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -50,21 +87,42 @@ export function inProcessExportSource(
     },
     async listTraces(nodes) {
       const edges: TraceEdge[] = [];
-      for (let i = 0; i < nodes.length; i += TRACE_BATCH_MAX_NODES) {
-        const batch = await services.tracer.batchList(principal, {
-          nodes: nodes.slice(i, i + TRACE_BATCH_MAX_NODES),
-          n_hops: 1,
-          mode: 'legacy_connected_nodes',
-        });
-        for (const result of Object.values(batch.results)) edges.push(...result.edges);
-      }
+      // A batch whose answer passes the edge limit is asked again in halves, as the sdk client does.
+      const collect = async (batch: BatchRetrieveNode[]): Promise<void> => {
+        try {
+          const answer = await services.tracer.batchList(principal, {
+            nodes: batch,
+            n_hops: 1,
+            mode: 'legacy_connected_nodes',
+          });
+          for (const result of Object.values(answer.results)) edges.push(...result.edges);
+        } catch (error) {
+          if (batch.length < 2 || !isAnswerTooLarge(error)) throw error;
+          const half = Math.ceil(batch.length / 2);
+          await collect(batch.slice(0, half));
+          await collect(batch.slice(half));
+        }
+      };
+      for (let i = 0; i < nodes.length; i += TRACE_BATCH_MAX_NODES)
+        await collect(nodes.slice(i, i + TRACE_BATCH_MAX_NODES));
       return edges;
     },
   };
 }
 
-/** A file name safe in a Content-Disposition header and on every file system. */
-export function exportFileName(topicNames: string[], extension: string, date = new Date()): string {
+function isAnswerTooLarge(error: unknown): boolean {
+  return (
+    error instanceof HttpError &&
+    Array.isArray(error.detail) &&
+    error.detail.some((item) => item.type === TRACE_BATCH_TOO_LARGE)
+  );
+}
+
+/**
+ * A file name safe in a Content-Disposition header and on every file system; `suffix` is the
+ * format's ending (`csv`, `needs.json`, ...).
+ */
+export function exportFileName(topicNames: string[], suffix: string, date = new Date()): string {
   const base =
     topicNames.length === 1
       ? topicNames[0]!
@@ -73,35 +131,103 @@ export function exportFileName(topicNames: string[], extension: string, date = n
           .replace(/^-+|-+$/g, '')
           .toLowerCase() || 'topic'
       : `${topicNames.length}-topics`;
-  return `rxs-${base}-${date.toISOString().slice(0, 10)}.${extension}`;
+  return `rxs-${base}-${date.toISOString().slice(0, 10)}.${suffix}`;
 }
 
-/** `GET /api/export`: downloads topics in a format, written by the sdk's export procedure and writers. */
+/** The warnings as a header value: URI-encoded JSON, as many as fit, then how many were left out. */
+export function warningsHeader(warnings: readonly string[]): string {
+  const encode = (list: string[]) => encodeURIComponent(JSON.stringify(list));
+  const more = (count: number) => `…and ${count} more (the file's own report lists them all).`;
+  const kept: string[] = [];
+  for (const warning of warnings) {
+    const left = warnings.length - kept.length - 1;
+    if (encode([...kept, warning, ...(left > 0 ? [more(left)] : [])]).length > MAX_WARNINGS_HEADER) break;
+    kept.push(warning);
+  }
+  const left = warnings.length - kept.length;
+  return encode(left > 0 ? [...kept, more(left)] : kept);
+}
+
+/** What the user sees when an export fails after its revisions were checked. */
+function exportFailure(error: unknown, requestId: string): HttpError {
+  const isDataError =
+    DATA_ERROR_CLASSES.some((type) => error instanceof type) ||
+    (error instanceof Error && DATA_ERROR_NAMES.has(error.name));
+  if (isDataError) return new HttpError(422, (error as Error).message);
+  return new HttpError(
+    500,
+    `The export failed and no file was sent. Try again; if it fails again, give an administrator ` +
+      `the request id ${requestId} to find the cause in the server log.`,
+  );
+}
+
+const exportRequest = {
+  revisions: Type.String({ minLength: 1, maxLength: 25 * MAX_TOPICS }),
+  format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))),
+  traces: Type.Boolean({ default: false }),
+  labels: Type.Boolean({ default: false }),
+};
+
+interface ExportRequest {
+  revisions: string;
+  format: ExportFormat;
+  traces: boolean;
+  labels: boolean;
+  /** The text of a mapping file (docs/mapping.md), from the export form. */
+  mapping?: string;
+}
+
+/** A mapping file's mistakes as 422 items, one per mistake, at its place in the file. */
+function mappingProblems(error: MappingFileError) {
+  return unprocessable(
+    error.problems.map((p) =>
+      validationItem(['body', 'mapping', p.place], `Mapping file: ${p.message}`, 'value_error'),
+    ),
+  );
+}
+
+/**
+ * `GET /api/export`: downloads topics in a format, written by the sdk's export procedure and
+ * writers; `POST /api/export` takes the same in a JSON body, with a mapping file's text.
+ */
 export function exportRoutes(context: WebContext): FastifyPluginAsync {
   const { services } = context;
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const config = { permission: ['kt:read', 'records:read'] satisfies Permission[] };
 
-    app.get(
+    app.get('/export', { config, schema: { querystring: Type.Object(exportRequest) } }, (request, reply) =>
+      download(request, reply, request.query),
+    );
+    app.post(
       '/export',
       {
-        config: { permission: ['kt:read', 'records:read'] },
+        config,
         schema: {
-          querystring: Type.Object({
-            revisions: Type.String({ minLength: 1, maxLength: 25 * MAX_TOPICS }),
-            format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))),
-            traces: Type.Boolean({ default: false }),
-            labels: Type.Boolean({ default: false }),
+          body: Type.Object({
+            ...exportRequest,
+            mapping: Type.Optional(Type.String({ maxLength: MAX_MAPPING_CHARS })),
           }),
         },
       },
-      async (request, reply) => {
+      (request, reply) => download(request, reply, request.body),
+    );
+
+    async function download(request: FastifyRequest, reply: FastifyReply, query: ExportRequest) {
+      {
         const { principal } = signedIn(request);
-        const { format, traces, labels } = request.query;
+        const { format, traces, labels } = query;
         if (traces) requirePermission(principal, 'traces:read');
-        const revisionIds = [...new Set(request.query.revisions.split(',').map((s) => s.trim()))].filter(
-          Boolean,
-        );
+        let mapping: ExportMapping | undefined;
+        if (query.mapping?.trim()) {
+          try {
+            mapping = exportMappingFromText(query.mapping, 'mapping file');
+          } catch (error) {
+            if (error instanceof MappingFileError) throw mappingProblems(error);
+            throw error;
+          }
+        }
+        const revisionIds = [...new Set(query.revisions.split(',').map((s) => s.trim()))].filter(Boolean);
         const bad = revisionIds.find((id) => !isObjectId(id));
         if (bad !== undefined || revisionIds.length === 0 || revisionIds.length > MAX_TOPICS) {
           throw unprocessable([
@@ -116,29 +242,56 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         const topics = await Promise.all(
           revisionIds.map((id) => services.techdoc.getRevision(principal, id)),
         );
+        // The mapping's field names too: a wrong one is a 422 naming it, not a broken download.
+        for (const topic of topics) {
+          const ref = { historyId: topic.knowledge_topic_history_id, name: topic.knowledge_topic_name };
+          try {
+            mapping?.topic(ref, buildFieldMap(topic.knowledge_topic_schema).fields);
+          } catch (error) {
+            if (error instanceof MappingFileError) throw mappingProblems(error);
+            throw error;
+          }
+        }
         const baseUrl = `${request.protocol}://${request.host}`;
-        const out = new PassThrough();
-        const writer = createWriter(format, out);
         const fileName = exportFileName(
           topics.map((t) => t.knowledge_topic_name),
-          writer.extension,
+          FILE_SUFFIXES[format],
         );
+        const procedureWarnings: string[] = [];
         const parts = exportParts(inProcessExportSource(services, principal, baseUrl), {
           revisionIds,
           traces,
           labels,
           followLatest: true,
+          mapping,
+          onWarning: (message) => procedureWarnings.push(message),
         });
-        writeExport(writer, parts).catch((error: unknown) => {
+        // The whole file is written before the status is sent: a failure is a visible error,
+        // never a 200 with a broken file (an XLSX cannot be checked until its last byte).
+        const dir = await mkdtemp(join(tmpdir(), 'rxs-web-export-'));
+        const file = join(dir, fileName);
+        let warnings: readonly string[];
+        let size: number;
+        try {
+          const writer = createWriter(format, createWriteStream(file), { tempDir: dir });
+          await writeExport(writer, parts);
+          warnings = [...procedureWarnings, ...(writer.warnings ?? [])];
+          size = (await stat(file)).size;
+        } catch (error) {
+          await rm(dir, { recursive: true, force: true });
           request.log.error({ err: error }, 'export failed');
-          out.destroy(error as Error); // the download fails visibly instead of ending short
-        });
+          throw exportFailure(error, request.id);
+        }
+        const body = createReadStream(file);
+        body.once('close', () => void rm(dir, { recursive: true, force: true }));
         void reply
           .header('content-type', CONTENT_TYPES[format])
           .header('content-disposition', `attachment; filename="${fileName}"`)
+          .header('content-length', size)
           .header('cache-control', 'no-store');
-        return reply.send(out);
-      },
-    );
+        if (warnings.length > 0) void reply.header(EXPORT_WARNINGS_HEADER, warningsHeader(warnings));
+        return reply.send(body);
+      }
+    }
   };
 }

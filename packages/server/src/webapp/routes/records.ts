@@ -187,7 +187,8 @@ function parseFilters(text: string | undefined): Record<string, string> {
       validationItem(['query', 'filters'], 'A JSON object of column name to text', 'value_error'),
     ]);
   }
-  const filters: Record<string, string> = {};
+  // Names are the user's: no prototype, so `__proto__` is a column name like any other.
+  const filters: Record<string, string> = Object.create(null);
   for (const [name, text] of Object.entries(value)) if (typeof text === 'string') filters[name] = text;
   return filters;
 }

@@ -1,5 +1,5 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   EXPORT_FORMATS,
   PERMISSIONS,
@@ -9,13 +9,15 @@ import {
   type ExportFormat,
   type Role,
 } from '@rxs/sdk';
+import type { AuditActor } from '../../auth/audit.js';
+import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import { HttpError, unauthorized, unprocessable, validationItem } from '../../http/errors.js';
-import type { ApiMeta, SessionInfo } from '../api-types.js';
+import type { ApiMeta, SessionInfo, SignInTenantChoice } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
 import { clearSessionCookie, setSessionCookie } from '../guard.js';
 import type { Session } from '../sessions.js';
-import type { SignInThrottle } from '../throttle.js';
+import { signInThrottleKeys, type SignInThrottle } from '../throttle.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 
@@ -68,9 +70,19 @@ export function assertStrongPassword(password: string, field: string): void {
   }
 }
 
+/** The signed-in user acting from this request's client, for the audit log. */
+export function actorOf(request: FastifyRequest, clientAddress: ClientAddressOf): AuditActor {
+  const { session } = signedIn(request);
+  return { userId: session.userId, label: session.email, address: clientAddress(request) };
+}
+
 /** Sign-in, sign-out, the current session, the signed-in user's password, and fixed vocabularies. */
-export function sessionRoutes(context: WebContext): FastifyPluginAsync {
+export function sessionRoutes(
+  context: WebContext,
+  clientAddress: ClientAddressOf = clientAddressResolver(),
+): FastifyPluginAsync {
   const { services, sessions, throttle } = context;
+  const { accounts } = services;
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -80,28 +92,59 @@ export function sessionRoutes(context: WebContext): FastifyPluginAsync {
         config: { public: true },
         schema: {
           body: Type.Object(
-            { email: Type.String({ minLength: 1, maxLength: 320 }), password: Password },
+            {
+              email: Type.String({ minLength: 1, maxLength: 320 }),
+              password: Password,
+              // Only needed when the address belongs to several tenants (see the 409 below).
+              tenant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            },
             { additionalProperties: false },
           ),
         },
       },
-      async (request, reply): Promise<SessionInfo> => {
+      async (request, reply): Promise<SessionInfo | SignInTenantChoice> => {
         const email = request.body.email.trim().toLowerCase();
-        const keys = [
-          { key: `email:${email}` },
-          // An office behind one address has many users: the address may fail more often.
-          { key: `ip:${request.ip}`, freeFailures: 50 },
-        ];
-        refuseWhileThrottled(throttle, keys, reply, 'failed sign-ins');
-        const user = await services.accounts.findUserByEmail(email);
+        const client = clientAddress(request);
+        const { pair, keys } = signInThrottleKeys(email, client);
+        refuseWhileThrottled(throttle, keys, reply, 'failed sign-ins from your address');
+        // Users are per tenant: the password decides which of the address's users this is.
+        const candidates = await accounts.signInCandidates(email, request.body.tenant_id);
+        const matching = [];
         // verifyPassword costs the same for a missing user, so the answer time reveals nothing.
-        const matches = await verifyPassword(request.body.password, user?.password_hash ?? null);
-        if (!user || !matches) {
+        if (candidates.length === 0) await verifyPassword(request.body.password, null);
+        for (const candidate of candidates) {
+          if (await verifyPassword(request.body.password, candidate.password_hash)) matching.push(candidate);
+        }
+        if (matching.length === 0) {
           throttle.fail(keys.map((k) => k.key));
+          for (const candidate of candidates) {
+            await accounts.audit.record(
+              candidate.tenant_id,
+              { userId: null, label: email, address: client },
+              {
+                action: 'sign-in-failed',
+                target: { type: 'user', id: candidate.id, label: email },
+                detail: 'wrong password',
+              },
+            );
+          }
           throw unauthorized('The e-mail address or the password is wrong.');
         }
-        throttle.succeed(`email:${email}`);
+        throttle.succeed(pair);
+        if (matching.length > 1) {
+          // Only someone who knows the password learns the tenants' names.
+          return reply.code(409).send({
+            detail: 'This address belongs to several tenants. Choose the tenant to sign in to.',
+            tenants: matching.map((m) => ({ id: m.tenant_id, name: m.tenant_name })),
+          } satisfies SignInTenantChoice);
+        }
+        const user = matching[0]!;
         const { token, session } = await sessions.create(user);
+        await accounts.audit.record(
+          user.tenant_id,
+          { userId: user.id, label: user.email, address: client },
+          { action: 'sign-in', target: { type: 'user', id: user.id, label: user.email } },
+        );
         setSessionCookie(reply, token, context.secureCookies(request));
         return sessionInfo(context, session);
       },
@@ -130,17 +173,22 @@ export function sessionRoutes(context: WebContext): FastifyPluginAsync {
       async (request, reply) => {
         const { session, principal } = signedIn(request);
         // A stolen session must not become a way to guess the password: the sign-in throttle applies.
-        const keys = [{ key: `email:${session.email.trim().toLowerCase()}` }];
+        const { keys } = signInThrottleKeys(session.email, clientAddress(request));
         refuseWhileThrottled(throttle, keys, reply, 'wrong passwords');
-        const user = await services.accounts.findUserByEmail(session.email);
-        if (!user || !(await verifyPassword(request.body.current_password, user.password_hash))) {
+        const hash = await accounts.passwordHashOf(principal.tenantId, principal.userId);
+        if (!(await verifyPassword(request.body.current_password, hash))) {
           throttle.fail(keys.map((k) => k.key));
           throw unprocessable([
             validationItem(['body', 'current_password'], 'The current password is wrong.', 'value_error'),
           ]);
         }
         assertStrongPassword(request.body.new_password, 'new_password');
-        await services.accounts.setPassword(principal.tenantId, principal.userId, request.body.new_password);
+        await accounts.setPassword(
+          principal.tenantId,
+          principal.userId,
+          request.body.new_password,
+          actorOf(request, clientAddress),
+        );
         // Anyone signed in elsewhere with the old password is signed out.
         await sessions.destroyOthers(principal.userId, session.id);
         return reply.code(204).send();

@@ -27,3 +27,29 @@ export function measure(value: unknown, limit: number, memo: WeakMap<object, Siz
   memo.set(value, size);
   return size;
 }
+
+/** Data keys a record may have by default, counted over nested objects and list entries. */
+export const DEFAULT_MAX_RECORD_KEYS = 2000;
+
+/**
+ * The object keys in `value` and everything nested in it (list entries included), counted
+ * without recursion; stops once the count passes `limit`, so a hostile record costs little.
+ */
+export function countKeys(value: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && count <= limit) {
+    const current = stack.pop();
+    if (typeof current !== 'object' || current === null) continue;
+    if (Array.isArray(current)) {
+      for (const item of current) stack.push(item);
+      continue;
+    }
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue;
+      count += 1;
+      stack.push((current as Record<string, unknown>)[key]);
+    }
+  }
+  return count;
+}

@@ -1,0 +1,69 @@
+/**
+ * Time, rate and concurrency bounds of the HTTP server (issue 12). Every limit has a default, an
+ * environment variable and an `rxs serve` flag; 0 switches a limit off. docs/reliability.md lists them.
+ */
+export interface ServerLimits {
+  /** Whole request (headers and body) must arrive within this; 408 beyond. */
+  requestTimeoutMs: number;
+  /** Request headers must arrive within this; 408 beyond. */
+  headersTimeoutMs: number;
+  /** A connection with no traffic either way is closed after this. */
+  idleTimeoutMs: number;
+  /** A response (and the database snapshot a listing holds) is aborted when not sent within this. */
+  responseTimeoutMs: number;
+  /** Requests per API key per window (429 beyond). */
+  rateLimit: number;
+  /** Failed authentications per client address per window (429 beyond, before authenticating). */
+  anonymousRateLimit: number;
+  /** Length of the rate-limit window. */
+  rateWindowMs: number;
+  /** Full listings (`GET /records/` without `limit`) streaming at once per API key (429 beyond). */
+  concurrentListings: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  requestTimeoutMs: 60_000,
+  headersTimeoutMs: 20_000,
+  idleTimeoutMs: 120_000,
+  responseTimeoutMs: 300_000,
+  // Generous: the benchmark's point lookups reach about 11 000 requests/s from one key for a few seconds.
+  rateLimit: 200_000,
+  anonymousRateLimit: 600,
+  rateWindowMs: 60_000,
+  concurrentListings: 16,
+};
+
+/** The environment variable of each limit. */
+export const LIMIT_ENV: Record<keyof ServerLimits, string> = {
+  requestTimeoutMs: 'RXS_REQUEST_TIMEOUT_MS',
+  headersTimeoutMs: 'RXS_HEADERS_TIMEOUT_MS',
+  idleTimeoutMs: 'RXS_IDLE_TIMEOUT_MS',
+  responseTimeoutMs: 'RXS_RESPONSE_TIMEOUT_MS',
+  rateLimit: 'RXS_RATE_LIMIT',
+  anonymousRateLimit: 'RXS_ANONYMOUS_RATE_LIMIT',
+  rateWindowMs: 'RXS_RATE_WINDOW_MS',
+  concurrentListings: 'RXS_CONCURRENT_LISTINGS',
+};
+
+/** A limit's value from text: a whole number ≥ 0, else an error that names where it came from. */
+export function parseLimit(name: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
+    throw new Error(`${name} must be a whole number ≥ 0 (0 switches the limit off), got "${text}".`);
+  }
+  return value;
+}
+
+/** Limits set in the environment; the rest are left to the defaults. */
+export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<ServerLimits> {
+  const limits: Partial<ServerLimits> = {};
+  for (const [key, name] of Object.entries(LIMIT_ENV) as [keyof ServerLimits, string][]) {
+    const text = env[name];
+    if (text !== undefined && text !== '') limits[key] = parseLimit(name, text);
+  }
+  return limits;
+}
+
+export function resolveLimits(given: Partial<ServerLimits> | undefined): ServerLimits {
+  return { ...DEFAULT_LIMITS, ...given };
+}

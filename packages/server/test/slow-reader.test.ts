@@ -1,0 +1,97 @@
+import { statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WAL_SIZE_LIMIT_BYTES } from '../src/storage/database.js';
+import { startTestServer, testDatabase, type TestServer } from './harness.js';
+
+const RESPONSE_TIMEOUT_MS = 3000;
+const TEXT = 'x'.repeat(40_000);
+
+describe('a slow reader cannot pin the database', () => {
+  let t: TestServer;
+  let revision: string;
+  const principal = () => ({ tenantId: t.demo.tenant.id, userId: 'bulk', role: 'owner' as const });
+  const write = (n: number, from: number) =>
+    (async () => {
+      for (let i = from; i < from + n; i++) {
+        await t.server.app.services.records.create(principal(), {
+          name: `bulk-${i}`,
+          form: {},
+          data: { text: TEXT },
+          context: { knowledge_unit_topic_id: revision },
+        });
+      }
+    })();
+  const walSize = () => statSync(`${t.server.storage.location}-wal`).size;
+
+  beforeAll(async () => {
+    t = await startTestServer({
+      limits: { responseTimeoutMs: RESPONSE_TIMEOUT_MS, concurrentListings: 1 },
+    });
+    const created = await t.api('POST', '/kt/', {
+      body: {
+        knowledge_topic_name: 'Bulk',
+        type: 'multi_record',
+        knowledge_topic_schema: { components: [{ type: 'textfield', key: 'text', label: 'Text' }] },
+      },
+    });
+    revision = created.body._id;
+    // About 16 MB of listing: far more than the socket buffers hold, so a reader that stops stalls it.
+    await write(400, 0);
+  }, 120_000);
+  afterAll(() => t.close());
+
+  it('a listing read by a slow client is cut at the response limit, and the WAL shrinks back', async () => {
+    const { hostname, port } = new URL(t.url);
+    const socket = connect(Number(port), hostname);
+    let received = 0;
+    let tail = '';
+    const firstData = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        tail = chunk.toString('latin1').slice(-10);
+        // One chunk every 200 ms: a client reading far slower than the server writes.
+        socket.pause();
+        setTimeout(() => socket.resume(), 200);
+        resolve();
+      }),
+    );
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+    socket.once('error', () => undefined);
+    const started = Date.now();
+    socket.write(
+      `GET /records/?context__knowledge_unit_topic_id=${revision} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${t.ownerKey}\r\n\r\n`,
+    );
+    await firstData;
+
+    // The key's one full listing is taken: a second is refused; a page is not a full listing.
+    const second = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`);
+    expect(second.status).toBe(429);
+    expect(second.body.detail).toMatch(/full listings streaming.*RXS_CONCURRENT_LISTINGS/);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect(
+      (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}&limit=5`)).status,
+    ).toBe(200);
+
+    // Writers carry on while the listing's snapshot is held: on SQLite the WAL cannot be reset.
+    await write(300, 1000);
+    if (testDatabase === 'sqlite') expect(walSize()).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+
+    const end = await closed;
+    expect(end - started).toBeGreaterThanOrEqual(RESPONSE_TIMEOUT_MS - 100);
+    expect(end - started).toBeLessThan(RESPONSE_TIMEOUT_MS + 5000);
+    expect(received).toBeLessThan(16_000_000);
+    expect(tail.endsWith(']\n')).toBe(false);
+
+    // The cut listing gave its slot back.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const other = t.demo.tenant.topics.systemRequirements!.currentRevisionId;
+    expect((await t.api('GET', `/records/?context__knowledge_unit_topic_id=${other}`)).status).toBe(200);
+
+    if (testDatabase === 'sqlite') {
+      // With the snapshot gone, a checkpoint completes and the next writes start the WAL afresh.
+      await write(20, 2000);
+      expect(walSize()).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    }
+  }, 120_000);
+});
