@@ -1,8 +1,8 @@
 /**
  * Benchmark data: a SQLite database holding one tenant, an owner with an API key, the real sample
  * topic ("System Requirements", approved) and N records generated from the sample records (about
- * 1 KB each as the listing returns them). Records go straight into the `records` table in batched
- * inserts inside transactions, which makes 1M records a matter of seconds instead of 1M POSTs.
+ * 1 KB each as the listing returns them). Records go in through the server's one write path
+ * (`insertRecords`: the record and its first version) in batched inserts inside transactions, which makes 1M records a matter of seconds instead of 1M POSTs.
  *
  * Datasets are cached under `<out>/cache/` (keyed by size and generator version) and copied before
  * each use, because the benchmark writes to them.
@@ -18,10 +18,10 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createServices, openStorage } from '@rxs/server';
+import { changeActor, createServices, insertRecords, openStorage } from '@rxs/server';
 
 /** Bump when the generated data changes, so stale caches are not reused. */
-const GENERATOR_VERSION = 3;
+const GENERATOR_VERSION = 4;
 const BATCH = 1000;
 
 export const SAMPLES_DIR = new URL('../../packages/server/src/demo/samples/', import.meta.url);
@@ -133,6 +133,7 @@ export async function ensureDataset(dir, size, log) {
       tenant,
       baseMs: Date.parse('2026-01-01T00:00:00Z'),
     };
+    const actor = changeActor({ tenantId: tenant.id, userId: user.id, role: 'owner', via: 'local' }, 'benchmark data');
     const sampleIds = [];
     const every = Math.max(1, Math.floor(size / 1000));
     // Every 100th record, with its index: the 1% that the sync benchmark changes.
@@ -148,7 +149,8 @@ export async function ensureDataset(dir, size, log) {
             if (i % every === 0) sampleIds.push(row.id);
             if (i % 100 === 50) changeIds.push([row.id, i]);
           }
-          await trx.insertInto('records').values(rows).execute();
+          // The server's one write path: each record with its first version, as a POST would.
+          await insertRecords(trx, rows, actor);
         }
       });
       if (log && size >= 200_000 && start % 200_000 === 0) log(`  generated ${start} of ${size} records`);

@@ -15,3 +15,5 @@ export type { Principal } from './auth/principal.js';
 export { HttpError } from './http/errors.js';
 export { seedDemo, DEMO_KEY_FILE, type DemoInfo } from './demo/seed.js';
 export { copyDatabase, type TableReport } from './storage/copy.js';
+export { insertRecords } from './storage/records-write.js';
+export { changeActor, type ChangeActor } from './storage/change-actor.js';

@@ -110,6 +110,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
       expect(applied.map((row) => (row as { name: string }).name)).toEqual([
         '001_initial',
         '002_tenant_users_and_audit',
+        '003_history',
       ]);
       await storage.close();
     } finally {

@@ -5,3 +5,4 @@ export * from './knowledge-topic.js';
 export * from './record.js';
 export * from './trace.js';
 export * from './auth.js';
+export * from './history.js';

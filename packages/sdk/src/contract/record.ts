@@ -47,6 +47,8 @@ export const RecordCreate = Type.Object(
     context: RecordContext,
     auto_number: Type.Optional(Nullable(Type.Boolean())),
     read_only: Type.Optional(Nullable(Type.Boolean())),
+    /** RXS: why the record is created, kept in its history. */
+    change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
   { additionalProperties: false },
 );
@@ -59,6 +61,8 @@ export const RecordUpdate = Type.Object(
     data: Type.Optional(Dictionary(Type.Unknown())),
     /** When given, the update applies only if the record still has this version (else 409). */
     version: Type.Optional(Type.String()),
+    /** RXS: why the record changes, kept in its history. */
+    change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
   { additionalProperties: false },
 );
@@ -76,6 +80,8 @@ export interface RecordListQuery {
   audit_info__include_updated?: boolean;
   limit?: number;
   after?: string;
+  /** RXS: the records as they were at this moment (ISO 8601 date-time). */
+  as_of?: string;
 }
 
 /** Bumps a record version "1.0" -> "2.0"; unknown shapes restart at "1.0" after their value. */

@@ -138,6 +138,8 @@ export const BatchRetrieveRequest = Type.Object(
     nodes: Type.Array(BatchRetrieveNode, { maxItems: TRACE_BATCH_MAX_NODES }),
     n_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: TRACE_MAX_HOPS, default: 1 })),
     mode: Type.Optional(Nullable(BatchRetrieveMode)),
+    /** RXS: walk the traces as they were at this moment (ISO 8601 date-time). */
+    as_of: Type.Optional(Type.String({ maxLength: 40 })),
   },
   { additionalProperties: false },
 );

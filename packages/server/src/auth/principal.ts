@@ -9,6 +9,8 @@ export interface Principal {
   role: Role;
   /** The API key used, when the call came with one. */
   keyId?: string;
+  /** How the call came: absent means `api-key` when keyId is set, else `session` (the web app). */
+  via?: 'api-key' | 'session' | 'local';
 }
 
 declare module 'fastify' {

@@ -5,7 +5,10 @@ import type { FormSchema, RelationType } from '@rxs/sdk';
 import type { Services } from '../app.js';
 import type { Principal } from '../auth/principal.js';
 import type { Storage } from '../storage/database.js';
+import { changeActor } from '../storage/change-actor.js';
 import { nowIso } from '../storage/ids.js';
+import { insertRecords } from '../storage/records-write.js';
+import { appendRevisionVersion } from '../storage/revisions-write.js';
 import { storedContext } from '../services/records/repository.js';
 import sampleTopic from './samples/kt_system_requirements.json' with { type: 'json' };
 import sampleRecords from './samples/records_system_requirements.json' with { type: 'json' };
@@ -100,6 +103,7 @@ export async function seedDemo(
     tenantId: tenant.id,
     userId: (await accounts.findUserByEmail(users.owner.email))!.id,
     role: 'owner',
+    via: 'local',
   };
 
   // System Requirements: the sample revision (its real ids) and records, then re-approved once.
@@ -140,27 +144,34 @@ export async function seedDemo(
         approved_at: created,
       })
       .execute();
-    for (const record of sampleRecords) {
-      await trx
-        .insertInto('records')
-        .values({
-          id: record._id,
-          tenant_id: tenant.id,
-          kt_revision_id: sampleTopic._id,
-          name: record.name,
-          form: JSON.stringify(record.form),
-          version: record.version,
-          data: JSON.stringify(record.data),
-          read_only: record.read_only ? 1 : 0,
-          context: storedContext(record.context),
-          created_by: owner.userId,
-          created_at: utc(record.audit_info.timestamp_created),
-          updated_by: null,
-          updated_at: null,
-          last_action: 'created',
-        })
-        .execute();
-    }
+    // History as the service would have written it: the revision's version, then the records'.
+    await appendRevisionVersion(
+      trx,
+      tenant.id,
+      sampleTopic._id,
+      'approved',
+      changeActor(owner, null, created),
+    );
+    await insertRecords(
+      trx,
+      sampleRecords.map((record) => ({
+        id: record._id,
+        tenant_id: tenant.id,
+        kt_revision_id: sampleTopic._id,
+        name: record.name,
+        form: JSON.stringify(record.form),
+        version: record.version,
+        data: JSON.stringify(record.data),
+        read_only: record.read_only ? 1 : 0,
+        context: storedContext(record.context),
+        created_by: owner.userId,
+        created_at: utc(record.audit_info.timestamp_created),
+        updated_by: null,
+        updated_at: null,
+        last_action: 'created',
+      })),
+      changeActor(owner, 'demo data: the published sample records', created),
+    );
   });
   const draft = await techdoc.openDraft(owner, sampleTopic._id);
   const schema = draft.knowledge_topic_schema as FormSchema;
@@ -345,17 +356,18 @@ async function discardUnfinishedDemo(storage: Storage): Promise<void> {
       'users',
     ] as const)
       await trx.deleteFrom(table).where('tenant_id', 'in', tenantIds).execute();
-    // The audit log is append-only and keeps what the seed did: a tenant with audit events stays,
-    // empty and unreachable (no users, no keys).
+    // The audit log and the history are append-only and keep what the seed did: a tenant with such
+    // rows stays, empty and unreachable (no users, no keys).
+    const appendOnly = ['audit_events', 'record_versions', 'trace_events', 'kt_revision_versions'] as const;
     await trx
       .deleteFrom('tenants')
       .where('id', 'in', tenantIds)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('audit_events')
-              .select('audit_events.id')
-              .whereRef('audit_events.tenant_id', '=', 'tenants.id'),
+      .where(({ and, not, exists, selectFrom }) =>
+        and(
+          appendOnly.map((table) =>
+            not(
+              exists(selectFrom(table).select('tenant_id').whereRef(`${table}.tenant_id`, '=', 'tenants.id')),
+            ),
           ),
         ),
       )

@@ -4,16 +4,20 @@ import type { Database } from './schema.js';
 import { jsonValue } from './json.js';
 
 /** Tables in the order their foreign keys need, with their key and JSON columns. */
-const TABLES: { name: keyof Database; key: string; json: string[] }[] = [
-  { name: 'tenants', key: 'id', json: [] },
-  { name: 'users', key: 'id', json: [] },
-  { name: 'api_keys', key: 'id', json: [] },
-  { name: 'kt_histories', key: 'id', json: [] },
-  { name: 'kt_revisions', key: 'id', json: ['schema', 'data'] },
-  { name: 'records', key: 'id', json: ['form', 'data', 'context'] },
-  { name: 'traces', key: 'id', json: [] },
-  { name: 'sessions', key: 'id', json: [] },
-  { name: 'audit_events', key: 'id', json: [] },
+const TABLES: { name: keyof Database; key: string[]; json: string[] }[] = [
+  { name: 'tenants', key: ['id'], json: [] },
+  { name: 'users', key: ['id'], json: [] },
+  { name: 'api_keys', key: ['id'], json: [] },
+  { name: 'kt_histories', key: ['id'], json: [] },
+  { name: 'kt_revisions', key: ['id'], json: ['schema', 'data'] },
+  { name: 'records', key: ['id'], json: ['form', 'data', 'context'] },
+  { name: 'traces', key: ['id'], json: [] },
+  { name: 'sessions', key: ['id'], json: [] },
+  { name: 'audit_events', key: ['id'], json: [] },
+  { name: 'record_versions', key: ['record_id', 'n'], json: ['form', 'data', 'context'] },
+  { name: 'trace_events', key: ['id'], json: [] },
+  { name: 'kt_revision_versions', key: ['revision_id', 'n'], json: ['schema', 'data'] },
+  { name: 'baselines', key: ['id'], json: ['revision_ids'] },
 ];
 
 const BATCH = 500;
@@ -57,7 +61,7 @@ async function summarize(storage: Storage, table: (typeof TABLES)[number]) {
   const query = storage.db
     .selectFrom(table.name)
     .selectAll()
-    .orderBy(table.key as never)
+    .orderBy(table.key as never[])
     .compile();
   for await (const row of storage.stream<Record<string, unknown>>(query)) {
     hash.update(canonicalRow(row, table.json)).update('\n');
@@ -99,7 +103,7 @@ export async function copyDatabase(
       const query = source.db
         .selectFrom(table.name)
         .selectAll()
-        .orderBy(table.key as never)
+        .orderBy(table.key as never[])
         .compile();
       for await (const row of source.stream<Record<string, unknown>>(query)) {
         const values: Record<string, unknown> = { ...row };

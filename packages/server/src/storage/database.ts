@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import * as initial from './migrations/001_initial.js';
 import * as tenantUsersAndAudit from './migrations/002_tenant_users_and_audit.js';
+import * as history from './migrations/003_history.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -227,6 +228,7 @@ async function migrate(storage: Storage): Promise<void> {
   const migrations: Record<string, Migration> = {
     '001_initial': { up: (db) => initial.up(db, storage.dialect) },
     '002_tenant_users_and_audit': { up: (db) => tenantUsersAndAudit.up(db, storage.dialect) },
+    '003_history': { up: (db) => history.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,

@@ -15,6 +15,10 @@ export interface Database {
   traces: TraceTable;
   sessions: SessionTable;
   audit_events: AuditEventTable;
+  record_versions: RecordVersionTable;
+  trace_events: TraceEventTable;
+  kt_revision_versions: KtRevisionVersionTable;
+  baselines: BaselineTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -85,6 +89,11 @@ export interface KtRevisionTable {
   last_action: string;
   approved_by: string | null;
   approved_at: string | null;
+  /** What the approver's signature means: `approved` or `reviewed`; null for an approval without one. */
+  approval_meaning: string | null;
+  approval_reason: string | null;
+  /** How the approver proved who they were: `password` (web app) or `api-key`. */
+  approval_signature: string | null;
 }
 
 export interface RecordTable {
@@ -146,4 +155,55 @@ export interface AuditEventTable {
   /** The target, readable: an e-mail or a key's name. */
   target: string | null;
   detail: string | null;
+}
+
+/** Who made a change and how: common to every history table. */
+export interface ChangeActorColumns {
+  /** When the change was made (ISO-8601 UTC, milliseconds). */
+  at: string;
+  actor_user_id: string;
+  /** The API key of the call, when it came with one. */
+  actor_key_id: string | null;
+  /** `api-key`, `session` (web app), `local` (rxs serve --demo, rxs admin) or `upgrade` (migration 003). */
+  via: string;
+}
+
+/** One immutable version of a record: appended by storage/records-write.ts with every change. */
+export interface RecordVersionTable extends Omit<RecordTable, 'id'>, ChangeActorColumns {
+  record_id: string;
+  /** 1, 2, 3, ... per record. */
+  n: number;
+  /** `created`, `updated`, `deleted`, `moved` (a re-approval), `restored`. */
+  action: string;
+  reason: string | null;
+}
+
+/** A trace was created or deleted: appended with the change, never changed. */
+export interface TraceEventTable extends Omit<TraceTable, 'id'>, ChangeActorColumns {
+  id: string;
+  trace_id: string;
+  tenant_id: string;
+  /** `created` or `deleted`. */
+  action: string;
+  reason: string | null;
+}
+
+/** One immutable version of a KT revision (created, updated, approved). */
+export interface KtRevisionVersionTable extends Omit<KtRevisionTable, 'id'>, ChangeActorColumns {
+  revision_id: string;
+  n: number;
+  action: string;
+}
+
+/** A named, immutable point in time over one or more topics. */
+export interface BaselineTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string;
+  at: string;
+  /** JSON array of the KT revision ids the baseline covers. */
+  revision_ids: Json;
+  created_by: string;
+  created_at: string;
 }

@@ -7,7 +7,9 @@ import { conflict, notFound, unprocessable, validationItem } from '../../http/er
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
-import { jsonValue } from '../../storage/json.js';
+import { jsonText, jsonValue } from '../../storage/json.js';
+import { changeActor } from '../../storage/change-actor.js';
+import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
 import type { TechdocService } from '../techdoc/service.js';
 import {
   recordJson,
@@ -351,10 +353,7 @@ export class RecordsService {
       if (this.storage.dialect !== 'sqlite') current = current.forShare();
       const now = await current.executeTakeFirstOrThrow();
       assertNotSuperseded(revision, now.current_revision_id);
-      await trx
-        .insertInto('records')
-        .values(row as never)
-        .execute();
+      await insertRecords(trx, [row], changeActor(principal, input.change_reason, row.created_at));
     });
     return toServiceRecord(row);
   }
@@ -381,34 +380,74 @@ export class RecordsService {
       updated_at: nowIso(),
       last_action: 'updated',
     };
-    // The version in the WHERE clause makes concurrent updates fail loudly instead of overwriting.
-    const result = await this.db
-      .updateTable('records')
-      .set(changes as never)
-      .where('id', '=', id)
-      .where('tenant_id', '=', principal.tenantId)
-      .where('version', '=', row.version)
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n)
-      throw conflict(`Record ${id} changed meanwhile. Reload it and apply your change again.`);
+    // The version guard makes concurrent updates fail loudly instead of overwriting.
+    const actor = changeActor(principal, input.change_reason, changes.updated_at);
+    const updated = await inTransaction(this.db, (trx) =>
+      updateRecord(trx, principal.tenantId, id, row.version, changes, actor),
+    );
+    if (!updated) throw conflict(`Record ${id} changed meanwhile. Reload it and apply your change again.`);
     return toServiceRecord({ ...row, ...changes });
   }
 
-  /** Deletes a record and the traces that touch it, so no export links to a record that is gone. */
-  async delete(principal: Principal, id: string): Promise<void> {
+  /**
+   * Deletes a record and the traces that touch it, so no export links to a record that is gone. Its
+   * history stays: the last version is the record as it was, marked deleted.
+   */
+  async delete(principal: Principal, id: string, options: { reason?: string | null } = {}): Promise<void> {
     const row = await this.load(principal.tenantId, id);
     if (row.read_only) throw conflict(`Record ${id} is read-only and cannot be deleted.`);
+    const actor = changeActor(principal, options.reason);
+    const deleted = await inTransaction(this.db, (trx) => deleteRecord(trx, principal.tenantId, id, actor));
+    if (!deleted) throw notFound(`Record ${id} was not found.`);
+  }
+
+  /**
+   * Brings a deleted record back as its last version was (same id, same data), under its revision
+   * if that is still current, else under the topic's current revision. Its traces stay deleted.
+   */
+  async restore(
+    principal: Principal,
+    id: string,
+    options: { reason?: string | null } = {},
+  ): Promise<ServiceRecord> {
+    const last = await this.db
+      .selectFrom('record_versions')
+      .selectAll()
+      .where('tenant_id', '=', principal.tenantId)
+      .where('record_id', '=', id)
+      .orderBy('n', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!last) throw notFound(`Record ${id} was not found.`);
+    if (last.action !== 'deleted')
+      throw conflict(`Record ${id} is not deleted: only a deleted record can be restored.`);
+    let revisionId = last.kt_revision_id;
+    if (revisionId) {
+      const { history } = await this.techdoc.loadRevision(principal.tenantId, revisionId);
+      revisionId = history.current_revision_id ?? revisionId;
+    }
+    const actor = changeActor(principal, options.reason);
+    const row: RecordRow = {
+      id,
+      tenant_id: principal.tenantId,
+      kt_revision_id: revisionId,
+      name: last.name,
+      form: jsonText(last.form),
+      version: nextRecordVersion(last.version),
+      data: jsonText(last.data),
+      read_only: last.read_only,
+      context: jsonText(last.context),
+      created_by: last.created_by,
+      created_at: last.created_at,
+      updated_by: principal.userId,
+      updated_at: actor.at,
+      last_action: 'restored',
+    };
     await inTransaction(this.db, async (trx) => {
-      await trx
-        .deleteFrom('records')
-        .where('id', '=', id)
-        .where('tenant_id', '=', principal.tenantId)
-        .execute();
-      await trx
-        .deleteFrom('traces')
-        .where('tenant_id', '=', principal.tenantId)
-        .where((eb) => eb.or([eb('source_id', '=', id), eb('target_id', '=', id)]))
-        .execute();
+      const present = await trx.selectFrom('records').select('id').where('id', '=', id).executeTakeFirst();
+      if (present) throw conflict(`Record ${id} was restored meanwhile.`);
+      await restoreRecord(trx, principal.tenantId, id, row, actor);
     });
+    return toServiceRecord(row);
   }
 }

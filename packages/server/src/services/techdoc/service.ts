@@ -1,10 +1,18 @@
 import { sql } from 'kysely';
-import type { KnowledgeTopicCreate, KnowledgeTopicRevision, KnowledgeTopicUpdate } from '@rxs/sdk';
+import type {
+  ApprovalMeaning,
+  KnowledgeTopicCreate,
+  KnowledgeTopicRevision,
+  KnowledgeTopicUpdate,
+} from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { changeActor } from '../../storage/change-actor.js';
+import { moveRecords } from '../../storage/records-write.js';
+import { appendRevisionVersion } from '../../storage/revisions-write.js';
 import { jsonText } from '../../storage/json.js';
 import { toKnowledgeTopicRevision, type HistoryRow, type RevisionRow } from './repository.js';
 
@@ -169,6 +177,7 @@ export class TechdocService {
           ...newRevisionAudit(principal.userId, now),
         })
         .execute();
+      await appendRevisionVersion(trx, tenant.id, revisionId, 'created', changeActor(principal, null, now));
     });
     return this.getRevision(principal, revisionId);
   }
@@ -193,15 +202,19 @@ export class TechdocService {
     if (input.knowledge_topic_schema !== undefined)
       changes.schema = JSON.stringify(input.knowledge_topic_schema);
     if (input.data !== undefined) changes.data = JSON.stringify(input.data);
-    const result = await this.db
-      .updateTable('kt_revisions')
-      .set(changes as never)
-      .where('id', '=', revisionId)
-      .where('tenant_id', '=', principal.tenantId)
-      .where('status', '=', 'draft')
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n)
-      throw conflict(`Revision ${revisionId} was approved meanwhile; open a new draft to edit it.`);
+    await inTransaction(this.db, async (trx) => {
+      const result = await trx
+        .updateTable('kt_revisions')
+        .set(changes as never)
+        .where('id', '=', revisionId)
+        .where('tenant_id', '=', principal.tenantId)
+        .where('status', '=', 'draft')
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n)
+        throw conflict(`Revision ${revisionId} was approved meanwhile; open a new draft to edit it.`);
+      const actor = changeActor(principal, null, changes.updated_at!);
+      await appendRevisionVersion(trx, principal.tenantId, revisionId, 'updated', actor);
+    });
     return this.getRevision(principal, revisionId);
   }
 
@@ -219,6 +232,7 @@ export class TechdocService {
       );
     }
     const draftId = newObjectId();
+    const now = nowIso();
     const version = `${Math.floor(Number.parseFloat(latest.version) || 0) + 1}.0`;
     await inTransaction(this.db, async (trx) => {
       const moved = await trx
@@ -239,9 +253,19 @@ export class TechdocService {
           version,
           status: 'draft',
           source_schema_id: revision.id,
-          ...newRevisionAudit(principal.userId, nowIso()),
+          approval_meaning: null,
+          approval_reason: null,
+          approval_signature: null,
+          ...newRevisionAudit(principal.userId, now),
         })
         .execute();
+      await appendRevisionVersion(
+        trx,
+        principal.tenantId,
+        draftId,
+        'created',
+        changeActor(principal, null, now),
+      );
     });
     return this.getRevision(principal, draftId);
   }
@@ -250,14 +274,19 @@ export class TechdocService {
    * Approves a draft: it becomes the topic's current revision. On a re-approval the records of the
    * topic's earlier revisions move to it, in the same transaction.
    */
-  async approve(principal: Principal, revisionId: string): Promise<KnowledgeTopicRevision> {
+  async approve(
+    principal: Principal,
+    revisionId: string,
+    signature: ApprovalSignature = { meaning: 'approved', signature: 'api-key' },
+  ): Promise<KnowledgeTopicRevision> {
     const { revision, history } = await this.loadRevision(principal.tenantId, revisionId);
     if (revision.status !== 'draft') {
       throw conflict(
         `Revision ${revisionId} is already approved. Open a draft (POST /kt/${revisionId}/draft) to change it.`,
       );
     }
-    const now = nowIso();
+    const actor = changeActor(principal, signature.reason);
+    const now = actor.at;
     await inTransaction(this.db, async (trx) => {
       const claimed = await trx
         .updateTable('kt_histories')
@@ -267,7 +296,14 @@ export class TechdocService {
         .executeTakeFirst();
       const approved = await trx
         .updateTable('kt_revisions')
-        .set({ status: 'approved', approved_at: now, approved_by: principal.userId })
+        .set({
+          status: 'approved',
+          approved_at: now,
+          approved_by: principal.userId,
+          approval_meaning: signature.meaning,
+          approval_reason: actor.reason,
+          approval_signature: signature.signature,
+        })
         .where('id', '=', revisionId)
         .where('status', '=', 'draft')
         .executeTakeFirst();
@@ -276,21 +312,31 @@ export class TechdocService {
           `Revision ${revisionId} was approved or changed meanwhile. Reload the topic and retry.`,
         );
       }
-      await trx
-        .updateTable('records')
-        .set({ kt_revision_id: revisionId })
+      await appendRevisionVersion(trx, principal.tenantId, revisionId, 'approved', actor);
+      const earlier = await trx
+        .selectFrom('kt_revisions')
+        .select('id')
         .where('tenant_id', '=', principal.tenantId)
-        .where('kt_revision_id', 'in', (eb) =>
-          eb
-            .selectFrom('kt_revisions')
-            .select('id')
-            .where('history_id', '=', history.id)
-            .where('id', '!=', revisionId),
-        )
+        .where('history_id', '=', history.id)
+        .where('id', '!=', revisionId)
         .execute();
+      await moveRecords(
+        trx,
+        principal.tenantId,
+        earlier.map((row) => row.id),
+        revisionId,
+        { ...actor, reason: `re-approval: revision ${revisionId} (${revision.version}) became current` },
+      );
     });
     return this.getRevision(principal, revisionId);
   }
+}
+
+/** What an approver's signature says and how they proved who they were (see contract/history.ts). */
+export interface ApprovalSignature {
+  meaning: ApprovalMeaning;
+  reason?: string | null;
+  signature: 'password' | 'api-key';
 }
 
 /** The audit columns of a revision that was just created and is neither edited nor approved yet. */

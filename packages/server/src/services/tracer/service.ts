@@ -17,6 +17,9 @@ import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
+import { changeActor } from '../../storage/change-actor.js';
+import { deleteTrace, insertTrace } from '../../storage/traces-write.js';
+import { inTransaction } from '../../storage/transactions.js';
 import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
 
 /** SQL parameters per IN list, well under SQLite's and PostgreSQL's limits. */
@@ -96,7 +99,9 @@ export class TracerService {
       created_by: principal.userId,
       created_at: nowIso(),
     };
-    await this.db.insertInto('traces').values(row).execute();
+    await inTransaction(this.db, (trx) =>
+      insertTrace(trx, row, changeActor(principal, null, row.created_at)),
+    );
     return toTrace(row);
   }
 
@@ -138,12 +143,10 @@ export class TracerService {
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const result = await this.db
-      .deleteFrom('traces')
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw notFound(`Trace ${id} was not found.`);
+    const deleted = await inTransaction(this.db, (trx) =>
+      deleteTrace(trx, principal.tenantId, id, changeActor(principal)),
+    );
+    if (!deleted) throw notFound(`Trace ${id} was not found.`);
   }
 
   /**

@@ -1,0 +1,224 @@
+import { sql, type Transaction } from 'kysely';
+import type { RecordRow } from '../services/records/repository.js';
+import { actorColumns, type ChangeActor } from './change-actor.js';
+import type { Database } from './schema.js';
+import { deleteTracesTouching } from './traces-write.js';
+
+/**
+ * The one write path of records. Every change of a record goes through here, inside the caller's
+ * transaction, and appends the record's new version (storage/migrations/003_history.ts) in that same
+ * transaction: an acknowledged change always has its version, and no version exists without its
+ * change. Callers (the records service, the re-approval move, the demo seed, the benchmark data)
+ * never write `records` themselves.
+ */
+
+type Trx = Transaction<Database>;
+export type RecordAction = 'created' | 'updated' | 'deleted' | 'moved' | 'restored';
+
+/** Rows per INSERT: well under SQLite's 32 766 bound parameters at 21 columns. */
+const INSERT_BATCH = 500;
+/** Ids per `IN (...)` list. */
+const ID_BATCH = 500;
+
+/** Inserts new records and their first versions. */
+export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor: ChangeActor): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    const batch = rows.slice(start, start + INSERT_BATCH);
+    await trx
+      .insertInto('records')
+      .values(batch as never)
+      .execute();
+    await trx
+      .insertInto('record_versions')
+      .values(
+        batch.map(({ id, ...row }) => ({
+          ...row,
+          record_id: id,
+          n: 1,
+          action: 'created',
+          reason: actor.reason,
+          ...actorColumns(actor),
+        })) as never,
+      )
+      .execute();
+  }
+}
+
+/**
+ * Changes a record if it is still at `expectedVersion` (the lost-update guard), then appends the
+ * version it became. False when the record is gone or at another version: nothing was written.
+ */
+export async function updateRecord(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  expectedVersion: string,
+  changes: Partial<
+    Pick<RecordRow, 'name' | 'data' | 'version' | 'updated_by' | 'updated_at' | 'last_action'>
+  >,
+  actor: ChangeActor,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('records')
+    .set(changes as never)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) return false;
+  await appendVersions(trx, tenantId, [id], 'updated', actor);
+  return true;
+}
+
+/**
+ * Deletes a record and the traces that touch it. The record's last version is the record as it was,
+ * marked `deleted`; each trace gets its `deleted` event. False when there was no such record.
+ */
+export async function deleteRecord(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  actor: ChangeActor,
+): Promise<boolean> {
+  // DELETE ... RETURNING: the row as it was, taken by the statement that removes it, so two
+  // deletions of one record cannot both append a version.
+  const row = await trx
+    .deleteFrom('records')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) return false;
+  const { id: recordId, ...columns } = row;
+  await trx
+    .insertInto('record_versions')
+    .values({
+      ...columns,
+      record_id: recordId,
+      n: sql<number>`(SELECT coalesce(max(v.n), 0) + 1 FROM record_versions v WHERE v.record_id = ${recordId})`,
+      action: 'deleted',
+      reason: actor.reason,
+      ...actorColumns(actor),
+    } as never)
+    .execute();
+  await deleteTracesTouching(trx, tenantId, id, actor);
+  return true;
+}
+
+/**
+ * A re-approval: moves the records of a topic's earlier revisions to its new current revision. Each
+ * moved record gets a `moved` version (the same record under the new revision id).
+ */
+export async function moveRecords(
+  trx: Trx,
+  tenantId: string,
+  fromRevisionIds: readonly string[],
+  toRevisionId: string,
+  actor: ChangeActor,
+): Promise<number> {
+  let moved = 0;
+  for (let start = 0; start < fromRevisionIds.length; start += ID_BATCH) {
+    const from = fromRevisionIds.slice(start, start + ID_BATCH);
+    // RETURNING names exactly the rows this statement moved (records created under the new
+    // revision itself are not moved and get no version), and they stay locked until the commit.
+    const rows = await trx
+      .updateTable('records')
+      .set({ kt_revision_id: toRevisionId })
+      .where('tenant_id', '=', tenantId)
+      .where('kt_revision_id', 'in', from)
+      .returning('id')
+      .execute();
+    const ids = rows.map((row) => row.id);
+    for (let i = 0; i < ids.length; i += ID_BATCH)
+      await appendVersions(trx, tenantId, ids.slice(i, i + ID_BATCH), 'moved', actor);
+    moved += ids.length;
+  }
+  return moved;
+}
+
+/**
+ * Brings a deleted record back, as its last version was, under the same id: a `restored` version.
+ * Its traces stay deleted (they are not part of the record). The caller checks that it is deleted.
+ */
+export async function restoreRecord(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  row: RecordRow,
+  actor: ChangeActor,
+): Promise<void> {
+  await trx
+    .insertInto('records')
+    .values({ ...row, id, tenant_id: tenantId } as never)
+    .execute();
+  await appendVersions(trx, tenantId, [id], 'restored', actor);
+}
+
+/** Appends, for each record, its next version: the row as it is now in this transaction. */
+async function appendVersions(
+  trx: Trx,
+  tenantId: string,
+  ids: readonly string[],
+  action: RecordAction,
+  actor: ChangeActor,
+): Promise<void> {
+  if (ids.length === 0) return;
+  const columns = [
+    'record_id',
+    'n',
+    'tenant_id',
+    'at',
+    'action',
+    'actor_user_id',
+    'actor_key_id',
+    'via',
+    'reason',
+    'kt_revision_id',
+    'name',
+    'form',
+    'version',
+    'data',
+    'read_only',
+    'context',
+    'created_by',
+    'created_at',
+    'updated_by',
+    'updated_at',
+    'last_action',
+  ] as const;
+  await trx
+    .insertInto('record_versions')
+    .columns(columns)
+    .expression((eb) =>
+      eb
+        .selectFrom('records as r')
+        .select([
+          'r.id as record_id',
+          sql<number>`coalesce((SELECT max(v.n) FROM record_versions v WHERE v.record_id = r.id), 0) + 1`.as(
+            'n',
+          ),
+          'r.tenant_id',
+          sql<string>`${actor.at}`.as('at'),
+          sql<string>`${action}`.as('action'),
+          sql<string>`${actor.userId}`.as('actor_user_id'),
+          sql<string | null>`${actor.keyId}`.as('actor_key_id'),
+          sql<string>`${actor.via}`.as('via'),
+          sql<string | null>`${actor.reason}`.as('reason'),
+          'r.kt_revision_id',
+          'r.name',
+          'r.form',
+          'r.version',
+          'r.data',
+          'r.read_only',
+          'r.context',
+          'r.created_by',
+          'r.created_at',
+          'r.updated_by',
+          'r.updated_at',
+          'r.last_action',
+        ])
+        .where('r.tenant_id', '=', tenantId)
+        .where('r.id', 'in', ids),
+    )
+    .execute();
+}
