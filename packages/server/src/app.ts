@@ -16,6 +16,10 @@ import { recordsRoutes } from './services/records/routes.js';
 import { RecordsService, type RecordLimits } from './services/records/service.js';
 import { techdocRoutes } from './services/techdoc/routes.js';
 import { TechdocService } from './services/techdoc/service.js';
+import { asOfReader, type AsOfReader } from './services/history/as-of.js';
+import { baselinesRoutes } from './services/history/baselines-routes.js';
+import { BaselinesService } from './services/history/baselines.js';
+import { RecordHistoryService } from './services/history/record-history.js';
 import { tracerRoutes } from './services/tracer/routes.js';
 import { TracerService } from './services/tracer/service.js';
 import type { Storage } from './storage/database.js';
@@ -28,6 +32,11 @@ export interface Services {
   techdoc: TechdocService;
   records: RecordsService;
   tracer: TracerService;
+  /** Records' audit trails. */
+  history: RecordHistoryService;
+  baselines: BaselinesService;
+  /** Reads an `as_of` for a tenant (422 for a bad one). */
+  readAsOf: AsOfReader;
 }
 
 export function createServices(storage: Storage, limits: RecordLimits = {}): Services {
@@ -38,6 +47,9 @@ export function createServices(storage: Storage, limits: RecordLimits = {}): Ser
     techdoc,
     records: new RecordsService(storage, techdoc, limits),
     tracer: new TracerService(storage),
+    history: new RecordHistoryService(storage),
+    baselines: new BaselinesService(storage),
+    readAsOf: asOfReader(storage),
   };
 }
 
@@ -132,6 +144,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'techdoc', description: 'Knowledge topics and their revisions' },
         { name: 'records', description: 'Records of knowledge topics' },
         { name: 'tracer', description: 'Traces between records and other nodes' },
+        {
+          name: 'baselines',
+          description: 'Named moments over knowledge topics, for exports that never change',
+        },
       ],
     },
   });
@@ -156,9 +172,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const serviceRoutes: Record<ServiceName, () => ReturnType<typeof techdocRoutes>> = {
-    techdoc: () => techdocRoutes(services.techdoc),
-    records: () => recordsRoutes(services.records),
-    tracer: () => tracerRoutes(services.tracer),
+    techdoc: () => async (scope) => {
+      await scope.register(techdocRoutes(services.techdoc, services.readAsOf));
+      await scope.register(baselinesRoutes(services.baselines));
+    },
+    records: () => recordsRoutes(services.records, services.history, services.readAsOf),
+    tracer: () => tracerRoutes(services.tracer, services.readAsOf),
   };
   await app.register(async (scope) => {
     // Every service request is authenticated before its body is even read.

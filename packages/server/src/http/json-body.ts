@@ -120,3 +120,11 @@ function loneSurrogate(loc: (string | number)[]) {
     'string_unicode',
   );
 }
+
+/**
+ * A `preValidation` hook for routes whose body is optional (POST /records/{id}/restore, POST
+ * /kt/{id}/approve): no body at all reads as `{}`, so the schema checks what is sent, if anything.
+ */
+export async function absentBodyAsEmpty(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined) request.body = {};
+}

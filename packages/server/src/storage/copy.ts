@@ -54,16 +54,18 @@ function canonicalRow(row: Record<string, unknown>, json: string[]): string {
   return canonical(normalized);
 }
 
+/** Every row of a table, ordered by its key columns. */
+function rowsInKeyOrder(storage: Storage, table: (typeof TABLES)[number]) {
+  let query = storage.db.selectFrom(table.name).selectAll();
+  for (const column of table.key) query = query.orderBy(column as never);
+  return query.compile();
+}
+
 /** Row count and SHA-256 of a table's canonical rows in key order, read as a stream. */
 async function summarize(storage: Storage, table: (typeof TABLES)[number]) {
   const hash = createHash('sha256');
   let rows = 0;
-  const query = storage.db
-    .selectFrom(table.name)
-    .selectAll()
-    .orderBy(table.key as never[])
-    .compile();
-  for await (const row of storage.stream<Record<string, unknown>>(query)) {
+  for await (const row of storage.stream<Record<string, unknown>>(rowsInKeyOrder(storage, table))) {
     hash.update(canonicalRow(row, table.json)).update('\n');
     rows++;
   }
@@ -100,12 +102,7 @@ export async function copyDatabase(
         onProgress(table.name, copied);
         batch = [];
       };
-      const query = source.db
-        .selectFrom(table.name)
-        .selectAll()
-        .orderBy(table.key as never[])
-        .compile();
-      for await (const row of source.stream<Record<string, unknown>>(query)) {
+      for await (const row of source.stream<Record<string, unknown>>(rowsInKeyOrder(source, table))) {
         const values: Record<string, unknown> = { ...row };
         for (const column of table.json) values[column] = JSON.stringify(jsonValue(row[column]));
         batch.push(values);

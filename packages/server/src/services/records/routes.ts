@@ -1,9 +1,20 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { isObjectId, ObjectId, RecordCreate, RecordUpdate, ServiceRecord } from '@rxs/sdk';
+import {
+  AsOf,
+  ChangeReason,
+  isObjectId,
+  ObjectId,
+  RecordCreate,
+  RecordUpdate,
+  RecordVersion,
+  ServiceRecord,
+} from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import { jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
+import { parseIsoDate } from '../../http/iso-date.js';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
 import { setNextLink } from '../../http/pagination.js';
 import {
   apiKeySecurity,
@@ -12,6 +23,8 @@ import {
   errorResponses,
   RecordParams,
 } from '../../http/schemas.js';
+import type { AsOfReader } from '../history/as-of.js';
+import type { RecordHistoryService } from '../history/record-history.js';
 import type { RecordFilter, RecordsService } from './service.js';
 
 const MAX_IDS = 1000;
@@ -33,11 +46,31 @@ const ListQuery = Type.Object({
     Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size; omit to stream all matches' }),
   ),
   after: Type.Optional({ ...ObjectId, description: 'The last `_id` of the previous page' }),
+  as_of: Type.Optional(AsOf),
 });
 type ListQuery = (typeof ListQuery)['static'];
 
-/** records: `/records/...`. */
-export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
+const DEFAULT_VERSIONS_PAGE = 50;
+const MAX_VERSIONS_PAGE = 500;
+const VersionParams = Type.Object({
+  id: ObjectId,
+  n: Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: '1 for the creation, then one per change',
+  }),
+});
+const ChangeReasonBody = Type.Object(
+  { change_reason: Type.Optional(ChangeReason) },
+  { additionalProperties: false },
+);
+
+/** records: `/records/...`, and the records' history (`/records/{id}/versions`). */
+export function recordsRoutes(
+  service: RecordsService,
+  history: RecordHistoryService,
+  readAsOf: AsOfReader,
+): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['records'];
@@ -57,6 +90,7 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
       async (request, reply) => {
         requirePermission(request.principal!, 'records:read');
         const filter = toFilter(request.query);
+        filter.asOf = await readAsOf(request.principal!.tenantId, request.query.as_of, ['query', 'as_of']);
         await service.assertPagingCurrent(request.principal!, filter);
         void reply.type('application/json; charset=utf-8');
         if (filter.limit !== undefined) {
@@ -75,14 +109,85 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
         schema: {
           tags,
           security,
-          summary: 'Get a record',
+          summary: 'Get a record (with as_of: as it was at that moment)',
           params: RecordParams,
+          querystring: Type.Object({ as_of: Type.Optional(AsOf) }),
           response: { 200: ServiceRecord, ...errorResponses },
         },
       },
       async (request) => {
         requirePermission(request.principal!, 'records:read');
-        return service.get(request.principal!, request.params.id);
+        const principal = request.principal!;
+        const asOf = await readAsOf(principal.tenantId, request.query.as_of, ['query', 'as_of']);
+        return service.get(principal, request.params.id, { asOf });
+      },
+    );
+
+    app.get(
+      '/records/:id/versions',
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            "A record's audit trail, newest first: every version with who, when, why and the whole record (paged; a deleted record's history stays readable)",
+          params: RecordParams,
+          querystring: Type.Object({
+            limit: Type.Integer({ minimum: 1, maximum: MAX_VERSIONS_PAGE, default: DEFAULT_VERSIONS_PAGE }),
+            before: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                maximum: 2_147_483_647,
+                description: 'The last `n` of the previous page',
+              }),
+            ),
+          }),
+          response: { 200: Type.Array(RecordVersion), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'records:read');
+        const page = await history.listVersions(request.principal!, request.params.id, request.query);
+        setNextLink(request, reply, page.next, 'before');
+        return page.items;
+      },
+    );
+
+    app.get(
+      '/records/:id/versions/:n',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'One version of a record: the record as that change left it',
+          params: VersionParams,
+          response: { 200: RecordVersion, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'records:read');
+        return history.getVersion(request.principal!, request.params.id, request.params.n);
+      },
+    );
+
+    app.post(
+      '/records/:id/restore',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Bring a deleted record back as its last version was (same id); its traces stay deleted',
+          params: RecordParams,
+          body: ChangeReasonBody,
+          response: { 200: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
+        },
+        preValidation: absentBodyAsEmpty,
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'records:write');
+        return service.restore(request.principal!, request.params.id, {
+          reason: request.body?.change_reason,
+        });
       },
     );
 
@@ -128,14 +233,15 @@ export function recordsRoutes(service: RecordsService): FastifyPluginAsync {
         schema: {
           tags,
           security,
-          summary: 'Delete a record and the traces that touch it',
+          summary: 'Delete a record and the traces that touch it (its history stays)',
           params: RecordParams,
+          querystring: Type.Object({ change_reason: Type.Optional(ChangeReason) }),
           response: { 204: Type.Null(), ...errorResponses, ...conflictResponse },
         },
       },
       async (request, reply) => {
         requirePermission(request.principal!, 'records:write');
-        await service.delete(request.principal!, request.params.id);
+        await service.delete(request.principal!, request.params.id, { reason: request.query.change_reason });
         return reply.code(204).send(null);
       },
     );
@@ -163,9 +269,13 @@ function toFilter(query: ListQuery): RecordFilter {
     filter.ids = ids;
   }
   if (query.audit_info__start_date)
-    filter.startDate = isoDate(query.audit_info__start_date, 'audit_info__start_date', 'start');
+    filter.startDate = parseIsoDate(
+      query.audit_info__start_date,
+      ['query', 'audit_info__start_date'],
+      'start',
+    );
   if (query.audit_info__end_date)
-    filter.endDate = isoDate(query.audit_info__end_date, 'audit_info__end_date', 'end');
+    filter.endDate = parseIsoDate(query.audit_info__end_date, ['query', 'audit_info__end_date'], 'end');
   filter.includeUpdated = query.audit_info__include_updated ?? false;
   return filter;
 }
@@ -179,59 +289,4 @@ function splitList(value: string): string[] {
     throw unprocessable([validationItem(['query'], `At most ${MAX_IDS} ids per list`, 'too_long')]);
   }
   return items;
-}
-
-/**
- * ISO 8601 as RXS accepts it: a calendar date, or a date-time with minutes, optional seconds and
- * fraction, and an optional zone (none means UTC, as stored timestamps are).
- */
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** A date (whole day) or date-time as the ISO text stored timestamps compare against. */
-function isoDate(value: string, name: string, edge: 'start' | 'end'): string {
-  const invalid = (why: string) =>
-    unprocessable([
-      validationItem(
-        ['query', name],
-        `"${value}" is not an ISO 8601 date or date-time${why}: use e.g. 2024-05-31 or 2024-05-31T12:00:00Z`,
-        'datetime_parsing',
-      ),
-    ]);
-  const match = ISO_DATE_TIME.exec(value);
-  if (!match) throw invalid('');
-  const [, year, month, day, hour, minute, second, fraction, zone] = match;
-  const y = Number(year);
-  const mo = Number(month);
-  const d = Number(day);
-  // Date.UTC rolls 2020-02-30 over to March: a real calendar date reads back the same.
-  const calendar = new Date(Date.UTC(y, mo - 1, d));
-  calendar.setUTCFullYear(y);
-  if (calendar.getUTCMonth() !== mo - 1 || calendar.getUTCDate() !== d) throw invalid(' (no such day)');
-  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59))
-    throw invalid(' (no such time)');
-  const zoneText =
-    zone === undefined || zone === 'z'
-      ? 'Z'
-      : zone.length === 5
-        ? `${zone.slice(0, 3)}:${zone.slice(3)}`
-        : zone;
-  if (zoneText !== 'Z' && (Number(zoneText.slice(1, 3)) > 23 || Number(zoneText.slice(4)) > 59))
-    throw invalid(' (no such zone offset)');
-  const millis = (fraction ?? '.000').slice(1, 4).padEnd(3, '0');
-  const text =
-    hour === undefined
-      ? `${year}-${month}-${day}T00:00:00.000Z`
-      : `${year}-${month}-${day}T${hour}:${minute}:${second ?? '00'}.${millis}${zoneText}`;
-  const parsed = Date.parse(text);
-  if (Number.isNaN(parsed)) throw invalid('');
-  const end = new Date(hour === undefined && edge === 'end' ? parsed + 86_400_000 - 1 : parsed);
-  // Stored timestamps are compared as text, which holds only for four-digit years.
-  const endYear = end.getUTCFullYear();
-  if (endYear < 1 || endYear > 9999) {
-    throw unprocessable([
-      validationItem(['query', name], `"${value}" is outside the years 0001 to 9999`, 'datetime_range'),
-    ]);
-  }
-  return end.toISOString();
 }

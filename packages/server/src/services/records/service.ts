@@ -11,6 +11,7 @@ import { jsonText, jsonValue } from '../../storage/json.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
 import type { TechdocService } from '../techdoc/service.js';
+export type { RecordFilter } from './filter.js';
 import {
   recordJson,
   recordJsonSqlite,
@@ -18,17 +19,9 @@ import {
   toServiceRecord,
   type RecordRow,
 } from './repository.js';
+import { recordsAsOfQuery } from './as-of-query.js';
+import { auditDateCondition, type RecordFilter } from './filter.js';
 import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from './validation/index.js';
-
-export interface RecordFilter {
-  revisionIds?: string[];
-  ids?: string[];
-  startDate?: string;
-  endDate?: string;
-  includeUpdated?: boolean;
-  after?: string;
-  limit?: number;
-}
 
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */
@@ -135,19 +128,17 @@ export class RecordsService {
     if (filter.revisionIds) query = query.where('kt_revision_id', 'in', filter.revisionIds);
     if (filter.ids) query = query.where('id', 'in', filter.ids);
     if (filter.after) query = query.where('id', '>', filter.after);
-    const { startDate, endDate, includeUpdated } = filter;
-    if (startDate || endDate) {
-      query = query.where((eb) => {
-        const within = (column: 'created_at' | 'updated_at') =>
-          eb.and([
-            ...(startDate ? [eb(column, '>=', startDate)] : []),
-            ...(endDate ? [eb(column, '<=', endDate)] : []),
-          ]);
-        return includeUpdated ? eb.or([within('created_at'), within('updated_at')]) : within('created_at');
-      });
-    }
+    if (filter.startDate || filter.endDate)
+      query = query.where((eb) => auditDateCondition(eb, filter, 'created_at', 'updated_at'));
     if (filter.limit !== undefined) query = query.limit(filter.limit);
     return query;
+  }
+
+  /** The matching rows: the present records, or with `asOf` the records as they were then. */
+  private selectRows(tenantId: string, filter: RecordFilter) {
+    return filter.asOf === undefined
+      ? this.listQuery(tenantId, filter).selectAll()
+      : recordsAsOfQuery(this.db, tenantId, filter, filter.asOf);
   }
 
   /** Every matching record as a JSON line, read from a database cursor in batches. */
@@ -164,14 +155,14 @@ export class RecordsService {
    */
   streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
     if (noneCanMatch(filter)) return (async function* () {})();
-    return this.storage.dialect === 'sqlite' && filter.limit === undefined
+    return this.storage.dialect === 'sqlite' && filter.limit === undefined && filter.asOf === undefined
       ? this.sqliteChunks(principal.tenantId, filter)
       : textChunks(this.rowBatches(principal.tenantId, filter));
   }
 
   private async *rowBatches(tenantId: string, filter: RecordFilter): AsyncGenerator<RecordRow[]> {
     if (noneCanMatch(filter)) return;
-    yield* this.storage.streamBatches<RecordRow>(this.listQuery(tenantId, filter).selectAll().compile());
+    yield* this.storage.streamBatches<RecordRow>(this.selectRows(tenantId, filter).compile());
   }
 
   /** `,\n`-prefixed lines built by SQLite, one keyset page (about CHUNK_BYTES) per statement. */
@@ -252,7 +243,7 @@ export class RecordsService {
    * revision was re-approved between pages (its records moved on): 409 naming the new revision.
    */
   async assertPagingCurrent(principal: Principal, filter: RecordFilter): Promise<void> {
-    if (filter.after === undefined || !filter.revisionIds?.length) return;
+    if (filter.after === undefined || !filter.revisionIds?.length || filter.asOf !== undefined) return;
     const superseded = await this.db
       .selectFrom('kt_revisions')
       .innerJoin('kt_histories', 'kt_histories.id', 'kt_revisions.history_id')
@@ -276,9 +267,7 @@ export class RecordsService {
     filter: RecordFilter & { limit: number },
   ): Promise<{ lines: string[]; next?: string }> {
     if (noneCanMatch(filter)) return { lines: [] };
-    const rows = await this.listQuery(principal.tenantId, { ...filter, limit: filter.limit + 1 })
-      .selectAll()
-      .execute();
+    const rows = await this.selectRows(principal.tenantId, { ...filter, limit: filter.limit + 1 }).execute();
     const page = rows.slice(0, filter.limit);
     return {
       lines: page.map(recordJson),
@@ -286,8 +275,18 @@ export class RecordsService {
     };
   }
 
-  async get(principal: Principal, id: string): Promise<ServiceRecord> {
-    return toServiceRecord(await this.load(principal.tenantId, id));
+  /** A record now, or with `asOf` as it was then (404 when it did not exist at that moment). */
+  async get(principal: Principal, id: string, options: { asOf?: string } = {}): Promise<ServiceRecord> {
+    if (options.asOf === undefined) return toServiceRecord(await this.load(principal.tenantId, id));
+    const row = await recordsAsOfQuery(
+      this.db,
+      principal.tenantId,
+      { ids: [id] },
+      options.asOf,
+    ).executeTakeFirst();
+    if (!row)
+      throw notFound(`Record ${id} did not exist at ${options.asOf} (or is not a record of your tenant).`);
+    return toServiceRecord(row);
   }
 
   private async load(tenantId: string, id: string): Promise<RecordRow> {
@@ -441,7 +440,8 @@ export class RecordsService {
       created_at: last.created_at,
       updated_by: principal.userId,
       updated_at: actor.at,
-      last_action: 'restored',
+      // The contract knows only created and updated; the version says `restored`.
+      last_action: 'updated',
     };
     await inTransaction(this.db, async (trx) => {
       const present = await trx.selectFrom('records').select('id').where('id', '=', id).executeTakeFirst();

@@ -1,6 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  APPROVAL_MEANINGS,
+  Approval,
+  AsOf,
+  ChangeReason,
   KnowledgeTopicCreate,
   KnowledgeTopicRevision,
   KnowledgeTopicStatus,
@@ -9,6 +13,7 @@ import {
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { setNextLink } from '../../http/pagination.js';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
 import {
   apiKeySecurity,
   bodyErrorResponses,
@@ -16,13 +21,22 @@ import {
   errorResponses,
   RevisionParams,
 } from '../../http/schemas.js';
+import type { AsOfReader } from '../history/as-of.js';
 import type { TechdocService } from './service.js';
+
+const ApproveBody = Type.Object(
+  {
+    meaning: Type.Optional(Type.Union(APPROVAL_MEANINGS.map((m) => Type.Literal(m)))),
+    reason: Type.Optional(ChangeReason),
+  },
+  { additionalProperties: false },
+);
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
 
 /** techdoc: `/kt/...`. */
-export function techdocRoutes(service: TechdocService): FastifyPluginAsync {
+export function techdocRoutes(service: TechdocService, readAsOf: AsOfReader): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['techdoc'];
@@ -64,14 +78,36 @@ export function techdocRoutes(service: TechdocService): FastifyPluginAsync {
         schema: {
           tags,
           security,
-          summary: 'Get a knowledge topic revision by revision id (a history id is 404)',
+          summary:
+            'Get a knowledge topic revision by revision id (a history id is 404); with as_of, as it was at that moment',
           params: RevisionParams,
+          querystring: Type.Object({ as_of: Type.Optional(AsOf) }),
           response: { 200: KnowledgeTopicRevision, ...errorResponses },
         },
       },
       async (request) => {
         requirePermission(request.principal!, 'kt:read');
-        return service.getRevision(request.principal!, request.params.kt_revision_id);
+        const principal = request.principal!;
+        const asOf = await readAsOf(principal.tenantId, request.query.as_of, ['query', 'as_of']);
+        return service.getRevision(principal, request.params.kt_revision_id, { asOf });
+      },
+    );
+
+    app.get(
+      '/kt/:kt_revision_id/approval',
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            'Who approved a revision, when, what the approval means and how it was signed (404 for a draft)',
+          params: RevisionParams,
+          response: { 200: Approval, ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'kt:read');
+        return service.getApproval(request.principal!, request.params.kt_revision_id);
       },
     );
 
@@ -145,14 +181,26 @@ export function techdocRoutes(service: TechdocService): FastifyPluginAsync {
         schema: {
           tags,
           security,
-          summary: "Approve a draft; on re-approval the topic's records move to it",
+          summary:
+            "Approve a draft; on re-approval the topic's records move to it. The optional body says what the approval means and why; the API key of the call is the signature",
           params: RevisionParams,
-          response: { 200: KnowledgeTopicRevision, ...errorResponses },
+          body: ApproveBody,
+          response: {
+            200: KnowledgeTopicRevision,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            ...conflictResponse,
+          },
         },
+        preValidation: absentBodyAsEmpty,
       },
       async (request) => {
         requirePermission(request.principal!, 'kt:approve');
-        return service.approve(request.principal!, request.params.kt_revision_id);
+        return service.approve(request.principal!, request.params.kt_revision_id, {
+          meaning: request.body?.meaning ?? 'approved',
+          reason: request.body?.reason,
+          signature: 'api-key',
+        });
       },
     );
   };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type {
+  Approval,
   ApprovalMeaning,
   KnowledgeTopicCreate,
   KnowledgeTopicRevision,
@@ -39,9 +40,108 @@ export class TechdocService {
     return this.storage.db;
   }
 
-  async getRevision(principal: Principal, revisionId: string): Promise<KnowledgeTopicRevision> {
+  /** A revision now, or with `asOf` as it was then (404 when it did not exist yet). */
+  async getRevision(
+    principal: Principal,
+    revisionId: string,
+    options: { asOf?: string } = {},
+  ): Promise<KnowledgeTopicRevision> {
+    if (options.asOf !== undefined) return this.revisionAsOf(principal.tenantId, revisionId, options.asOf);
     const { revision, history } = await this.loadRevision(principal.tenantId, revisionId);
     return toKnowledgeTopicRevision(revision, history);
+  }
+
+  /**
+   * The revision as its latest version at `asOf` left it, with its topic's current and latest
+   * revision as they were then: so an export as of a moment before a re-approval sees the old
+   * revision as current, exactly as an export taken then did.
+   */
+  private async revisionAsOf(
+    tenantId: string,
+    revisionId: string,
+    asOf: string,
+  ): Promise<KnowledgeTopicRevision> {
+    const version = await this.revisionVersions(tenantId)
+      .selectAll()
+      .where('revision_id', '=', revisionId)
+      .where('at', '<=', asOf)
+      .orderBy('n', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!version) {
+      const exists = await this.revisionVersions(tenantId)
+        .select('n')
+        .where('revision_id', '=', revisionId)
+        .executeTakeFirst();
+      if (!exists) throw await this.revisionNotFound(tenantId, revisionId);
+      throw notFound(`Knowledge topic revision ${revisionId} did not exist yet at ${asOf}.`);
+    }
+    const {
+      revision_id,
+      n: _n,
+      at: _at,
+      action: _action,
+      actor_user_id: _u,
+      actor_key_id: _k,
+      via: _via,
+      ...columns
+    } = version;
+    // The topic's revisions then: the one approved last before that moment (its current revision),
+    // and the newest one that existed (drafts included). Revisions carried over by the upgrade to
+    // history have an `approved` version only, so "newest" goes by the revision's creation time.
+    const ofHistory = () =>
+      this.revisionVersions(tenantId)
+        .select('revision_id')
+        .where('history_id', '=', version.history_id)
+        .where('at', '<=', asOf)
+        .limit(1);
+    const current = await ofHistory()
+      .where('action', '=', 'approved')
+      .orderBy('at', 'desc')
+      .orderBy('revision_id', 'desc')
+      .executeTakeFirst();
+    const latest = await ofHistory()
+      .orderBy('created_at', 'desc')
+      .orderBy('revision_id', 'desc')
+      .executeTakeFirst();
+    return toKnowledgeTopicRevision(
+      { ...columns, id: revision_id },
+      {
+        id: version.history_id,
+        tenant_id: tenantId,
+        latest_revision_id: latest?.revision_id ?? revision_id,
+        current_revision_id: current?.revision_id ?? null,
+        lock_version: 0,
+      },
+    );
+  }
+
+  private revisionVersions(tenantId: string) {
+    return this.db.selectFrom('kt_revision_versions').where('tenant_id', '=', tenantId);
+  }
+
+  /** Who approved a revision, when, what the signature means and how it was given; 404 for a draft. */
+  async getApproval(principal: Principal, revisionId: string): Promise<Approval> {
+    const { revision } = await this.loadRevision(principal.tenantId, revisionId);
+    if (revision.status !== 'approved' || !revision.approved_at || !revision.approved_by) {
+      throw notFound(
+        `Revision ${revisionId} is not approved (it is a ${revision.status}): it has no approval yet.`,
+      );
+    }
+    const approver = await this.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', revision.approved_by)
+      .executeTakeFirst();
+    return {
+      revision_id: revision.id,
+      approved_by: revision.approved_by,
+      approved_by_email: approver?.email ?? null,
+      approved_at: revision.approved_at,
+      meaning: (revision.approval_meaning ?? 'approved') as ApprovalMeaning,
+      reason: revision.approval_reason,
+      signature: (revision.approval_signature ?? 'none') as Approval['signature'],
+    };
   }
 
   /** Revision and history rows, or the contract's 404 (naming the current revision for a history id). */

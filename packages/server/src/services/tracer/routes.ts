@@ -13,11 +13,12 @@ import {
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
+import type { AsOfReader } from '../history/as-of.js';
 import { apiKeySecurity, bodyErrorResponses, errorResponses, TraceParams } from '../../http/schemas.js';
 import type { TracerService } from './service.js';
 
 /** tracer: `/traces/...`. */
-export function tracerRoutes(service: TracerService): FastifyPluginAsync {
+export function tracerRoutes(service: TracerService, readAsOf: AsOfReader): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['tracer'];
@@ -115,7 +116,9 @@ export function tracerRoutes(service: TracerService): FastifyPluginAsync {
         }
         // Streamed piece by piece (the schema above still describes it), so a large answer never
         // holds the event loop while it is serialised.
-        const pieces = await service.batchListJson(request.principal!, request.body);
+        const principal = request.principal!;
+        const asOf = await readAsOf(principal.tenantId, request.body.as_of, ['body', 'as_of']);
+        const pieces = await service.batchListJson(principal, request.body, { asOf });
         void reply.type('application/json; charset=utf-8');
         return reply.send(Readable.from(pieces, { objectMode: false }) as never);
       },

@@ -20,6 +20,7 @@ import { newObjectId, nowIso } from '../../storage/ids.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteTrace, insertTrace } from '../../storage/traces-write.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { recordsAsOfQuery } from '../records/as-of-query.js';
 import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
 
 /** SQL parameters per IN list, well under SQLite's and PostgreSQL's limits. */
@@ -154,8 +155,12 @@ export class TracerService {
    * edges walked and their depth, as one object (for in-process callers). Bounded by
    * TRACE_BATCH_MAX_EDGES; edge objects are shared between the results that reach them.
    */
-  async batchList(principal: Principal, request: BatchRetrieveRequest): Promise<BatchRetrieveResponse> {
-    const answer = await this.batchAnswer(principal, request);
+  async batchList(
+    principal: Principal,
+    request: BatchRetrieveRequest,
+    options: { asOf?: string } = {},
+  ): Promise<BatchRetrieveResponse> {
+    const answer = await this.batchAnswer(principal, request, options.asOf);
     const results: Record<string, ConnectedNodesResponse> = {};
     for (const walk of answer.walks) results[walk.origin.node_id] = answer.resultOf(walk);
     return { results, resolved_results: null };
@@ -166,8 +171,12 @@ export class TracerService {
    * runs first, so a refusal (422) comes before any byte; the pieces are made one at a time, with
    * the event loop free between them.
    */
-  async batchListJson(principal: Principal, request: BatchRetrieveRequest): Promise<AsyncIterable<string>> {
-    const answer = await this.batchAnswer(principal, request);
+  async batchListJson(
+    principal: Principal,
+    request: BatchRetrieveRequest,
+    options: { asOf?: string } = {},
+  ): Promise<AsyncIterable<string>> {
+    const answer = await this.batchAnswer(principal, request, options.asOf);
     return (async function* () {
       yield '{"results":{';
       let first = true;
@@ -181,11 +190,12 @@ export class TracerService {
     })();
   }
 
-  private async batchAnswer(principal: Principal, request: BatchRetrieveRequest) {
+  /** The walk over the traces as they are, or as they were at `asOf` (with the records as they were). */
+  private async batchAnswer(principal: Principal, request: BatchRetrieveRequest, asOf?: string) {
     const hops = request.n_hops ?? 1;
     const origins = [...new Map(request.nodes.map((n) => [n.node_id, n])).values()];
     const walks = await walkBatch(origins, hops, TRACE_BATCH_MAX_EDGES, (ids, limit) =>
-      this.tracesTouching(principal.tenantId, ids, limit),
+      this.tracesTouching(principal.tenantId, ids, limit, asOf),
     );
 
     const recordIds = new Set<string>();
@@ -193,7 +203,7 @@ export class TracerService {
       if (walk.origin.node_type === 'Record') recordIds.add(walk.origin.node_id);
       for (const reached of walk.reached.values()) if (reached.type === 'Record') recordIds.add(reached.id);
     }
-    const nodeFacts = await this.recordFacts(principal.tenantId, [...recordIds]);
+    const nodeFacts = await this.recordFacts(principal.tenantId, [...recordIds], asOf);
     const tenant = { tenant_id: principal.tenantId };
     const graphNode = (id: string, type: NodeType, fallbackAudit: AuditInfo): GraphNode => {
       const facts = type === 'Record' ? nodeFacts.get(id) : undefined;
@@ -275,33 +285,93 @@ export class TracerService {
   }
 
   /** The traces touching any of `ids`, at most `limit` (the caller refuses when it gets that many). */
-  private async tracesTouching(tenantId: string, ids: string[], limit: number): Promise<TraceRow[]> {
+  private async tracesTouching(
+    tenantId: string,
+    ids: string[],
+    limit: number,
+    asOf?: string,
+  ): Promise<TraceRow[]> {
     const rows = new Map<string, TraceRow>();
     for (let i = 0; i < ids.length && rows.size < limit; i += IN_CHUNK) {
       const chunk = ids.slice(i, i + IN_CHUNK);
-      const found = await this.db
-        .selectFrom('traces')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where((eb) => eb.or([eb('source_id', 'in', chunk), eb('target_id', 'in', chunk)]))
-        .orderBy('id')
-        .limit(limit)
-        .execute();
+      const found =
+        asOf === undefined
+          ? await this.db
+              .selectFrom('traces')
+              .selectAll()
+              .where('tenant_id', '=', tenantId)
+              .where((eb) => eb.or([eb('source_id', 'in', chunk), eb('target_id', 'in', chunk)]))
+              .orderBy('id')
+              .limit(limit)
+              .execute()
+          : await this.tracesTouchingAsOf(tenantId, chunk, limit, asOf);
       for (const row of found) rows.set(row.id, row);
     }
     return [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  private async recordFacts(tenantId: string, ids: string[]) {
+  /** The traces that existed at `asOf`: created by then, and not deleted by then. */
+  private tracesTouchingAsOf(
+    tenantId: string,
+    ids: string[],
+    limit: number,
+    asOf: string,
+  ): Promise<TraceRow[]> {
+    return this.db
+      .selectFrom('trace_events as e')
+      .select([
+        'e.trace_id as id',
+        'e.tenant_id',
+        'e.source_id',
+        'e.source_type',
+        'e.target_id',
+        'e.target_type',
+        'e.relation_type',
+        'e.created_by',
+        'e.created_at',
+      ])
+      .where('e.tenant_id', '=', tenantId)
+      .where('e.action', '=', 'created')
+      .where('e.at', '<=', asOf)
+      .where((eb) => eb.or([eb('e.source_id', 'in', ids), eb('e.target_id', 'in', ids)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('trace_events as d')
+              .select('d.id')
+              .whereRef('d.trace_id', '=', 'e.trace_id')
+              .where('d.action', '=', 'deleted')
+              .where('d.at', '<=', asOf),
+          ),
+        ),
+      )
+      .orderBy('e.trace_id')
+      .limit(limit)
+      .execute();
+  }
+
+  private async recordFacts(tenantId: string, ids: string[], asOf?: string) {
     const facts = new Map<string, { version: string; audit: AuditInfo }>();
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += IN_CHUNK) {
-      const rows = await this.db
-        .selectFrom('records')
-        .select(['id', 'version', 'created_by', 'created_at', 'updated_by', 'updated_at', 'last_action'])
-        .where('tenant_id', '=', tenantId)
-        .where('id', 'in', unique.slice(i, i + IN_CHUNK))
-        .execute();
+      const chunk = unique.slice(i, i + IN_CHUNK);
+      const rows =
+        asOf === undefined
+          ? await this.db
+              .selectFrom('records')
+              .select([
+                'id',
+                'version',
+                'created_by',
+                'created_at',
+                'updated_by',
+                'updated_at',
+                'last_action',
+              ])
+              .where('tenant_id', '=', tenantId)
+              .where('id', 'in', chunk)
+              .execute()
+          : await recordsAsOfQuery(this.db, tenantId, { ids: chunk }, asOf).execute();
       for (const r of rows) {
         facts.set(r.id, {
           version: r.version,

@@ -1,0 +1,33 @@
+import type { ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
+
+/** What a records listing selects (the query parameters of `GET /records/`). */
+export interface RecordFilter {
+  revisionIds?: string[];
+  ids?: string[];
+  startDate?: string;
+  endDate?: string;
+  includeUpdated?: boolean;
+  after?: string;
+  limit?: number;
+  /** Read the records as they were at this moment (normalised ISO text; see history/as-of.ts). */
+  asOf?: string;
+}
+
+/**
+ * The audit date range of a listing: creation within it, or (with includeUpdated) the last update
+ * too. Columns are named by the caller, so the present listing and the as-of one share it.
+ */
+export function auditDateCondition<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  filter: RecordFilter,
+  created: string,
+  updated: string,
+): ExpressionWrapper<DB, TB, SqlBool> {
+  const { startDate, endDate, includeUpdated } = filter;
+  const within = (column: string) =>
+    eb.and([
+      ...(startDate ? [eb(eb.ref(column as never), '>=', startDate as never)] : []),
+      ...(endDate ? [eb(eb.ref(column as never), '<=', endDate as never)] : []),
+    ]);
+  return includeUpdated ? eb.or([within(created), within(updated)]) : within(created);
+}
