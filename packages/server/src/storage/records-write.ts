@@ -20,7 +20,11 @@ const INSERT_BATCH = 500;
 /** Ids per `IN (...)` list. */
 const ID_BATCH = 500;
 
-/** Inserts new records and their first versions. */
+/**
+ * Inserts new records and their first versions. A new record's first version is its `n` 1 unless
+ * its id was used before (the demo seed, started again after a crash, re-creates its sample records
+ * under their real ids in a new tenant): the version numbers of an id never repeat.
+ */
 export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor: ChangeActor): Promise<void> {
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     const batch = rows.slice(start, start + INSERT_BATCH);
@@ -34,7 +38,7 @@ export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor:
         batch.map(({ id, ...row }) => ({
           ...row,
           record_id: id,
-          n: 1,
+          n: nextVersionNumber(id),
           action: 'created',
           reason: actor.reason,
           ...actorColumns(actor),
@@ -95,7 +99,7 @@ export async function deleteRecord(
     .values({
       ...columns,
       record_id: recordId,
-      n: sql<number>`(SELECT coalesce(max(v.n), 0) + 1 FROM record_versions v WHERE v.record_id = ${recordId})`,
+      n: nextVersionNumber(recordId),
       action: 'deleted',
       reason: actor.reason,
       ...actorColumns(actor),
@@ -152,6 +156,11 @@ export async function restoreRecord(
     .values({ ...row, id, tenant_id: tenantId } as never)
     .execute();
   await appendVersions(trx, tenantId, [id], 'restored', actor);
+}
+
+/** The next version number of a record id, read in the statement that inserts the version. */
+function nextVersionNumber(recordId: string) {
+  return sql<number>`(SELECT coalesce(max(v.n), 0) + 1 FROM record_versions v WHERE v.record_id = ${recordId})`;
 }
 
 /** Appends, for each record, its next version: the row as it is now in this transaction. */

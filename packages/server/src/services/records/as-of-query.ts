@@ -37,7 +37,7 @@ export function recordsAsOfQuery(db: Kysely<Database>, tenantId: string, filter:
     .where(
       'v.n',
       '=',
-      sql<number>`(SELECT max(w.n) FROM record_versions w WHERE w.record_id = v.record_id AND w.at <= ${asOf})`,
+      sql<number>`(SELECT max(w.n) FROM record_versions w WHERE w.record_id = v.record_id AND w.tenant_id = v.tenant_id AND w.at <= ${asOf})`,
     )
     .orderBy('v.record_id');
   if (filter.revisionIds) query = query.where('v.kt_revision_id', 'in', filter.revisionIds);
