@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import { sql } from 'kysely';
+import type { Storage } from '../../storage/database.js';
+import { unindexed } from '../../storage/unindexed.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 
 /** The columns of a record row, taken from its version (a version holds the whole record). */
@@ -26,18 +27,21 @@ const RECORD_COLUMNS = [
  * the record as it was then (its revision id then, its audit dates then), ordered by id for
  * keyset paging. Rows have the shape of `records` rows, so listings serialise them as usual.
  */
-export function recordsAsOfQuery(db: Kysely<Database>, tenantId: string, filter: RecordFilter, asOf: string) {
-  let query = db
+export function recordsAsOfQuery(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
+  // `at` stays out of SQLite's index choice (see unindexed): the listing walks the as-of index
+  // (tenant, revision, record, n) in id order and streams; the inner lookup uses the primary key.
+  let query = storage.db
     .selectFrom('record_versions as v')
     .select(RECORD_COLUMNS)
     .where('v.tenant_id', '=', tenantId)
-    .where('v.at', '<=', asOf)
+    .where(sql<boolean>`${unindexed(storage, 'v.at')} <= ${asOf}`)
     .where('v.action', '!=', 'deleted')
-    // The latest version at that moment, found through the (record_id, n) primary key.
+    // The latest version at that moment. Version numbers of a record id never repeat, even across
+    // tenants (see insertRecords), so the record id alone finds them.
     .where(
       'v.n',
       '=',
-      sql<number>`(SELECT max(w.n) FROM record_versions w WHERE w.record_id = v.record_id AND w.tenant_id = v.tenant_id AND w.at <= ${asOf})`,
+      sql<number>`(SELECT max(w.n) FROM record_versions w WHERE w.record_id = v.record_id AND ${unindexed(storage, 'w.at')} <= ${asOf})`,
     )
     .orderBy('v.record_id');
   if (filter.revisionIds) query = query.where('v.kt_revision_id', 'in', filter.revisionIds);

@@ -138,7 +138,7 @@ export class RecordsService {
   private selectRows(tenantId: string, filter: RecordFilter) {
     return filter.asOf === undefined
       ? this.listQuery(tenantId, filter).selectAll()
-      : recordsAsOfQuery(this.db, tenantId, filter, filter.asOf);
+      : recordsAsOfQuery(this.storage, tenantId, filter, filter.asOf);
   }
 
   /** Every matching record as a JSON line, read from a database cursor in batches. */
@@ -279,7 +279,7 @@ export class RecordsService {
   async get(principal: Principal, id: string, options: { asOf?: string } = {}): Promise<ServiceRecord> {
     if (options.asOf === undefined) return toServiceRecord(await this.load(principal.tenantId, id));
     const row = await recordsAsOfQuery(
-      this.db,
+      this.storage,
       principal.tenantId,
       { ids: [id] },
       options.asOf,

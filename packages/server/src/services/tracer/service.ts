@@ -1,4 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { TRACE_BATCH_MAX_EDGES, UNSAFE_NODE_ID_SCHEMES } from '@rxs/sdk';
 import type {
   AuditInfo,
@@ -20,6 +21,7 @@ import { newObjectId, nowIso } from '../../storage/ids.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteTrace, insertTrace } from '../../storage/traces-write.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { unindexed } from '../../storage/unindexed.js';
 import { recordsAsOfQuery } from '../records/as-of-query.js';
 import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
 
@@ -332,7 +334,7 @@ export class TracerService {
       ])
       .where('e.tenant_id', '=', tenantId)
       .where('e.action', '=', 'created')
-      .where('e.at', '<=', asOf)
+      .where(sql<boolean>`${unindexed(this.storage, 'e.at')} <= ${asOf}`)
       .where((eb) => eb.or([eb('e.source_id', 'in', ids), eb('e.target_id', 'in', ids)]))
       .where(({ not, exists, selectFrom }) =>
         not(
@@ -341,7 +343,7 @@ export class TracerService {
               .select('d.id')
               .whereRef('d.trace_id', '=', 'e.trace_id')
               .where('d.action', '=', 'deleted')
-              .where('d.at', '<=', asOf),
+              .where(sql<boolean>`${unindexed(this.storage, 'd.at')} <= ${asOf}`),
           ),
         ),
       )
@@ -371,7 +373,7 @@ export class TracerService {
               .where('tenant_id', '=', tenantId)
               .where('id', 'in', chunk)
               .execute()
-          : await recordsAsOfQuery(this.db, tenantId, { ids: chunk }, asOf).execute();
+          : await recordsAsOfQuery(this.storage, tenantId, { ids: chunk }, asOf).execute();
       for (const r of rows) {
         facts.set(r.id, {
           version: r.version,
