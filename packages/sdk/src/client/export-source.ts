@@ -9,9 +9,11 @@ export function exportSourceOf(
 ): ExportSource {
   return {
     servers: client.servers,
-    getTopic: (revisionId) => client.techdoc.getTopic(revisionId),
+    getTopic: (revisionId, options) => client.techdoc.getTopic(revisionId, options),
     listRecords: (query) => client.records.listRecords(query),
     listRecordBatches: (query) => client.records.listRecordBatches(query),
-    listTraces: async (nodes) => (await client.tracer.listTracesFor(nodes, traces)).edges,
+    listTraces: async (nodes, options) =>
+      (await client.tracer.listTracesFor(nodes, { ...traces, ...options })).edges,
+    getApproval: (revisionId) => client.techdoc.getApproval(revisionId),
   };
 }

@@ -1,8 +1,9 @@
+import type { RecordVersion } from '../contract/history.js';
 import type { RecordCreate, RecordListQuery, RecordUpdate, ServiceRecord } from '../contract/record.js';
 import { checkWholeNumber } from './concurrency.js';
 import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
-import { expectObject } from './shape.js';
+import { expectArray, expectObject } from './shape.js';
 import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
 
@@ -37,17 +38,38 @@ export interface RecordsClient {
   listRecordBatches(query?: RecordListQuery, options?: ListRecordsOptions): AsyncIterable<ServiceRecord[]>;
   /** `listRecords` collected into an array (memory grows with the result). */
   listAllRecords(query?: RecordListQuery, options?: ListRecordsOptions): Promise<ServiceRecord[]>;
-  /** `GET /records/{id}`. */
-  getRecord(id: string, options?: RequestOptions): Promise<ServiceRecord>;
+  /** `GET /records/{id}`; with `asOf`, the record as it was at that moment (404 if it did not exist then). */
+  getRecord(id: string, options?: RequestOptions & AsOfOption): Promise<ServiceRecord>;
+  /**
+   * `GET /records/{id}/versions`: the record's audit trail, newest first, following the pages
+   * (`limit` versions a request). A deleted record's history stays readable.
+   */
+  listRecordVersions(id: string, options?: RequestOptions & { limit?: number }): AsyncIterable<RecordVersion>;
+  /** `GET /records/{id}/versions/{n}`: one version, the record as that change left it. */
+  getRecordVersion(id: string, n: number, options?: RequestOptions): Promise<RecordVersion>;
+  /** `POST /records/{id}/restore`: brings a deleted record back as its last version was. Never retried. */
+  restoreRecord(id: string, options?: RequestOptions & ReasonOption): Promise<ServiceRecord>;
   /** `POST /records/` (201): validated against the KT revision's schema (422 lists every problem). Never retried. */
   createRecord(body: RecordCreate, options?: RequestOptions): Promise<ServiceRecord>;
   /** `PATCH /records/{id}`: name and data; with `version`, only if unchanged meanwhile (else 409). Never retried. */
   updateRecord(id: string, body: RecordUpdate, options?: RequestOptions): Promise<ServiceRecord>;
-  /** `DELETE /records/{id}` (204), with the traces that touch the record. */
-  deleteRecord(id: string, options?: RequestOptions): Promise<void>;
+  /** `DELETE /records/{id}` (204), with the traces that touch the record; the reason goes into its history. */
+  deleteRecord(id: string, options?: RequestOptions & ReasonOption): Promise<void>;
+}
+
+/** Read the state at a moment (ISO 8601 date-time): `as_of`. */
+export interface AsOfOption {
+  asOf?: string;
+}
+
+/** Why a change is made: kept in the record's history (`change_reason`). */
+export interface ReasonOption {
+  reason?: string;
 }
 
 const record = expectObject('a record');
+const version = expectObject('a record version');
+const versions = expectArray('a list of record versions');
 
 export function createRecordsClient(transport: Transport, base: URL): RecordsClient {
   const call = (c: Omit<Call, 'service' | 'base'>): Call => ({ service: 'records', base, ...c });
@@ -166,7 +188,59 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
     },
 
     getRecord: async (id, options) =>
-      transport.json(call({ method: 'GET', path: recordPath(id), signal: options?.signal }), record),
+      transport.json(
+        call({
+          method: 'GET',
+          path: recordPath(id),
+          query: options?.asOf === undefined ? undefined : { as_of: options.asOf },
+          signal: options?.signal,
+        }),
+        record,
+      ),
+
+    listRecordVersions: (id, options = {}) => ({
+      async *[Symbol.asyncIterator]() {
+        const limit = checkWholeNumber(options.limit ?? 100, 'limit');
+        let target: string | URL = `${recordPath(id)}/versions`;
+        for (;;) {
+          const page: { value: RecordVersion[]; next: URL | undefined } = await transport.jsonPage<
+            RecordVersion[]
+          >(
+            call({
+              method: 'GET',
+              path: target,
+              query: typeof target === 'string' ? { limit } : undefined,
+              signal: options.signal,
+            }),
+            versions,
+          );
+          yield* page.value;
+          if (!page.next) return;
+          target = page.next;
+        }
+      },
+    }),
+
+    getRecordVersion: async (id, n, options) =>
+      transport.json(
+        call({
+          method: 'GET',
+          path: `${recordPath(id)}/versions/${checkWholeNumber(n, 'n')}`,
+          signal: options?.signal,
+        }),
+        version,
+      ),
+
+    restoreRecord: async (id, options) =>
+      transport.json(
+        call({
+          method: 'POST',
+          path: `${recordPath(id)}/restore`,
+          body: options?.reason === undefined ? {} : { change_reason: options.reason },
+          signal: options?.signal,
+        }),
+        record,
+      ),
 
     createRecord: async (body, options) =>
       transport.json(call({ method: 'POST', path: '/records/', body, signal: options?.signal }), record),
@@ -175,6 +249,13 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
       transport.json(call({ method: 'PATCH', path: recordPath(id), body, signal: options?.signal }), record),
 
     deleteRecord: async (id, options) =>
-      transport.empty(call({ method: 'DELETE', path: recordPath(id), signal: options?.signal })),
+      transport.empty(
+        call({
+          method: 'DELETE',
+          path: recordPath(id),
+          query: options?.reason === undefined ? undefined : { change_reason: options.reason },
+          signal: options?.signal,
+        }),
+      ),
   };
 }

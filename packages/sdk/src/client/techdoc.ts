@@ -4,6 +4,9 @@ import type {
   KnowledgeTopicStatus,
   KnowledgeTopicUpdate,
 } from '../contract/knowledge-topic.js';
+import type { Approval, ApprovalMeaning, Baseline, BaselineCreate } from '../contract/history.js';
+import { isObjectId } from '../contract/common.js';
+import { RxsApiError } from './errors.js';
 import { expectArray, expectObject } from './shape.js';
 import type { Call, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
@@ -23,8 +26,10 @@ export interface TopicListQuery {
 }
 
 export interface TechdocClient {
-  /** `GET /kt/{revision_id}`: a knowledge topic revision with its form schema. */
-  getTopic(revisionId: string, options?: RequestOptions): Promise<KnowledgeTopicRevision>;
+  /** `GET /kt/{revision_id}`: a knowledge topic revision with its form schema; with `asOf`, as it was then. */
+  getTopic(revisionId: string, options?: RequestOptions & { asOf?: string }): Promise<KnowledgeTopicRevision>;
+  /** `GET /kt/{id}/approval`: who approved the revision, when, meaning and reason; undefined for a draft. */
+  getApproval(revisionId: string, options?: RequestOptions): Promise<Approval | undefined>;
   /** `GET /kt/`: one page (the server's default size unless `limit`). */
   listTopics(query?: TopicListQuery, options?: RequestOptions): Promise<KnowledgeTopicRevision[]>;
   /** `GET /kt/`, following `Link: <...>; rel="next"` from page to page. */
@@ -39,11 +44,38 @@ export interface TechdocClient {
   ): Promise<KnowledgeTopicRevision>;
   /** `POST /kt/{id}/draft`: opens a new draft from a revision (201). Never retried. */
   openDraft(id: string, options?: RequestOptions): Promise<KnowledgeTopicRevision>;
-  /** `POST /kt/{id}/approve`: approves a draft (200); a re-approval yields a new revision id. Never retried. */
-  approve(id: string, options?: RequestOptions): Promise<KnowledgeTopicRevision>;
+  /**
+   * `POST /kt/{id}/approve`: approves a draft (200); a re-approval yields a new revision id. The
+   * meaning (approved, reviewed) and reason are kept with the approval. Never retried.
+   */
+  approve(
+    id: string,
+    options?: RequestOptions & { meaning?: ApprovalMeaning; reason?: string },
+  ): Promise<KnowledgeTopicRevision>;
+  /** `POST /baselines/` (201): names a moment over some revisions; 409 when the name is taken. Never retried. */
+  createBaseline(body: BaselineCreate, options?: RequestOptions): Promise<Baseline>;
+  /** `GET /baselines/`, every page (optionally only the one with this exact name). */
+  listBaselines(query?: { name?: string }, options?: RequestOptions): Promise<Baseline[]>;
+  /** `GET /baselines/{id}`. */
+  getBaseline(id: string, options?: RequestOptions): Promise<Baseline>;
+  /** A baseline by id or by exact name; an error naming it when there is none. */
+  findBaseline(nameOrId: string, options?: RequestOptions): Promise<Baseline>;
+}
+
+/** No baseline has the name or id a caller gave. */
+export class BaselineNotFoundError extends Error {
+  override name = 'BaselineNotFoundError';
+  constructor(readonly nameOrId: string) {
+    super(
+      `No baseline is named "${nameOrId}" (nor has that id). List the baselines with \`rxs baseline list\` (GET /baselines/).`,
+    );
+  }
 }
 
 const revision = expectObject('a knowledge topic revision');
+const approval = expectObject('an approval');
+const baseline = expectObject('a baseline');
+const baselines = expectArray('a list of baselines');
 const revisions = expectArray('a list of knowledge topic revisions');
 
 export function createTechdocClient(transport: Transport, base: URL): TechdocClient {
@@ -57,9 +89,50 @@ export function createTechdocClient(transport: Transport, base: URL): TechdocCli
       revisions,
     );
 
+  const baselinePath = (id: string) => `/baselines/${pathSegment(id, 'The baseline id')}`;
+  async function listBaselines(query: { name?: string } = {}, options?: RequestOptions): Promise<Baseline[]> {
+    const all: Baseline[] = [];
+    let target: string | URL = '/baselines/';
+    for (;;) {
+      const page: { value: Baseline[]; next: URL | undefined } = await transport.jsonPage<Baseline[]>(
+        call({
+          method: 'GET',
+          path: target,
+          query: typeof target === 'string' ? { ...query, limit: 500 } : undefined,
+          signal: options?.signal,
+        }),
+        baselines,
+      );
+      all.push(...page.value);
+      if (!page.next) return all;
+      target = page.next;
+    }
+  }
+
   return {
     getTopic: async (revisionId, options) =>
-      transport.json(call({ method: 'GET', path: topicPath(revisionId), signal: options?.signal }), revision),
+      transport.json(
+        call({
+          method: 'GET',
+          path: topicPath(revisionId),
+          query: options?.asOf === undefined ? undefined : { as_of: options.asOf },
+          signal: options?.signal,
+        }),
+        revision,
+      ),
+
+    getApproval: async (revisionId, options) => {
+      try {
+        return await transport.json<Approval>(
+          call({ method: 'GET', path: topicPath(revisionId, '/approval'), signal: options?.signal }),
+          approval,
+        );
+      } catch (error) {
+        // A draft has no approval; a server without approvals (404/405 for the route) neither.
+        if (error instanceof RxsApiError && (error.status === 404 || error.status === 405)) return undefined;
+        throw error;
+      }
+    },
 
     listTopics: async (query = {}, options) => (await listPage('/kt/', query, options?.signal)).value,
 
@@ -89,8 +162,40 @@ export function createTechdocClient(transport: Transport, base: URL): TechdocCli
 
     approve: async (id, options) =>
       transport.json(
-        call({ method: 'POST', path: topicPath(id, '/approve'), signal: options?.signal }),
+        call({
+          method: 'POST',
+          path: topicPath(id, '/approve'),
+          body:
+            options?.meaning === undefined && options?.reason === undefined
+              ? undefined
+              : { meaning: options.meaning, reason: options.reason },
+          signal: options?.signal,
+        }),
         revision,
       ),
+
+    createBaseline: async (body, options) =>
+      transport.json(call({ method: 'POST', path: '/baselines/', body, signal: options?.signal }), baseline),
+
+    listBaselines: (query, options) => listBaselines(query, options),
+
+    getBaseline: async (id, options) =>
+      transport.json(call({ method: 'GET', path: baselinePath(id), signal: options?.signal }), baseline),
+
+    findBaseline: async (nameOrId, options) => {
+      if (isObjectId(nameOrId)) {
+        try {
+          return await transport.json<Baseline>(
+            call({ method: 'GET', path: baselinePath(nameOrId), signal: options?.signal }),
+            baseline,
+          );
+        } catch (error) {
+          if (!(error instanceof RxsApiError && error.status === 404)) throw error;
+        }
+      }
+      const [found] = await listBaselines({ name: nameOrId }, options);
+      if (!found) throw new BaselineNotFoundError(nameOrId);
+      return found;
+    },
   };
 }

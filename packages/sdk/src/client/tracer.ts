@@ -22,6 +22,8 @@ export interface TraceListOptions {
   /** Nodes per batch (default: the client's `traceBatchSize`, the server's published limit TRACE_BATCH_MAX_NODES). */
   batchSize?: number;
   mode?: BatchRetrieveRequest['mode'];
+  /** The traces as they were at this moment (ISO 8601 date-time): `as_of` in every batch. */
+  asOf?: string;
   signal?: AbortSignal;
 }
 
@@ -122,6 +124,7 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
             nodes: batch,
             ...(options.nHops === undefined ? {} : { n_hops: options.nHops }),
             ...(options.mode === undefined ? {} : { mode: options.mode }),
+            ...(options.asOf === undefined ? {} : { as_of: options.asOf }),
           };
           return [await batchList(request, { signal })];
         } catch (error) {

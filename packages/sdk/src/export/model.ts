@@ -39,6 +39,21 @@ export interface ExportedTopic {
   fields: ExportedField[];
   /** How requirements tools see this topic: from the mapping file, else the defaults. */
   presentation: TopicPresentation;
+  /** Who approved the revision, when and what it means (absent for a draft, or before the moment exported). */
+  approval?: TopicApproval;
+}
+
+/** An approval as exports carry it (JSON topic entry, ReqIF header comment, XLSX Export sheet). */
+export interface TopicApproval {
+  /** User id of the approver. */
+  by: string;
+  byEmail: string | null;
+  at: string;
+  /** `approved` or `reviewed`. */
+  meaning: string;
+  reason: string | null;
+  /** How the approver signed: `password` (web app), `api-key`, or `none` (before signatures existed). */
+  signature: string;
 }
 
 /**
@@ -114,7 +129,10 @@ export interface ExportServers {
 
 /** Facts about the whole export, known before the first topic. */
 export interface ExportHeader {
+  /** When the export was taken; for an export as of a moment, that moment (so it reproduces byte for byte). */
   exportedAt: string;
+  /** Set when the export reads the state at a past moment (`--as-of`, `--baseline`). */
+  asOf?: string;
   servers: ExportServers;
   /** Revision ids asked for, in order. */
   revisionIds: string[];

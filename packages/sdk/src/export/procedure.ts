@@ -1,3 +1,4 @@
+import type { Approval } from '../contract/history.js';
 import type { KnowledgeTopicRevision } from '../contract/knowledge-topic.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
@@ -17,20 +18,23 @@ import type {
   ExportPart,
   ExportServers,
   LinkType,
+  TopicApproval,
   TopicPresentation,
 } from './model.js';
 
 /** What the export procedure needs from the three services (the sdk client provides it). */
 export interface ExportSource {
   readonly servers: ExportServers;
-  /** Step 1: `GET /kt/{revision_id}`. */
-  getTopic(revisionId: string): Promise<KnowledgeTopicRevision>;
+  /** Step 1: `GET /kt/{revision_id}` (with `as_of` when the export reads a past moment). */
+  getTopic(revisionId: string, options?: { asOf?: string }): Promise<KnowledgeTopicRevision>;
   /** Step 2: `GET /records/?context__knowledge_unit_topic_id=...`, yielded as records arrive. */
   listRecords(query: RecordListQuery): AsyncIterable<ServiceRecord>;
   /** Step 2 in batches, when the source can (the same records as `listRecords`, fewer awaits). */
   listRecordBatches?(query: RecordListQuery): AsyncIterable<ServiceRecord[]>;
   /** Step 4: `POST /traces/batch/list` for these nodes, chunked and with bounded concurrency. */
-  listTraces(nodes: BatchRetrieveNode[]): Promise<TraceEdge[]>;
+  listTraces(nodes: BatchRetrieveNode[], options?: { asOf?: string }): Promise<TraceEdge[]>;
+  /** Who approved a revision (`GET /kt/{id}/approval`), undefined when nobody did; optional. */
+  getApproval?(revisionId: string): Promise<Approval | undefined>;
 }
 
 /** A topic as a mapping file names it: by history id (survives re-approvals) or by name. */
@@ -86,6 +90,12 @@ export interface ExportOptions {
    * beyond it the export stops with a `TooManyColumnsError` (default `DEFAULT_MAX_EXPORT_COLUMNS`).
    */
   maxColumns?: number;
+  /**
+   * Export the state at this past moment (ISO 8601 date-time): the topics, records and traces as
+   * they were then. The header's `exportedAt` is that moment, so the export equals, byte for byte,
+   * one taken then (same format, mapping and rxs version).
+   */
+  asOf?: string;
   /** Clock, for reproducible exports in tests. */
   now?: () => Date;
 }
@@ -108,6 +118,7 @@ function exportedTopic(
   revision: KnowledgeTopicRevision,
   map: FieldMap,
   presentation: TopicPresentation,
+  approval: TopicApproval | undefined,
 ): ExportedTopic {
   return {
     revisionId: revision._id,
@@ -119,6 +130,26 @@ function exportedTopic(
     schema: revision.knowledge_topic_schema,
     fields: map.fields,
     presentation,
+    ...(approval && { approval }),
+  };
+}
+
+/** The approval of a revision as exports carry it, if it was approved by the moment exported. */
+async function approvalOf(
+  source: ExportSource,
+  revision: KnowledgeTopicRevision,
+  asOf: string | undefined,
+): Promise<TopicApproval | undefined> {
+  if (revision.status !== 'approved' || !source.getApproval) return undefined;
+  const approval = await source.getApproval(revision._id);
+  if (!approval || (asOf !== undefined && approval.approved_at > asOf)) return undefined;
+  return {
+    by: approval.approved_by,
+    byEmail: approval.approved_by_email,
+    at: approval.approved_at,
+    meaning: approval.meaning,
+    reason: approval.reason,
+    signature: approval.signature,
   };
 }
 
@@ -151,11 +182,14 @@ export async function* exportPartBatches(
     options.onWarning?.(message);
   };
   const now = options.now ?? (() => new Date());
+  const asOf = options.asOf;
+  const at = asOf === undefined ? {} : { asOf };
   yield [
     {
       kind: 'header',
       header: {
-        exportedAt: now().toISOString(),
+        exportedAt: asOf ?? now().toISOString(),
+        ...at,
         servers: source.servers,
         revisionIds: [...options.revisionIds],
         withTraces: !!options.traces,
@@ -171,7 +205,7 @@ export async function* exportPartBatches(
   const exportedTopics: TopicRef[] = [];
   for (const requested of options.revisionIds) {
     // 1. The schema, by the same revision id the records are listed by.
-    let revision = await source.getTopic(requested);
+    let revision = await source.getTopic(requested, at);
     const latest = revision.latest_revision_id;
     if (latest && latest !== revision._id) {
       if (!options.followLatest)
@@ -179,7 +213,7 @@ export async function* exportPartBatches(
       warn(
         `"${revision.knowledge_topic_name}" was re-approved: exporting its current revision ${latest} instead of ${requested}.`,
       );
-      revision = await source.getTopic(latest);
+      revision = await source.getTopic(latest, at);
     }
     let map = buildFieldMap(revision.knowledge_topic_schema);
     const columnsOf = { name: revision.knowledge_topic_name, revisionId: revision._id };
@@ -191,13 +225,17 @@ export async function* exportPartBatches(
     };
     const { presentation, rule } = mapping.topic(topicRef, map.fields);
     exportedTopics.push(topicRef);
-    yield [{ kind: 'topic', topic: exportedTopic(revision, map, presentation) }];
+    const approval = await approvalOf(source, revision, asOf);
+    yield [{ kind: 'topic', topic: exportedTopic(revision, map, presentation, approval) }];
 
     // 2. and 3. The records of that revision, mapped as they arrive. The mapper is built once per
     // topic and learns the keys met only in record data as the map is extended with them.
     let count = 0;
     const mapper = new RecordMapper(map, { labels: options.labels });
-    const query = { context__knowledge_unit_topic_id: revision._id };
+    const query: RecordListQuery = {
+      context__knowledge_unit_topic_id: revision._id,
+      ...(asOf && { as_of: asOf }),
+    };
     const batches = source.listRecordBatches
       ? source.listRecordBatches(query)
       : singleRecordBatches(source.listRecords(query));
@@ -233,13 +271,16 @@ export async function* exportPartBatches(
           `use the revision id (not the history id ${revision.knowledge_topic_history_id}) and fetch it again after a re-approval.`,
       );
     }
-    yield [{ kind: 'topic-end', topic: exportedTopic(revision, map, presentation), recordCount: count }];
+    yield [
+      { kind: 'topic-end', topic: exportedTopic(revision, map, presentation, approval), recordCount: count },
+    ];
   }
 
   // 4. The traces touching the exported records.
   if (options.traces) {
     const edges = await source.listTraces(
       recordIds.map((id) => ({ node_id: id, node_type: 'Record', version: '' })),
+      at,
     );
     const seen = new Set<string>();
     const traces: ExportedTrace[] = [];

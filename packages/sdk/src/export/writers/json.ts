@@ -9,8 +9,8 @@ export const JSON_FORMAT_VERSION = 1;
 /**
  * The whole snapshot as one JSON document, streamed: one record per line as it arrives.
  *
- *   { "format": "rxs-export", "formatVersion": 1, "exportedAt", "servers", "revisionIds",
- *     "topics": [ { ...topic, "records": [ ... ], "recordCount", "fields" } ],
+ *   { "format": "rxs-export", "formatVersion": 1, "exportedAt", "asOf"?, "servers", "revisionIds",
+ *     "topics": [ { ...topic, "approval"?, "records": [ ... ], "recordCount", "fields" } ],
  *     "traces": [ ... ] | null, "linkTypes": [ ... ], "warnings": [ ... ] }
  *
  * A topic's `fields` come after its records because keys met only in record data are known only
@@ -31,11 +31,12 @@ export class JsonWriter implements ExportWriter {
     this.tracker.observe(part);
     switch (part.kind) {
       case 'header': {
-        const { exportedAt, servers, revisionIds } = part.header;
+        const { exportedAt, asOf, servers, revisionIds } = part.header;
         const head = {
           format: JSON_FORMAT_NAME,
           formatVersion: JSON_FORMAT_VERSION,
           exportedAt,
+          ...(asOf !== undefined && { asOf }),
           servers,
           revisionIds,
         };

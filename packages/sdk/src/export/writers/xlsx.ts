@@ -214,6 +214,7 @@ export class XlsxWriter implements ExportWriter {
     };
     const facts: [string, Cell][] = [
       ['Exported at', header?.exportedAt ?? ''],
+      ...(header?.asOf ? ([['As of', header.asOf]] as [string, Cell][]) : []),
       ['Techdoc server', header?.servers.techdoc ?? ''],
       ['Records server', header?.servers.records ?? ''],
       ['Tracer server', header?.servers.tracer ?? ''],
@@ -232,10 +233,15 @@ export class XlsxWriter implements ExportWriter {
         'Status',
         'History id',
         'Records',
+        'Approved by',
+        'Approved at',
+        'Approval meaning',
+        'Approval reason',
+        'Signature',
       ]),
     );
     topics.forEach(({ topic, recordCount }, index) => {
-      const { name, revisionId, latestRevisionId, version, status, historyId } = topic;
+      const { name, revisionId, latestRevisionId, version, status, historyId, approval } = topic;
       addRow(sheet, [
         name,
         this.sheetOfTopic[index] ?? '',
@@ -245,6 +251,11 @@ export class XlsxWriter implements ExportWriter {
         status,
         historyId,
         recordCount,
+        approval ? (approval.byEmail ?? approval.by) : '',
+        approval?.at ?? '',
+        approval?.meaning ?? '',
+        approval?.reason ?? '',
+        approval?.signature ?? '',
       ]);
     });
     if (warnings.length > 0) {
