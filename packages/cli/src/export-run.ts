@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import {
-  createClient,
+  BaselineNotFoundError,
   createWriter,
   exportPartBatches,
   exportSourceOf,
@@ -9,7 +9,10 @@ import {
   type ExportFormat,
   type ExportPart,
   type ExportWriter,
+  type Baseline,
+  type RxsClient,
 } from '@rxs/sdk';
+import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
 import { UserError } from './errors.js';
@@ -30,6 +33,10 @@ export interface ExportRunOptions {
   mapping?: string;
   /** Most columns of one topic (`--max-columns`); the sdk's default without. */
   maxColumns?: number;
+  /** Export the state at this past moment (`--as-of`). */
+  asOf?: string;
+  /** Export a baseline: its moment, and its revisions unless `revisionIds` names some (`--baseline`). */
+  baseline?: string;
 }
 
 export interface TopicSummary {
@@ -43,6 +50,10 @@ export interface TopicSummary {
 export interface ExportSummary {
   output: string | null;
   format: ExportFormat;
+  /** The moment exported, when it was a past one (--as-of, --baseline). */
+  asOf?: string;
+  /** The baseline exported (--baseline). */
+  baseline?: string;
   topics: TopicSummary[];
   traces: number | null;
   warnings: string[];
@@ -92,16 +103,23 @@ export async function runExport(
   // Read and checked before anything is fetched or written: a bad file changes nothing.
   const mappingPath = options.mapping ?? connection.mapping;
   const mapping = mappingPath === undefined ? undefined : await loadMapping(mappingPath);
-  const client = createClient({
-    techdocUrl: connection.techdocUrl,
-    recordsUrl: connection.recordsUrl,
-    tracerUrl: connection.tracerUrl,
-    apiKey: connection.apiKey,
+  const client = clientFor(connection, {
     timeoutMs: options.timeoutMs,
     retries: options.retries,
     traceConcurrency: options.traceConcurrency,
-    onRetry: (event) => progress.note(`rxs: retrying ${describeRetry(event)}`),
+    onRetry: (message) => progress.note(message),
   });
+  if (options.asOf !== undefined && options.baseline !== undefined)
+    throw new UserError('--as-of and --baseline both name a moment: give one of them.');
+  // A baseline names the moment and, unless --kt names others, the revisions.
+  const baseline = options.baseline === undefined ? undefined : await findBaseline(client, options.baseline);
+  const revisionIds =
+    options.revisionIds.length > 0 ? options.revisionIds : (baseline?.knowledge_topic_revision_ids ?? []);
+  if (revisionIds.length === 0)
+    throw new UserError(
+      'Name the topics to export with --kt REVISION_ID (or a --baseline, which names them).',
+    );
+  const asOf = baseline?.at ?? options.asOf;
   let file: AtomicFile | undefined;
   let writer: ExportWriter | undefined;
   if (options.out === '-') {
@@ -114,13 +132,16 @@ export async function runExport(
   const summary: ExportSummary = {
     output: file?.path ?? (options.out === '-' ? '-' : null),
     format: options.format,
+    ...(asOf !== undefined && { asOf }),
+    ...(baseline && { baseline: baseline.name }),
     topics: [],
     traces: null,
     warnings: [],
     durationMs: 0,
   };
   const batches = exportPartBatches(exportSourceOf(client), {
-    revisionIds: [...new Set(options.revisionIds)],
+    revisionIds: [...new Set(revisionIds)],
+    asOf,
     mapping,
     traces: options.traces,
     labels: options.labels,
@@ -178,6 +199,16 @@ export async function runExport(
   };
 }
 
+/** A baseline by name or id; not finding it is the user's to correct. */
+async function findBaseline(client: RxsClient, nameOrId: string): Promise<Baseline> {
+  try {
+    return await client.techdoc.findBaseline(nameOrId);
+  } catch (error) {
+    if (error instanceof BaselineNotFoundError) throw new UserError(error.message);
+    throw error;
+  }
+}
+
 /** A mapping file's mistakes (also a missing file) are the user's to correct: no stack, exit 1. */
 async function loadMapping(path: string) {
   try {
@@ -188,18 +219,6 @@ async function loadMapping(path: string) {
   }
 }
 
-function describeRetry(event: {
-  service?: string;
-  url?: string;
-  attempt?: number;
-  delayMs?: number;
-  reason?: string;
-}): string {
-  const parts = [event.service, event.url].filter(Boolean).join(' ');
-  const wait = event.delayMs !== undefined ? ` in ${(event.delayMs / 1000).toFixed(1)} s` : '';
-  return `${parts} (attempt ${event.attempt ?? '?'}${wait}): ${event.reason ?? 'transient failure'}`;
-}
-
 export function describeSummary(summary: ExportSummary): string {
   const records = summary.topics.reduce((n, t) => n + t.records, 0);
   const topics = summary.topics
@@ -207,5 +226,10 @@ export function describeSummary(summary: ExportSummary): string {
     .join('\n');
   const traces = summary.traces === null ? '' : ` and ${summary.traces} traces`;
   const target = summary.output && summary.output !== '-' ? ` to ${summary.output}` : '';
-  return `Exported ${records} records of ${summary.topics.length} topic${summary.topics.length === 1 ? '' : 's'}${traces}${target} (${summary.format}, ${(summary.durationMs / 1000).toFixed(1)} s)\n${topics}`;
+  const moment = summary.baseline
+    ? ` as of baseline ${summary.baseline} (${summary.asOf})`
+    : summary.asOf
+      ? ` as of ${summary.asOf}`
+      : '';
+  return `Exported${moment} ${records} records of ${summary.topics.length} topic${summary.topics.length === 1 ? '' : 's'}${traces}${target} (${summary.format}, ${(summary.durationMs / 1000).toFixed(1)} s)\n${topics}`;
 }

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { adminCommand } from './commands/admin.js';
+import { baselineCommand } from './commands/baseline.js';
 import { exportCommand } from './commands/export.js';
+import { historyCommand } from './commands/history.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
 import { syncCommand } from './commands/sync.js';
@@ -17,6 +19,8 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand());
   program.addCommand(exportCommand());
   program.addCommand(syncCommand());
+  program.addCommand(historyCommand());
+  program.addCommand(baselineCommand());
   program.addCommand(adminCommand());
   program.addCommand(migrateDataCommand());
   return program;

@@ -6,7 +6,9 @@ import { describeSummary, runExport, type ExportRunOptions } from '../export-run
 import { Progress } from '../progress.js';
 
 export interface ExportCommandOptions extends ConnectionOptions {
-  kt: string[];
+  kt?: string[];
+  asOf?: string;
+  baseline?: string;
   format: ExportFormat;
   out?: string;
   traces?: boolean;
@@ -40,8 +42,10 @@ export function positiveInteger(value: string | undefined, flag: string, min = 0
 /** What the shared export options ask for, checked. */
 export function exportRunOptions(options: ExportCommandOptions, out: string | undefined): ExportRunOptions {
   return {
-    revisionIds: options.kt,
+    revisionIds: options.kt ?? [],
     format: options.format,
+    ...(options.asOf !== undefined && { asOf: options.asOf }),
+    ...(options.baseline !== undefined && { baseline: options.baseline }),
     out,
     traces: !!options.traces,
     labels: !!options.labels,
@@ -58,10 +62,18 @@ export function exportRunOptions(options: ExportCommandOptions, out: string | un
 export function addExportOptions(command: Command, outDescription: string): Command {
   return addConnectionOptions(
     command
-      .requiredOption(
+      .option(
         '--kt <revision-id>',
-        'KT revision id to export (repeat, or comma separate, for several topics)',
+        'KT revision id to export (repeat, or comma separate, for several topics); required unless --baseline names them',
         collect,
+      )
+      .option(
+        '--as-of <time>',
+        'the state at this past moment (ISO 8601, e.g. 2026-11-01T12:00:00Z): equals, byte for byte, the export taken then',
+      )
+      .option(
+        '--baseline <name>',
+        'a baseline (name or id): its moment, and its topics unless --kt names some (rxs baseline list)',
       )
       .addOption(
         new Option('--format <format>', 'output format').choices([...EXPORT_FORMATS]).default('json'),
@@ -108,7 +120,13 @@ Examples:
   rxs export --url http://127.0.0.1:8080 --api-key-file rxs-data/demo-owner.key --kt 6b03... --format csv --out reqs.csv
   RXS_API_KEY=... rxs export --profile prod --kt REV1 --kt REV2 --traces --format reqif --out design.reqif
   rxs export --profile prod --kt REV --format json --out - | jq '.topics[0].records | length'
-  rxs export --profile prod --kt REQS --kt TESTS --traces --mapping docs/mapping.example.jsonc --format needs`,
+  rxs export --profile prod --kt REQS --kt TESTS --traces --mapping docs/mapping.example.jsonc --format needs
+  rxs export --profile prod --baseline v1.0 --traces --format reqif --out v1.0.reqif
+  rxs export --profile prod --kt REV --as-of 2026-11-01T12:00:00Z --format csv --out audit.csv
+
+With --as-of or --baseline the export reads what the services held at that moment (records, topic
+revisions, traces, approvals), and its header's export time is that moment: re-taking an export with
+--as-of set to the exportedAt of an earlier one gives the same bytes (same format, mapping and rxs).`,
     );
   addExportOptions(command, 'output file, or - for standard output (default: rxs-export.<format extension>)');
   return command.action(async (options: ExportCommandOptions) => {

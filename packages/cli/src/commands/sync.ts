@@ -1,14 +1,27 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
-import { createSyncSession, renderReportText, runWatchLoop, writeReport, type ChangeReport } from '@rxs/sdk';
-import { resolveConnection } from '../connection.js';
+import {
+  createSyncSession,
+  renderReportText,
+  reportJson,
+  runWatchLoop,
+  writeReport,
+  type ChangeReport,
+} from '@rxs/sdk';
+import { createAtomicFile } from '../atomic-file.js';
+import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport, type ExportSummary } from '../export-run.js';
 import { Progress } from '../progress.js';
 import { addExportOptions, exportRunOptions, type ExportCommandOptions } from './export.js';
 
 interface SyncOptions extends ExportCommandOptions {
-  state: string;
+  state?: string;
+  since?: string;
+  report?: string;
   exitCode?: boolean;
   watch?: boolean;
   interval: string;
@@ -35,7 +48,15 @@ export function syncCommand(): Command {
     .description(
       'Export, compare with the previous snapshot, and report what changed (polling; the service pushes nothing)',
     )
-    .requiredOption('--state <dir>', 'folder of the previous snapshot; created on the first run')
+    .option(
+      '--state <dir>',
+      'folder of the previous snapshot; created on the first run (required unless --since)',
+    )
+    .option(
+      '--since <baseline-or-time>',
+      'compare with a baseline (name or id) or a past moment (ISO 8601) instead of --state: the changes from then to --baseline/--as-of, or to now; no state is read or written',
+    )
+    .option('--report <file>', 'with --since: also write the change report (JSON) to this file')
     .option('--exit-code', 'exit with 2 when something changed (0 when nothing did, 1 on failure)')
     .option('--watch', 'repeat on a schedule until stopped (SIGINT/SIGTERM)')
     .option('--interval <duration>', 'with --watch: pause between runs, e.g. 30s, 10m, 1h', '10m')
@@ -55,8 +76,15 @@ everything succeeded. A failed run leaves the previous output and snapshot untou
 A re-approved topic (its latest_revision_id is newer than --kt) stops the sync with a message,
 unless --follow-latest switches to the new revision (the report says so).
 
+With --as-of or --baseline a sync exports that past moment and compares it with the snapshot (a
+later sync without them then reports what changed since). With --since it compares two moments
+instead, e.g. two baselines, or a baseline and now, into the same change report, leaving every
+snapshot alone.
+
 Examples:
   rxs sync --profile prod --kt REV --state .rxs-sync --format csv --out reqs.csv --exit-code
+  rxs sync --profile prod --since v1.0 --baseline v1.1 --report v1.0-to-v1.1.json
+  rxs sync --profile prod --kt REV --since 2026-11-01T00:00:00Z
   rxs sync --profile prod --kt REV --state .rxs-sync --watch --interval 10m --on-change ./notify.sh`,
     );
   addExportOptions(
@@ -65,6 +93,19 @@ Examples:
   );
   return command.action(async (options: SyncOptions) => {
     const connection = resolveConnection(options);
+    if (options.since !== undefined) {
+      await compareMoments(connection, options);
+      return;
+    }
+    const state = options.state;
+    if (state === undefined)
+      throw new UserError(
+        'rxs sync needs --state DIR (where the previous snapshot lives), or --since to compare two moments.',
+      );
+    if (options.report !== undefined)
+      throw new UserError(
+        '--report goes with --since; a sync with --state writes its reports to <state>/reports/.',
+      );
     if (options.out === '-')
       throw new UserError(
         'rxs sync writes --out atomically; standard output (-) is not possible. Name a file.',
@@ -74,7 +115,7 @@ Examples:
       throw new UserError(`--jitter takes a ratio from 0 to 1, not "${options.jitter}".`);
 
     const once = async (): Promise<SyncOutcome> => {
-      const session = await createSyncSession(options.state);
+      const session = await createSyncSession(state);
       const progress = new Progress({ quiet: options.quiet || options.json });
       try {
         const run = await runExport(connection, exportRunOptions(options, options.out), progress, session);
@@ -83,7 +124,7 @@ Examples:
         // (reporting the same changes again) instead of skipping them.
         await run.commit();
         await session.commit();
-        const reportPath = await writeReport(options.state, report);
+        const reportPath = await writeReport(state, report);
         return { summary: run.summary, report, reportPath };
       } catch (error) {
         await session.abort();
@@ -127,6 +168,68 @@ Examples:
     });
     process.stderr.write(`rxs: stopped after ${result.runs} runs (${result.failures} failed).\n`);
   });
+}
+
+/** A value of --since: an ISO 8601 moment, else a baseline's name or id. */
+function sinceMoment(value: string): Pick<ExportCommandOptions, 'asOf' | 'baseline'> {
+  return /^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) ? { asOf: value } : { baseline: value };
+}
+
+/**
+ * `rxs sync --since A [--baseline B | --as-of T]`: exports both moments into a throwaway snapshot
+ * folder and reports the changes from the first to the second, in the report sync always writes.
+ * No --state is touched; --out, if given, gets the second export.
+ */
+async function compareMoments(connection: Connection, options: SyncOptions): Promise<void> {
+  if (options.state !== undefined)
+    throw new UserError('--since compares two moments and leaves every snapshot alone: leave out --state.');
+  if (options.watch)
+    throw new UserError('--since compares two fixed moments once: it cannot go with --watch.');
+  if (options.out === '-')
+    throw new UserError(
+      'rxs sync writes --out atomically; standard output (-) is not possible. Name a file.',
+    );
+  const folder = await mkdtemp(join(tmpdir(), 'rxs-compare-'));
+  const progress = new Progress({ quiet: options.quiet || options.json });
+  try {
+    const fromOptions = { ...options, asOf: undefined, baseline: undefined, ...sinceMoment(options.since!) };
+    // A baseline on the "from" side names its own topics, unless --kt names them for both sides.
+    const from = exportRunOptions(fromOptions, undefined);
+    const first = await createSyncSession(folder);
+    try {
+      await runExport(connection, from, progress, first);
+      await first.commit();
+    } catch (error) {
+      await first.abort();
+      throw error;
+    }
+    const second = await createSyncSession(folder);
+    let outcome: { report: ChangeReport; summary: ExportSummary };
+    try {
+      const run = await runExport(connection, exportRunOptions(options, options.out), progress, second);
+      await run.commit();
+      outcome = { report: second.report!, summary: run.summary };
+    } finally {
+      await second.abort();
+    }
+    if (options.report !== undefined) {
+      const file = createAtomicFile(options.report);
+      file.stream.end(reportJson(outcome.report));
+      await file.commit();
+    }
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ changed: outcome.report.changed, report: options.report ?? null, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
+      );
+    } else {
+      process.stdout.write(
+        `${renderReportText(outcome.report)}\n${options.report ? `Report: ${options.report}\n` : ''}`,
+      );
+    }
+    if (options.exitCode && outcome.report.changed) process.exitCode = 2;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 /** Runs the --on-change command with the report on stdin; its failure is reported, not fatal to the sync. */

@@ -1,7 +1,8 @@
 export { createClient, DEFAULT_TIMEOUT_MS, DEFAULT_TRACE_CONCURRENCY } from './client.js';
 export type { ClientOptions, RxsClient } from './client.js';
 export type { TechdocClient, TopicListQuery } from './techdoc.js';
-export type { RecordsClient, ListRecordsOptions } from './records.js';
+export { BaselineNotFoundError } from './techdoc.js';
+export type { RecordsClient, ListRecordsOptions, AsOfOption, ReasonOption } from './records.js';
 export type { TracerClient, TraceListOptions, TraceListing } from './tracer.js';
 export type { RequestOptions, FetchFunction } from './transport.js';
 export type { RetryEvent, RetryPolicy } from './retry.js';

@@ -131,7 +131,10 @@ export interface ExportServers {
 export interface ExportHeader {
   /** When the export was taken; for an export as of a moment, that moment (so it reproduces byte for byte). */
   exportedAt: string;
-  /** Set when the export reads the state at a past moment (`--as-of`, `--baseline`). */
+  /**
+   * Set when the export reads the state at a past moment (`--as-of`, `--baseline`). Writers leave
+   * it out of their files: such an export must equal, byte for byte, the one taken at that moment.
+   */
   asOf?: string;
   servers: ExportServers;
   /** Revision ids asked for, in order. */

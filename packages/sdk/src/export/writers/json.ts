@@ -9,7 +9,7 @@ export const JSON_FORMAT_VERSION = 1;
 /**
  * The whole snapshot as one JSON document, streamed: one record per line as it arrives.
  *
- *   { "format": "rxs-export", "formatVersion": 1, "exportedAt", "asOf"?, "servers", "revisionIds",
+ *   { "format": "rxs-export", "formatVersion": 1, "exportedAt", "servers", "revisionIds",
  *     "topics": [ { ...topic, "approval"?, "records": [ ... ], "recordCount", "fields" } ],
  *     "traces": [ ... ] | null, "linkTypes": [ ... ], "warnings": [ ... ] }
  *
@@ -31,12 +31,12 @@ export class JsonWriter implements ExportWriter {
     this.tracker.observe(part);
     switch (part.kind) {
       case 'header': {
-        const { exportedAt, asOf, servers, revisionIds } = part.header;
+        // `asOf` stays out: an export as of a moment must equal, byte for byte, the one taken then.
+        const { exportedAt, servers, revisionIds } = part.header;
         const head = {
           format: JSON_FORMAT_NAME,
           formatVersion: JSON_FORMAT_VERSION,
           exportedAt,
-          ...(asOf !== undefined && { asOf }),
           servers,
           revisionIds,
         };

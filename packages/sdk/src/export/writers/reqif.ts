@@ -534,7 +534,6 @@ export class ReqifWriter extends SpooledWriter {
         : '';
       return `${topic.name} ${topic.version} (revision ${topic.revisionId}${approved})`;
     });
-    const asOf = header?.asOf ? ` as of ${header.asOf}` : '';
     const shown = this.notes.slice(0, COMMENT_WARNINGS);
     const more = this.notes.length - shown.length + this.unkept;
     const warnings =
@@ -543,7 +542,7 @@ export class ReqifWriter extends SpooledWriter {
         : `\nWarnings:\n${shown.map((note) => `- ${note}`).join('\n')}${more > 0 ? `\n- and ${more} more.` : ''}`;
     reqifHeader
       .ele('COMMENT')
-      .txt(xmlText(`Snapshot exported by RXS${asOf}: ${revisions.join('; ') || 'no topics'}.${warnings}`));
+      .txt(xmlText(`Snapshot exported by RXS: ${revisions.join('; ') || 'no topics'}.${warnings}`));
     reqifHeader.ele('CREATION-TIME').txt(exportedAt);
     reqifHeader.ele('REQ-IF-TOOL-ID').txt(REQIF_TOOL_ID);
     reqifHeader.ele('REQ-IF-VERSION').txt('1.0');

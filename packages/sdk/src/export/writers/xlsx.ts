@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
@@ -104,11 +105,24 @@ export class XlsxWriter implements ExportWriter {
   async write(part: ExportPart): Promise<void> {
     if (!this.book) {
       const { default: excel } = await import('exceljs');
-      this.book = new excel.stream.xlsx.WorkbookWriter({
+      // Every date in the file is the export's moment, not the clock's: an export as of a moment
+      // then equals, byte for byte, the one taken at that moment.
+      const when = part.kind === 'header' ? new Date(part.header.exportedAt) : new Date();
+      // `created` and `modified` are options of exceljs that its types leave out.
+      const options = {
         stream: this.zip,
         useStyles: true,
         useSharedStrings: false,
-      });
+        created: when,
+        modified: when,
+      };
+      this.book = withDatedZipEntries(
+        when,
+        () =>
+          new excel.stream.xlsx.WorkbookWriter(
+            options as unknown as ExcelJS.stream.xlsx.WorkbookStreamWriterOptions,
+          ),
+      );
     }
     this.tracker.observe(part);
     switch (part.kind) {
@@ -214,7 +228,6 @@ export class XlsxWriter implements ExportWriter {
     };
     const facts: [string, Cell][] = [
       ['Exported at', header?.exportedAt ?? ''],
-      ...(header?.asOf ? ([['As of', header.asOf]] as [string, Cell][]) : []),
       ['Techdoc server', header?.servers.techdoc ?? ''],
       ['Records server', header?.servers.records ?? ''],
       ['Tracer server', header?.servers.tracer ?? ''],
@@ -389,4 +402,43 @@ function truncate(text: string, length: number): string {
     result += char;
   }
   return result;
+}
+
+type Append = (this: unknown, source: unknown, data: Record<string, unknown>) => unknown;
+
+/**
+ * Builds a streaming workbook whose zip entries all carry `date` (exceljs hands archiver no date,
+ * so each entry would carry the clock's time, and the constructor adds some entries already). It
+ * reaches into exceljs's zip library, archiver: if that is ever gone, entries keep the clock's time.
+ */
+function withDatedZipEntries(
+  date: Date,
+  create: () => ExcelJS.stream.xlsx.WorkbookWriter,
+): ExcelJS.stream.xlsx.WorkbookWriter {
+  let archiver: { prototype: { append: Append } } | undefined;
+  try {
+    archiver = createRequire(createRequire(import.meta.url).resolve('exceljs'))('archiver/lib/core.js');
+  } catch {
+    return create();
+  }
+  const prototype = archiver!.prototype;
+  const append = prototype.append;
+  // The constructor runs synchronously: nothing else appends to any archive meanwhile.
+  prototype.append = function (source, data) {
+    return append.call(this, source, { ...data, date });
+  };
+  let book: ExcelJS.stream.xlsx.WorkbookWriter;
+  try {
+    book = create();
+  } finally {
+    prototype.append = append;
+  }
+  const archive = (book as unknown as { zip?: { append: Append } }).zip;
+  if (archive && typeof archive.append === 'function') {
+    const own = archive.append;
+    archive.append = function (source, data) {
+      return own.call(this, source, { ...data, date });
+    };
+  }
+  return book;
 }
