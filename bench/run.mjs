@@ -15,18 +15,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join, relative, resolve } from 'node:path';
 import { copyDataset, createBody, ensureDataset, loadSamples } from './lib/dataset.mjs';
 import { parseOptions, runsFor, slowRunsFor, USAGE } from './lib/options.mjs';
-import {
-  ROOT,
-  startJsonServer,
-  startLimitServer,
-  startRxs,
-  writeJsonServerDb,
-} from './lib/servers.mjs';
+import { ROOT, startJsonServer, startLimitServer, startRxs, writeJsonServerDb } from './lib/servers.mjs';
 import { GNU_TIME, timedOk } from './lib/processes.mjs';
 import { measureListing } from './measure/listing.mjs';
 import { measureExport } from './measure/export.mjs';
 import { measureSync } from './measure/sync.mjs';
 import { measureLookups, measureWrites } from './measure/load.mjs';
+import { measureHistoryCost } from './measure/history.mjs';
+import { ensureBaselineDataset, prepareHistoryBaseline } from './lib/baseline.mjs';
 import { writeReport } from './lib/report.mjs';
 
 const { MAX_STRING_LENGTH } = constants;
@@ -306,11 +302,65 @@ async function benchSize(size, options, failures) {
   } finally {
     await rxs.stop();
   }
+
+  // After the other measurements, on fresh copies: the writes above changed this size's database.
+  if (options.only.includes('history')) {
+    await step(
+      result,
+      'history',
+      async () => {
+        const sides = { history: { label: 'with history', cacheDir, meta } };
+        if (options.historyBaseline !== 'none') {
+          const baseline = prepareHistoryBaseline({ commit: options.historyBaseline, log });
+          const baselineCache = join(work, 'cache', `before-history-${baseline.commit}`, `n${size}`);
+          sides.before = {
+            label: `before history (${baseline.commit})`,
+            bin: baseline.rxsBin,
+            cacheDir: baselineCache,
+            meta: ensureBaselineDataset(baseline, baselineCache, size),
+          };
+        }
+        const measured = await measureHistoryCost({
+          sides,
+          workDir: dir,
+          concurrency: options.concurrency,
+          seconds: options.loadSeconds,
+          runs: options.loadRuns,
+          log,
+        });
+        if (sides.before) measured.baselineCommit = options.historyBaseline;
+        else measured.sideBySideSkipped = 'no baseline (--history-baseline none)';
+        return measured;
+      },
+      failures,
+    );
+  }
   result.loadAverage.end = loadavg()[0];
   // Scratch files of this size (the cached dataset stays).
-  for (const name of ['listing.json', 'json-server', 'export.csv', 'db'])
+  for (const name of ['listing.json', 'json-server', 'export.csv', 'db', 'history-history', 'history-before'])
     rmSync(join(dir, name), { recursive: true, force: true });
   return result;
+}
+
+/**
+ * Several runs' results as one report (e.g. 10k and 100k from one run, 1M from a later one): the
+ * sizes of all in order, the first run's environment, and each run's date and commit in `runs`.
+ */
+function mergeResults(all) {
+  if (all.length === 1) return all[0];
+  const [first] = all;
+  return {
+    ...first,
+    options: { ...first.options, sizes: all.flatMap((r) => r.sizes.map((s) => s.size)) },
+    sizes: all.flatMap((r) => r.sizes),
+    seconds: all.reduce((sum, r) => sum + (r.seconds ?? 0), 0),
+    failures: all.flatMap((r) => r.failures ?? []),
+    runs: all.map((r) => ({
+      date: r.environment.date,
+      commit: r.environment.commit,
+      sizes: r.sizes.map((s) => s.size),
+    })),
+  };
 }
 
 async function main() {
@@ -327,7 +377,9 @@ async function main() {
   }
   if (options.from) {
     // Re-render only (e.g. after editing the report's wording): the figures stay those measured.
-    const results = JSON.parse(readFileSync(options.from, 'utf8'));
+    const results = mergeResults(
+      options.from.split(',').map((file) => JSON.parse(readFileSync(file, 'utf8'))),
+    );
     const written = writeReport(results, {
       report: resolve(options.report),
       dataDir: resolve(options.dataDir),

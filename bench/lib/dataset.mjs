@@ -133,7 +133,10 @@ export async function ensureDataset(dir, size, log) {
       tenant,
       baseMs: Date.parse('2026-01-01T00:00:00Z'),
     };
-    const actor = changeActor({ tenantId: tenant.id, userId: user.id, role: 'owner', via: 'local' }, 'benchmark data');
+    const actor = changeActor(
+      { tenantId: tenant.id, userId: user.id, role: 'owner', via: 'local' },
+      'benchmark data',
+    );
     const sampleIds = [];
     const every = Math.max(1, Math.floor(size / 1000));
     // Every 100th record, with its index: the 1% that the sync benchmark changes.

@@ -2,7 +2,8 @@
 import autocannon from 'autocannon';
 
 /**
- * Runs autocannon once. `path` is a string or a function of the request number (for varying ids).
+ * Runs autocannon once. `path` and `body` are each a string or a function of the request number
+ * (for varying ids and contents).
  * Returns successful requests per second, latency percentiles (ms) and the failures.
  */
 export async function load({
@@ -16,12 +17,20 @@ export async function load({
   timeout = 30,
 }) {
   let n = 0;
-  const request = { method, headers, body };
-  if (typeof path === 'function') {
-    request.setupRequest = (req) => ({ ...req, path: path(n++) });
-  } else {
-    request.path = path;
+  const request = { method, headers };
+  if (typeof path === 'function' || typeof body === 'function') {
+    // Both from the same request number, so a PATCH body belongs to the record in its path.
+    request.setupRequest = (req) => {
+      const i = n++;
+      return {
+        ...req,
+        ...(typeof path === 'function' ? { path: path(i) } : {}),
+        ...(typeof body === 'function' ? { body: body(i) } : {}),
+      };
+    };
   }
+  if (typeof path !== 'function') request.path = path;
+  if (typeof body !== 'function') request.body = body;
   const result = await autocannon({
     url,
     connections,

@@ -10,16 +10,20 @@ export const USAGE = `Usage: node bench/run.mjs [options]     (npm run bench, np
   --load-seconds S       autocannon duration per run               (default 2)
   --concurrency N,N,...  write concurrency levels                  (default 1,8,32)
   --lookup-connections N connections for the point lookups        (default 16)
-  --only a,b,...         listing,export,sync,writes,lookups        (default all)
+  --only a,b,...         listing,export,sync,writes,lookups,history (default all)
+  --history-baseline C   the commit the history measurement runs   (default 63a89d6, the
+                         side by side with, or "none" (today's      release before history;
+                         server only: no ratio)                     smoke: none)
   --report FILE          the Markdown report                       (default docs/benchmarks.md)
   --data-dir DIR         raw JSON and the SVG chart                (default docs/benchmarks)
   --work DIR             datasets (cached) and scratch files       (default bench/out)
   --fresh                regenerate cached datasets
-  --from FILE            no measuring: rewrite the report, JSON and chart from a results.json
+  --from FILE[,FILE...]  no measuring: rewrite the report, JSON and chart from results.json
+                         files (several: their sizes in one report)
   --smoke                tiny and quick: 1000 records, 1 run, report in bench/out/smoke/
   --help`;
 
-export const MEASUREMENTS = ['listing', 'export', 'sync', 'writes', 'lookups'];
+export const MEASUREMENTS = ['listing', 'export', 'sync', 'writes', 'lookups', 'history'];
 
 const list = (value) =>
   value
@@ -50,6 +54,7 @@ export function parseOptions(argv) {
       fresh: { type: 'boolean' },
       from: { type: 'string' },
       smoke: { type: 'boolean' },
+      'history-baseline': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -73,7 +78,11 @@ export function parseOptions(argv) {
     work: values.work ?? 'bench/out',
     fresh: !!values.fresh,
     from: values.from,
+    // Smoke runs in CI must not depend on git history or spend a build on the side-by-side.
+    historyBaseline: values['history-baseline'] ?? (smoke ? 'none' : '63a89d6'),
   };
+  if (options.historyBaseline !== 'none' && !/^[0-9a-f]{7,40}$/.test(options.historyBaseline))
+    throw new Error(`--history-baseline takes a commit id or "none", not "${options.historyBaseline}"`);
   for (const name of options.only) {
     if (!MEASUREMENTS.includes(name))
       throw new Error(`--only: unknown measurement "${name}" (${MEASUREMENTS.join(', ')})`);

@@ -8,11 +8,13 @@ import { load } from '../lib/load.mjs';
 import { settle } from '../lib/processes.mjs';
 import { median, ratios } from '../lib/stats.mjs';
 
-function summarize(samples) {
+/** One load point over its runs: medians, and the requests completed and failed in all. */
+export function summarize(samples) {
   // Latencies only from runs that completed requests (autocannon reports 0 ms otherwise).
   const completed = samples.filter((s) => s.ok > 0);
   return {
     rps: median(samples.map((s) => s.rps)),
+    ok: samples.reduce((sum, s) => sum + s.ok, 0),
     p50: median(completed.map((s) => s.latencyMs.p50)),
     p99: median(completed.map((s) => s.latencyMs.p99)),
     failures: samples.reduce((sum, s) => sum + s.non2xx + s.errors, 0),

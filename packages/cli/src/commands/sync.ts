@@ -12,6 +12,7 @@ import {
   type ChangeReport,
 } from '@rxs/sdk';
 import { createAtomicFile } from '../atomic-file.js';
+import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport, type ExportSummary } from '../export-run.js';
@@ -54,7 +55,7 @@ export function syncCommand(): Command {
     )
     .option(
       '--since <baseline-or-time>',
-      'compare with a baseline (name or id) or a past moment (ISO 8601) instead of --state: the changes from then to --baseline/--as-of, or to now; no state is read or written',
+      "compare with a baseline (name or id) or a past moment (ISO 8601) instead of --state: the changes from then to --baseline/--as-of, or to now (without --kt: the baseline's topics in their current revisions); no state is read or written",
     )
     .option('--report <file>', 'with --since: also write the change report (JSON) to this file')
     .option('--exit-code', 'exit with 2 when something changed (0 when nothing did, 1 on failure)')
@@ -203,10 +204,17 @@ async function compareMoments(connection: Connection, options: SyncOptions): Pro
       await first.abort();
       throw error;
     }
+    // "Since baseline A" to now, with no topics named: A's topics, in their current revisions.
+    let to: ExportCommandOptions = options;
+    const since = sinceMoment(options.since!);
+    if (!options.kt?.length && options.baseline === undefined && since.baseline !== undefined) {
+      const baseline = await clientFor(connection).techdoc.findBaseline(since.baseline);
+      to = { ...options, kt: baseline.knowledge_topic_revision_ids, followLatest: true };
+    }
     const second = await createSyncSession(folder);
     let outcome: { report: ChangeReport; summary: ExportSummary };
     try {
-      const run = await runExport(connection, exportRunOptions(options, options.out), progress, second);
+      const run = await runExport(connection, exportRunOptions(to, options.out), progress, second);
       await run.commit();
       outcome = { report: second.report!, summary: run.summary };
     } finally {

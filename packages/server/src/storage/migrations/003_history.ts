@@ -41,12 +41,8 @@ export async function up(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): P
     .on('record_versions')
     .columns(['tenant_id', 'kt_revision_id', 'record_id', 'n'])
     .execute();
-  // Changes of a tenant in time order (the changes feed, baselines).
-  await db.schema
-    .createIndex('record_versions_by_time')
-    .on('record_versions')
-    .columns(['tenant_id', 'at'])
-    .execute();
+  // No (tenant_id, at) index: no read needs one (as-of reads go by revision, record or node), and
+  // every write would pay for it.
 
   await db.schema
     .createTable('trace_events')
