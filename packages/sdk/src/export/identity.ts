@@ -1,3 +1,4 @@
+import { ClaimTable } from './id-table.js';
 import type { ExportedField, ExportedRecord, TopicPresentation } from './model.js';
 
 /**
@@ -144,14 +145,14 @@ export function defaultPresentation(topicName: string, fields: readonly Exported
  * readable ids of their own keeps nothing per record.
  */
 export class ReadableIds {
-  private readonly owners = new Map<string, string>();
+  // Compact: at a million records a Map of the strings would hold about 200 MB of the exporter.
+  private readonly owners = new ClaimTable();
 
   assign(readableId: string, recordId: string): string {
     if (SERVICE_ID.test(recordId) && readableId.endsWith(`_${recordId}`)) return readableId;
-    const owner = this.owners.get(readableId);
+    const owner = this.owners.claim(readableId, recordId);
     if (owner !== undefined && owner !== recordId)
       throw new DuplicateIdentifierError(readableId, owner, recordId);
-    this.owners.set(readableId, recordId);
     return readableId;
   }
 }

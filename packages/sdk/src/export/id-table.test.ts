@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ClaimTable } from './id-table.js';
+
+const hexId = fc
+  .uint8Array({ minLength: 12, maxLength: 12 })
+  .map((bytes) => Buffer.from(bytes).toString('hex'));
+
+describe('ClaimTable', () => {
+  it('answers like a Map of first claims, through growth, for hex and other owners', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.string({ maxLength: 6 }), fc.oneof(hexId, fc.string({ minLength: 1, maxLength: 8 }))),
+          {
+            maxLength: 3000,
+          },
+        ),
+        (claims) => {
+          const table = new ClaimTable();
+          const model = new Map<string, string>();
+          for (const [key, owner] of claims) {
+            expect(table.claim(key, owner)).toBe(model.get(key));
+            if (!model.has(key)) model.set(key, owner);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keeps a million distinct ids apart and names the first owner of a repeated one', () => {
+    const table = new ClaimTable();
+    const owner = (i: number) => i.toString(16).padStart(24, '0');
+    let clashes = 0;
+    for (let i = 0; i < 1_000_000; i++) if (table.claim(`REQ_${i}`, owner(i)) !== undefined) clashes++;
+    expect(clashes).toBe(0);
+    expect(table.claim('REQ_123456', owner(7))).toBe(owner(123456));
+  });
+});
