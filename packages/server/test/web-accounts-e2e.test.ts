@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
+import { launchChromium } from './support/browser.js';
 
 /** Sign-in across tenants and the audit log, in Debian's chromium against the real server. */
-const CHROMIUM = process.env.RXS_CHROMIUM ?? '/usr/bin/chromium';
-const WEB_INDEX = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
 const STEP = 60_000;
 const PASSWORD = 'one-password-two-tenants';
 
@@ -15,9 +12,6 @@ describe('web app: accounts end to end', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set RXS_CHROMIUM).`);
-    if (!existsSync(WEB_INDEX)) throw new Error('The web app is not built: run npm run build:web first.');
     t = await startTestServer();
     const { accounts } = t.server.app.services;
     // One person, an admin in both tenants with the same password.
@@ -31,16 +25,7 @@ describe('web app: accounts end to end', () => {
       role: 'admin',
       password: PASSWORD,
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   }, STEP);
 
   afterAll(async () => {

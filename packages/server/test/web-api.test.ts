@@ -338,8 +338,15 @@ describe('web app API', () => {
         body: { knowledge_topic_name: 'Risks', type: 'multi_record', knowledge_topic_schema: schema },
       });
       expect(draft.status).toBe(201);
-      expect((await editor.request('POST', `/api/revisions/${draft.body._id}/approve`)).status).toBe(403);
-      const first = await owner.request('POST', `/api/revisions/${draft.body._id}/approve`);
+      const signature = { password: users().owner.password, meaning: 'approved' };
+      const editorSignature = { password: users().editor.password, meaning: 'approved' };
+      expect(
+        (await editor.request('POST', `/api/revisions/${draft.body._id}/approve`, { body: editorSignature }))
+          .status,
+      ).toBe(403);
+      const first = await owner.request('POST', `/api/revisions/${draft.body._id}/approve`, {
+        body: signature,
+      });
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ previousRevisionId: null, recordsMoved: 0 });
 
@@ -364,7 +371,9 @@ describe('web app API', () => {
         },
       });
       expect(edited.status).toBe(200);
-      const second = await owner.request('POST', `/api/revisions/${reopened.body._id}/approve`);
+      const second = await owner.request('POST', `/api/revisions/${reopened.body._id}/approve`, {
+        body: signature,
+      });
       expect(second.body).toMatchObject({ previousRevisionId: draft.body._id, recordsMoved: 1 });
       const detail = (await viewer.request('GET', `/api/topics/${draft.body.knowledge_topic_history_id}`))
         .body;

@@ -1,17 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
+import { launchChromium, screenshot as shot } from './support/browser.js';
 
-/**
- * The web app in Debian's chromium, driven by playwright-core, against the real server in-process.
- * Set RXS_SCREENSHOT_DIR (e.g. docs/screenshots) to save screenshots of the main pages on the way.
- */
-const CHROMIUM = process.env.RXS_CHROMIUM ?? '/usr/bin/chromium';
-const WEB_INDEX = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
-const SCREENSHOTS = process.env.RXS_SCREENSHOT_DIR;
+/** The web app in Debian's chromium, driven by playwright-core, against the real server in-process. */
 const STEP = 60_000;
 
 describe('web app end to end', () => {
@@ -26,14 +19,6 @@ describe('web app end to end', () => {
     secondRevision?: string;
     recordUrl?: string;
   } = {};
-
-  async function shot(target: Page, name: string): Promise<void> {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await target.waitForLoadState('networkidle');
-    await target.evaluate(() => window.scrollTo(0, 0));
-    await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
-  }
 
   async function signIn(context: BrowserContext, user: { email: string; password: string }): Promise<Page> {
     const tab = await context.newPage();
@@ -81,21 +66,8 @@ describe('web app end to end', () => {
   const field = (label: string): Locator => page.locator('.form-js-host').getByLabel(label, { exact: false });
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set RXS_CHROMIUM).`);
-    if (!existsSync(WEB_INDEX)) throw new Error('The web app is not built: run npm run build:web first.');
     t = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     owner = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     owner.setDefaultTimeout(10_000);
   }, STEP);
@@ -187,7 +159,8 @@ describe('web app end to end', () => {
       await page.getByText('Draft created').waitFor();
       state.historyId = /\/topics\/([0-9a-f]{24})\/design/.exec(page.url())![1]!;
       await page.getByRole('button', { name: 'Approve…' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
+      await page.getByRole('dialog').getByLabel('Your password').fill(t.demo.tenant.users.owner.password);
+      await page.getByRole('dialog').getByRole('button', { name: 'Sign and approve' }).click();
       await page.getByTestId('reapproval-notice').waitFor();
       state.firstRevision = (await page
         .getByTestId('current-revision-id')
@@ -280,7 +253,8 @@ describe('web app end to end', () => {
       await setLabel('Mitigation');
       await page.getByText('Unsaved changes').waitFor();
       await page.getByRole('button', { name: 'Approve…' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Save and approve' }).click();
+      await page.getByRole('dialog').getByLabel('Your password').fill(t.demo.tenant.users.owner.password);
+      await page.getByRole('dialog').getByRole('button', { name: 'Save, sign and approve' }).click();
 
       const notice = page.getByTestId('reapproval-notice');
       await notice.waitFor();

@@ -3,9 +3,11 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApiMeta, SessionInfo } from '@rxs/web-api';
 import { api, ApiError, onSignedOut, setCsrfToken } from './api';
 import { Badge, ErrorNotice, Link, Loading } from './components/ui';
+import { BaselinesPage } from './pages/baselines';
 import { ExportPage } from './pages/export';
 import { NotFoundPage } from './pages/not-found';
 import { RecordCreatePage, RecordPage } from './pages/record';
+import { RecordVersionPage } from './pages/record-history';
 import { RecordsPage } from './pages/records';
 import { AccountPage } from './pages/settings-account';
 import { KeysPage } from './pages/settings-keys';
@@ -28,6 +30,7 @@ type Page = (params: Record<string, string>) => ComponentChildren;
 const ROUTES: [string, Page][] = [
   ['/topics', () => <TopicsPage />],
   ['/topics/new', () => <NewTopicPage />],
+  ['/topics/baselines', () => <BaselinesPage />],
   ['/topics/:historyId', (p) => <TopicPage historyId={p.historyId!} />],
   ['/topics/:historyId/design', (p) => <DesignPage historyId={p.historyId!} />],
   ['/topics/:historyId/records', (p) => <RecordsPage historyId={p.historyId!} />],
@@ -35,6 +38,10 @@ const ROUTES: [string, Page][] = [
   [
     '/topics/:historyId/records/:recordId',
     (p) => <RecordPage key={p.recordId} historyId={p.historyId!} recordId={p.recordId!} />,
+  ],
+  [
+    '/topics/:historyId/records/:recordId/versions/:n',
+    (p) => <RecordVersionPage historyId={p.historyId!} recordId={p.recordId!} n={Number(p.n)} />,
   ],
   ['/export', () => <ExportPage />],
   ['/settings/keys', () => <KeysPage />],

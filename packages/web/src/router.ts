@@ -93,6 +93,10 @@ export const paths = {
   records: (historyId: string) => `/topics/${historyId}/records`,
   newRecord: (historyId: string) => `/topics/${historyId}/records/new`,
   record: (historyId: string, recordId: string) => `/topics/${historyId}/records/${recordId}`,
+  recordVersion: (historyId: string, recordId: string, n: number) =>
+    `/topics/${historyId}/records/${recordId}/versions/${n}`,
+  baselines: (historyId?: string) =>
+    historyId ? `/topics/baselines?topic=${historyId}` : '/topics/baselines',
   exports: (revisionIds?: string[]) =>
     revisionIds?.length ? `/export?revisions=${revisionIds.join(',')}` : '/export',
   keys: () => '/settings/keys',

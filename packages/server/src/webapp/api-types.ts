@@ -3,12 +3,16 @@
  * file (type-only) so both sides agree on one definition.
  */
 import type {
+  Approval,
+  ApprovalMeaning,
+  ChangeChannel,
   ExportFormat,
   FormSchema,
   KnowledgeTopicRevision,
   KnowledgeTopicType,
   NameSource,
   Permission,
+  RecordVersionAction,
   RelationType,
   Role,
   ServiceRecord,
@@ -16,11 +20,15 @@ import type {
 } from '@rxs/sdk';
 
 export type {
+  Approval,
+  ApprovalMeaning,
+  ChangeChannel,
   ExportFormat,
   FormSchema,
   KnowledgeTopicRevision,
   KnowledgeTopicType,
   Permission,
+  RecordVersionAction,
   RelationType,
   Role,
   ServiceRecord,
@@ -162,6 +170,8 @@ export interface TopicDetail {
   /** Newest first. */
   revisions: RevisionSummary[];
   recordCount: number;
+  /** Who approved the current revision, when, with what meaning and why; null before the first approval. */
+  approval: Approval | null;
 }
 
 /** `POST /api/revisions/{id}/approve`. */
@@ -234,4 +244,117 @@ export interface LinkView {
     topicName: string | null;
     deleted: boolean;
   };
+}
+
+/** One value that differs between two versions of a record, by semantic name, as display text. */
+export interface FieldDifference {
+  field: string;
+  change: 'added' | 'removed' | 'modified';
+  /** Absent when added. */
+  before?: string;
+  /** Absent when removed. */
+  after?: string;
+}
+
+/** What changed from one state of a record to another: its name and its values. */
+export interface RecordChanges {
+  name: { before: string; after: string } | null;
+  fields: FieldDifference[];
+}
+
+/** One version of a record in its history: who changed it, when, why, and what changed. */
+export interface RecordVersionView {
+  n: number;
+  action: RecordVersionAction;
+  at: string;
+  /** The user's e-mail, else their id. */
+  by: string;
+  keyId: string | null;
+  via: ChangeChannel;
+  reason: string | null;
+  name: string;
+  version: string;
+  revisionId: string | null;
+  /** Against the version before; for the first version, every value is added. */
+  changes: RecordChanges;
+}
+
+/** `GET /api/records/{id}/history`: newest first; a deleted record's history stays readable. */
+export interface RecordHistoryView {
+  recordId: string;
+  /** The name of the newest version. */
+  name: string;
+  deleted: boolean;
+  topic: { historyId: string; revisionId: string; name: string } | null;
+  versions: RecordVersionView[];
+  /** Pass as `before` for older versions. */
+  next: number | null;
+}
+
+/** `GET /api/records/{id}/versions/{n}`: one version with the form it was filled in with. */
+export interface RecordVersionDetail {
+  version: RecordVersionView;
+  record: ServiceRecord;
+  topic: { historyId: string; revisionId: string; name: string; schema: FormSchema } | null;
+  /** Values by semantic name, in column order. */
+  values: { name: string; key: string; text: string }[];
+}
+
+/** A topic a baseline includes: its revision id then, and the topic it belongs to. */
+export interface BaselineTopic {
+  revisionId: string;
+  historyId: string | null;
+  name: string;
+  version: string | null;
+}
+
+export interface BaselineView {
+  id: string;
+  name: string;
+  description: string;
+  /** The moment the baseline names. */
+  at: string;
+  createdAt: string;
+  /** E-mail of the creator, else their user id. */
+  createdBy: string;
+  topics: BaselineTopic[];
+}
+
+/** `GET /api/baselines`. */
+export interface BaselineList {
+  items: BaselineView[];
+  /** Pass as `after` for the next page. */
+  next: string | null;
+}
+
+/** A record that differs between the two sides of a comparison. */
+export interface RecordDifference {
+  id: string;
+  name: string;
+  kind: 'added' | 'removed' | 'changed';
+  changes: RecordChanges | null;
+}
+
+/** One topic of a comparison of two baselines (or a baseline and now). */
+export interface TopicComparison {
+  historyId: string;
+  name: string;
+  /** added: only in the second; removed: only in the first; present: in both. */
+  status: 'added' | 'removed' | 'present';
+  fromRevisionId: string | null;
+  toRevisionId: string | null;
+  counts: { added: number; removed: number; changed: number; unchanged: number };
+  /** The first differences, in record id order; `omitted` more were counted but not listed. */
+  differences: RecordDifference[];
+  omitted: number;
+}
+
+/** `GET /api/baselines/compare?from=ID&to=ID|now`. */
+export interface BaselineComparison {
+  from: { id: string; name: string; at: string };
+  /** `id` null: now. */
+  to: { id: string | null; name: string; at: string };
+  topics: TopicComparison[];
+  /** Differences listed at most, over all topics. */
+  limit: number;
 }

@@ -6,7 +6,9 @@ import type { WebContext } from './context.js';
 import { permissionGuard, secureCookiePolicy, sessionGuard } from './guard.js';
 import { WebQueries } from './queries.js';
 import { accountRoutes } from './routes/accounts.js';
+import { baselineRoutes } from './routes/baselines.js';
 import { exportRoutes } from './routes/export.js';
+import { historyRoutes } from './routes/history.js';
 import { recordRoutes } from './routes/records.js';
 import { sessionRoutes } from './routes/session.js';
 import { topicRoutes } from './routes/topics.js';
@@ -59,6 +61,8 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
       await api.register(accountRoutes(context));
       await api.register(topicRoutes(context));
       await api.register(recordRoutes(context));
+      await api.register(historyRoutes(context));
+      await api.register(baselineRoutes(context));
       await api.register(traceRoutes(context));
       await api.register(exportRoutes(context));
     },

@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 
 /** Paths the browser app never takes: the services, the API reference, health, and its own API. */
-const RESERVED = /^\/(kt|records|traces|api|assets)(\/|$)|^\/docs(\/|$)|^\/openapi\.json$|^\/healthz$/;
+const RESERVED =
+  /^\/(kt|records|traces|baselines|api|assets)(\/|$)|^\/docs(\/|$)|^\/openapi\.json$|^\/healthz$/;
 
 const ROOT_FILE_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',

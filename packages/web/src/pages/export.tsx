@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { ExportFormat, TopicList, TopicSummary } from '@rxs/web-api';
-import type { ValidationErrorItem } from '@rxs/web-api';
-import { ApiError, api, csrfHeaders, errorMessage, withQuery } from '../api';
-import { EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
+import { api, errorMessage } from '../api';
+import { ExportResultNotice, type ExportResult } from '../components/export-result';
+import { TopicChoices, toggled } from '../components/topic-choices';
+import { downloadExport } from '../download';
+import { EmptyState, ErrorNotice, Link, Loading, PageHeader, plural } from '../components/ui';
 import { useAsync, useTitle } from '../hooks';
 import { paths, useLocation } from '../router';
 import { useSession } from '../session';
@@ -17,7 +19,7 @@ const FORMAT_NOTES: Record<ExportFormat, string> = {
 };
 
 /** Every approved topic, across pages. */
-async function approvedTopics(): Promise<TopicSummary[]> {
+export async function approvedTopics(): Promise<TopicSummary[]> {
   const topics: TopicSummary[] = [];
   let after: string | null = null;
   do {
@@ -26,23 +28,6 @@ async function approvedTopics(): Promise<TopicSummary[]> {
     after = page.next;
   } while (after);
   return topics.filter((t) => t.currentRevisionId).sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** The export's warnings (values cut or changed to fit the format), sent as URI-encoded JSON. */
-function warningsOf(response: Response): string[] {
-  const header = response.headers.get('x-rxs-export-warnings');
-  if (!header) return [];
-  try {
-    const warnings: unknown = JSON.parse(decodeURIComponent(header));
-    return Array.isArray(warnings) ? warnings.map(String) : [];
-  } catch {
-    return ['The export sent warnings this page could not read; the file lists them.'];
-  }
-}
-
-function fileNameOf(response: Response, fallback: string): string {
-  const header = response.headers.get('content-disposition') ?? '';
-  return /filename="([^"]+)"/.exec(header)?.[1] ?? fallback;
 }
 
 export function ExportPage() {
@@ -60,15 +45,10 @@ export function ExportPage() {
   const [mapping, setMapping] = useState('');
   const [mappingName, setMappingName] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ kind: 'success' | 'error'; text: string; warnings?: string[] }>();
+  const [result, setResult] = useState<ExportResult>();
   const canTraces = info.permissions.includes('traces:read');
 
-  const toggle = (revisionId: string) => {
-    const next = new Set(selected);
-    if (next.has(revisionId)) next.delete(revisionId);
-    else next.add(revisionId);
-    setSelected(next);
-  };
+  const toggle = (revisionId: string) => setSelected(toggled(selected, revisionId));
 
   const download = async (event: Event) => {
     event.preventDefault();
@@ -78,40 +58,14 @@ export function ExportPage() {
     setBusy(true);
     setResult(undefined);
     try {
-      const request = { revisions: revisions.join(','), format, traces: traces && canTraces, labels };
-      // With a mapping file the request goes in a body (the file can be long): a POST, with the CSRF token.
-      const response = mapping.trim()
-        ? await fetch('/api/export', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json', ...csrfHeaders() },
-            body: JSON.stringify({ ...request, mapping }),
-            credentials: 'same-origin',
-          })
-        : await fetch(withQuery('/api/export', request), { credentials: 'same-origin' });
-      if (!response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
-        throw new ApiError(
-          response.status,
-          typeof body.detail === 'string' || Array.isArray(body.detail)
-            ? (body.detail as string | ValidationErrorItem[])
-            : `The export failed (${response.status}).`,
-        );
-      }
-      const blob = await response.blob();
-      const name = fileNameOf(response, `rxs-export.${format}`);
-      const href = URL.createObjectURL(blob);
-      const anchor = document.createElement('a');
-      anchor.href = href;
-      anchor.download = name;
-      document.body.appendChild(anchor);
-      anchor.click();
-      anchor.remove();
-      setTimeout(() => URL.revokeObjectURL(href), 60_000);
-      setResult({
-        kind: 'success',
-        text: `Downloaded ${name} (${(blob.size / 1024).toFixed(1)} KiB).`,
-        warnings: warningsOf(response),
+      const { name, size, warnings } = await downloadExport({
+        revisions: revisions.join(','),
+        format,
+        traces: traces && canTraces,
+        labels,
+        mapping,
       });
+      setResult({ kind: 'success', text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB).`, warnings });
     } catch (error) {
       setResult({ kind: 'error', text: errorMessage(error) });
     } finally {
@@ -165,26 +119,7 @@ export function ExportPage() {
                 Select none
               </button>
             </div>
-            <ul class="choice-list">
-              {topics.data.map((topic) => (
-                <li key={topic.historyId}>
-                  <label class="checkbox">
-                    <input
-                      type="checkbox"
-                      checked={selected.has(topic.currentRevisionId!)}
-                      onChange={() => toggle(topic.currentRevisionId!)}
-                    />
-                    <span>
-                      <strong>{topic.name}</strong>{' '}
-                      <span class="muted">
-                        v{topic.currentVersion} · {plural(topic.recordCount, 'record')} ·{' '}
-                        <code>{topic.currentRevisionId}</code>
-                      </span>
-                    </span>
-                  </label>
-                </li>
-              ))}
-            </ul>
+            <TopicChoices topics={topics.data} selected={selected} onToggle={toggle} />
           </fieldset>
           <fieldset class="panel">
             <legend class="panel-title">Format</legend>
@@ -259,16 +194,7 @@ export function ExportPage() {
               />
             </label>
           </fieldset>
-          {result && <Notice kind={result.kind}>{result.text}</Notice>}
-          {result?.warnings && result.warnings.length > 0 && (
-            <Notice kind="warning" title="The export has warnings">
-              <ul class="export-warnings">
-                {result.warnings.map((warning, index) => (
-                  <li key={index}>{warning}</li>
-                ))}
-              </ul>
-            </Notice>
-          )}
+          <ExportResultNotice result={result} />
           <div class="button-row">
             <button type="submit" class="button button-primary" disabled={busy || count === 0}>
               {busy ? 'Exporting…' : count === 0 ? 'Choose a topic' : `Download ${plural(count, 'topic')}`}

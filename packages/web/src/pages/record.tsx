@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import type { RecordDetail, ServiceRecord, ValidationErrorItem } from '@rxs/web-api';
-import { api, ApiError, errorMessage } from '../api';
+import { api, ApiError, errorMessage, withQuery } from '../api';
 import {
   Badge,
   ConfirmDialog,
@@ -14,10 +14,12 @@ import {
   Notice,
   PageHeader,
 } from '../components/ui';
+import { ReasonField } from '../components/reason-field';
 import { FormView, type FormHandle } from '../forms/form-view';
 import { useAsync, useTitle, useTopic } from '../hooks';
 import { navigate, paths, topicCrumbs, useLocation } from '../router';
 import { useCan } from '../session';
+import { DeletedRecordView, HistoryPanel, ValuesList } from './record-history';
 import { LinksPanel } from './record-links';
 
 /** Problems of a save: those placed on form fields, the name's, and the rest for a banner. */
@@ -208,21 +210,20 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setDeleteError] = useState<string>();
   const [formKey, setFormKey] = useState(0);
+  const [reason, setReason] = useState('');
+  const [deleteReason, setDeleteReason] = useState('');
   const form = useRef<FormHandle>();
   const { busy, problems, clearProblems, submit: send } = useRecordSubmit(form);
 
   if (detail.error !== undefined) {
+    // A deleted record keeps its address: its history, and a restore for editors.
     return (
-      <>
-        <PageHeader
-          title="Record"
-          crumbs={[
-            { href: paths.topics(), label: 'Topics' },
-            { href: paths.records(historyId), label: 'Records' },
-          ]}
-        />
-        <ErrorNotice error={detail.error} onRetry={detail.reload} />
-      </>
+      <DeletedRecordView
+        historyId={historyId}
+        recordId={recordId}
+        error={detail.error}
+        onRestored={detail.reload}
+      />
     );
   }
   if (!detail.data) return <Loading />;
@@ -233,6 +234,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
 
   const startEditing = () => {
     setName(record.name);
+    setReason('');
     clearProblems();
     setSaved(false);
     setEditing(true);
@@ -246,6 +248,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
         name: name.trim(),
         data: data ?? record.data,
         version: record.version,
+        change_reason: reason.trim() || undefined,
       });
       setEditing(false);
       setSaved(true);
@@ -257,7 +260,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
   const remove = async () => {
     setDeleting(true);
     try {
-      await api.delete(`/records/${record._id}`);
+      await api.delete(withQuery(`/records/${record._id}`, { change_reason: deleteReason.trim() }));
       navigate(paths.records(topicHistory));
     } catch (error) {
       setDeleteError(errorMessage(error));
@@ -284,7 +287,10 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
                 <button
                   type="button"
                   class="button button-danger-outline"
-                  onClick={() => setConfirmDelete(true)}
+                  onClick={() => {
+                    setDeleteReason('');
+                    setConfirmDelete(true);
+                  }}
                 >
                   Delete
                 </button>
@@ -331,6 +337,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
                     onInput={(e) => setName(e.currentTarget.value)}
                   />
                 </Field>
+                <ReasonField id="record-reason" value={reason} onValue={setReason} />
               </div>
               <div class="panel">
                 {topic ? (
@@ -377,6 +384,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
             </section>
           )}
           <LinksPanel recordId={record._id} />
+          <HistoryPanel historyId={topicHistory} recordId={record._id} reloadKey={record.version} />
         </div>
         <aside class="record-side">
           <section class="panel" aria-labelledby="facts-title">
@@ -408,18 +416,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
             <h2 id="exported-title" class="panel-title">
               As exported
             </h2>
-            {values.length === 0 ? (
-              <p class="muted">No values.</p>
-            ) : (
-              <dl class="facts facts-values">
-                {values.map((value) => (
-                  <div key={value.name} class="fact">
-                    <dt title={`form key ${value.key}`}>{value.name}</dt>
-                    <dd>{value.text || <span class="muted">—</span>}</dd>
-                  </div>
-                ))}
-              </dl>
-            )}
+            <ValuesList values={values} />
             <div class="button-row">
               <CopyButton text={JSON.stringify(record.data, null, 2)} label="Copy data JSON" />
             </div>
@@ -435,7 +432,16 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
         onCancel={() => setConfirmDelete(false)}
         onConfirm={() => void remove()}
       >
-        <p>The record and the traces that link it to other records are deleted. This cannot be undone.</p>
+        <p>
+          The record and the traces that link it to other records are deleted. Its history stays readable at
+          this address, and an editor can restore the record; its links stay deleted.
+        </p>
+        <ReasonField
+          id="delete-reason"
+          label="Reason for deleting (optional)"
+          value={deleteReason}
+          onValue={setDeleteReason}
+        />
       </ConfirmDialog>
     </>
   );

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FormSchema, KnowledgeTopicRevision, KnowledgeTopicType, TopicDetail } from '@rxs/web-api';
 import { api, ApiError, errorMessage } from '../api';
-import { ConfirmDialog, ErrorNotice, Field, Link, Loading, Notice, PageHeader } from '../components/ui';
+import { ApproveDialog, type ApprovalSignature } from '../components/approve-dialog';
+import { ErrorNotice, Field, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { FormDesigner, type DesignerHandle } from '../forms/form-designer';
 import { useAsync, useTitle, useTopic } from '../hooks';
 import { navigate, paths, setLeaveWarning, topicCrumbs } from '../router';
@@ -270,16 +271,19 @@ export function DesignPage({ historyId }: { historyId: string }) {
     }
   };
 
-  const approve = async () => {
+  // A failed approval stays in the dialog (a wrong password is typed again there); a failed save
+  // closes it, and the page shows why.
+  const approve = async (signature: ApprovalSignature) => {
     setBusy('approve');
     try {
-      if ((dirty || name !== undefined) && !(await save())) return;
-      await approveDraft(t.historyId, d._id);
-    } catch (failure) {
-      setError(failure);
+      if ((dirty || name !== undefined) && !(await save())) {
+        setConfirmApprove(false);
+        return;
+      }
+      await approveDraft(t.historyId, d._id, signature);
+      setConfirmApprove(false);
     } finally {
       setBusy(undefined);
-      setConfirmApprove(false);
     }
   };
 
@@ -369,14 +373,12 @@ export function DesignPage({ historyId }: { historyId: string }) {
           </p>
         </div>
       </div>
-      <ConfirmDialog
+      <ApproveDialog
         open={confirmApprove}
         title={`Approve draft v${d.version}?`}
-        confirmLabel={dirty ? 'Save and approve' : 'Approve'}
-        tone="primary"
-        busy={busy === 'approve'}
+        confirmLabel={dirty ? 'Save, sign and approve' : 'Sign and approve'}
         onCancel={() => setConfirmApprove(false)}
-        onConfirm={() => void approve()}
+        onApprove={approve}
       >
         {t.currentRevisionId ? (
           <p>
@@ -386,7 +388,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
         ) : (
           <p>The draft becomes the topic's first approved revision; records can be created with its form.</p>
         )}
-      </ConfirmDialog>
+      </ApproveDialog>
     </>
   );
 }

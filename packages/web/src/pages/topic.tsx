@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { ApprovalResult, TopicDetail } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
+import { ApproveDialog, MEANING_LABELS, type ApprovalSignature } from '../components/approve-dialog';
 import {
   Badge,
-  ConfirmDialog,
   CopyButton,
   DateTime,
   ErrorNotice,
@@ -25,8 +25,12 @@ function approvalNotice(query: URLSearchParams) {
   return { approved, previous: query.get('from'), moved: Number(query.get('moved') ?? 0) };
 }
 
-export async function approveDraft(historyId: string, draftId: string): Promise<void> {
-  const result = await api.post<ApprovalResult>(`/revisions/${draftId}/approve`);
+export async function approveDraft(
+  historyId: string,
+  draftId: string,
+  signature: ApprovalSignature,
+): Promise<void> {
+  const result = await api.post<ApprovalResult>(`/revisions/${draftId}/approve`, signature);
   const params = new URLSearchParams({ approved: result.revision._id, moved: String(result.recordsMoved) });
   if (result.previousRevisionId) params.set('from', result.previousRevisionId);
   navigate(`${paths.topic(historyId)}?${params.toString()}`, { force: true });
@@ -44,7 +48,6 @@ export function TopicPage({ historyId }: { historyId: string }) {
     () => api.get<TopicDetail>(`/topics/${historyId}`),
     [historyId, location.query.get('approved')],
   );
-  const [approving, setApproving] = useState(false);
   const [confirmApprove, setConfirmApprove] = useState(false);
   const [actionError, setActionError] = useState<string>();
   const notice = approvalNotice(location.query);
@@ -63,19 +66,12 @@ export function TopicPage({ historyId }: { historyId: string }) {
   const draft = t.revisions.find((r) => r.id === t.draftRevisionId);
   const origin = window.location.origin;
 
-  const approve = async () => {
+  // Errors stay in the dialog (a wrong password is typed again there).
+  const approve = async (signature: ApprovalSignature) => {
     if (!t.draftRevisionId) return;
-    setApproving(true);
     setActionError(undefined);
-    try {
-      await approveDraft(t.historyId, t.draftRevisionId);
-      setConfirmApprove(false);
-    } catch (error) {
-      setActionError(errorMessage(error));
-      setConfirmApprove(false);
-    } finally {
-      setApproving(false);
-    }
+    await approveDraft(t.historyId, t.draftRevisionId, signature);
+    setConfirmApprove(false);
   };
 
   return (
@@ -93,6 +89,11 @@ export function TopicPage({ historyId }: { historyId: string }) {
             {t.currentRevisionId && (
               <Link class="button" href={paths.exports([t.currentRevisionId])}>
                 Export
+              </Link>
+            )}
+            {t.currentRevisionId && (
+              <Link class="button" href={paths.baselines(t.historyId)}>
+                Baselines
               </Link>
             )}
             {can('kt:write') && (
@@ -200,6 +201,34 @@ export function TopicPage({ historyId }: { historyId: string }) {
           </details>
         )}
       </section>
+
+      {t.approval && (
+        <section class="panel" aria-labelledby="approval-title" data-testid="approval">
+          <h2 id="approval-title" class="panel-title">
+            Approval of v{t.revision.version}
+          </h2>
+          <dl class="facts">
+            <dt>Signed by</dt>
+            <dd>{t.approval.approved_by_email ?? t.approval.approved_by}</dd>
+            <dt>When</dt>
+            <dd>
+              <DateTime value={t.approval.approved_at} />
+            </dd>
+            <dt>Meaning</dt>
+            <dd>{MEANING_LABELS[t.approval.meaning]}</dd>
+            <dt>Reason</dt>
+            <dd>{t.approval.reason ?? <span class="muted">None given</span>}</dd>
+            <dt>Signature</dt>
+            <dd>
+              {t.approval.signature === 'password'
+                ? 'Password entered again in the web app'
+                : t.approval.signature === 'api-key'
+                  ? 'Approved through the API with an API key'
+                  : 'Approved before signatures were recorded'}
+            </dd>
+          </dl>
+        </section>
+      )}
 
       {draft && (
         <section class="panel panel-draft" aria-labelledby="draft-title">
@@ -326,14 +355,11 @@ export function TopicPage({ historyId }: { historyId: string }) {
         </p>
       </section>
 
-      <ConfirmDialog
+      <ApproveDialog
         open={confirmApprove}
         title={`Approve draft v${draft?.version ?? ''}?`}
-        confirmLabel="Approve"
-        tone="primary"
-        busy={approving}
         onCancel={() => setConfirmApprove(false)}
-        onConfirm={() => void approve()}
+        onApprove={approve}
       >
         {t.currentRevisionId ? (
           <p>
@@ -346,7 +372,7 @@ export function TopicPage({ historyId }: { historyId: string }) {
             The draft becomes the topic's first approved revision, and records can be created with its form.
           </p>
         )}
-      </ConfirmDialog>
+      </ApproveDialog>
     </>
   );
 }

@@ -47,11 +47,16 @@ export function TopicsPage() {
       <PageHeader
         title="Knowledge topics"
         actions={
-          can('kt:write') && (
-            <Link class="button button-primary" href={paths.newTopic()}>
-              New topic
+          <>
+            <Link class="button" href={paths.baselines()}>
+              Baselines
             </Link>
-          )
+            {can('kt:write') && (
+              <Link class="button button-primary" href={paths.newTopic()}>
+                New topic
+              </Link>
+            )}
+          </>
         }
       >
         <p class="page-lead">

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  AsOf,
   buildFieldMap,
   createWriter,
   DuplicateIdentifierError,
@@ -74,14 +75,17 @@ export function inProcessExportSource(
   services: Services,
   principal: Principal,
   baseUrl: string,
+  /** Read everything as it was at this moment (normalised, see history/as-of.ts). */
+  asOf?: string,
 ): ExportSource {
   return {
     servers: { techdoc: baseUrl, records: baseUrl, tracer: baseUrl },
-    getTopic: (revisionId) => services.techdoc.getRevision(principal, revisionId),
+    getTopic: (revisionId) => services.techdoc.getRevision(principal, revisionId, { asOf }),
     async *listRecords(query) {
       const revisionId = query.context__knowledge_unit_topic_id;
       if (!revisionId) return;
-      for await (const line of services.records.streamJsonLines(principal, { revisionIds: [revisionId] })) {
+      const filter = { revisionIds: [revisionId], asOf: query.as_of ?? asOf };
+      for await (const line of services.records.streamJsonLines(principal, filter)) {
         yield JSON.parse(line) as ServiceRecord;
       }
     },
@@ -90,11 +94,11 @@ export function inProcessExportSource(
       // A batch whose answer passes the edge limit is asked again in halves, as the sdk client does.
       const collect = async (batch: BatchRetrieveNode[]): Promise<void> => {
         try {
-          const answer = await services.tracer.batchList(principal, {
-            nodes: batch,
-            n_hops: 1,
-            mode: 'legacy_connected_nodes',
-          });
+          const answer = await services.tracer.batchList(
+            principal,
+            { nodes: batch, n_hops: 1, mode: 'legacy_connected_nodes' },
+            { asOf },
+          );
           for (const result of Object.values(answer.results)) edges.push(...result.edges);
         } catch (error) {
           if (batch.length < 2 || !isAnswerTooLarge(error)) throw error;
@@ -166,6 +170,7 @@ const exportRequest = {
   format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))),
   traces: Type.Boolean({ default: false }),
   labels: Type.Boolean({ default: false }),
+  as_of: Type.Optional(AsOf),
 };
 
 interface ExportRequest {
@@ -175,6 +180,8 @@ interface ExportRequest {
   labels: boolean;
   /** The text of a mapping file (docs/mapping.md), from the export form. */
   mapping?: string;
+  /** Export what was there at this moment (a baseline's), exactly as an export taken then. */
+  as_of?: string;
 }
 
 /** A mapping file's mistakes as 422 items, one per mistake, at its place in the file. */
@@ -197,7 +204,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
     const config = { permission: ['kt:read', 'records:read'] satisfies Permission[] };
 
     app.get('/export', { config, schema: { querystring: Type.Object(exportRequest) } }, (request, reply) =>
-      download(request, reply, request.query),
+      download(request, reply, request.query, 'query'),
     );
     app.post(
       '/export',
@@ -210,10 +217,15 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
           }),
         },
       },
-      (request, reply) => download(request, reply, request.body),
+      (request, reply) => download(request, reply, request.body, 'body'),
     );
 
-    async function download(request: FastifyRequest, reply: FastifyReply, query: ExportRequest) {
+    async function download(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      query: ExportRequest,
+      place: 'query' | 'body',
+    ) {
       {
         const { principal } = signedIn(request);
         const { format, traces, labels } = query;
@@ -238,9 +250,10 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
             ),
           ]);
         }
+        const asOf = await services.readAsOf(principal.tenantId, query.as_of, [place, 'as_of']);
         // Every revision is checked before the first byte, so a wrong id is a 404, not a broken file.
         const topics = await Promise.all(
-          revisionIds.map((id) => services.techdoc.getRevision(principal, id)),
+          revisionIds.map((id) => services.techdoc.getRevision(principal, id, { asOf })),
         );
         // The mapping's field names too: a wrong one is a 422 naming it, not a broken download.
         for (const topic of topics) {
@@ -256,15 +269,18 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         const fileName = exportFileName(
           topics.map((t) => t.knowledge_topic_name),
           FILE_SUFFIXES[format],
+          asOf === undefined ? undefined : new Date(asOf),
         );
         const procedureWarnings: string[] = [];
-        const parts = exportParts(inProcessExportSource(services, principal, baseUrl), {
+        const parts = exportParts(inProcessExportSource(services, principal, baseUrl, asOf), {
           revisionIds,
           traces,
           labels,
           followLatest: true,
           mapping,
           onWarning: (message) => procedureWarnings.push(message),
+          // As of a moment, the header says that moment: the file equals the export taken then.
+          ...(asOf === undefined ? {} : { now: () => new Date(asOf) }),
         });
         // The whole file is written before the status is sent: a failure is a visible error,
         // never a 200 with a broken file (an XLSX cannot be checked until its last byte).

@@ -2,18 +2,19 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import {
   buildFieldMap,
-  cellText,
-  mapRecord,
+  ChangeReason,
   ObjectId,
   RecordCreate,
   RecordUpdate,
   type ServiceRecord,
 } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
-import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
+import { unprocessable, validationItem } from '../../http/errors.js';
 import type { RecordDetail, RecordHit, RecordTable } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
+import { unlessMissing } from '../missing.js';
 import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
+import { displayValues } from '../record-values.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 const MAX_PAGE = 500;
@@ -101,10 +102,7 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
         let topic: RecordDetail['topic'] = null;
         let values: RecordDetail['values'] = [];
         if (revisionId) {
-          const revision = await techdoc.getRevision(principal, revisionId).catch((error: unknown) => {
-            if (error instanceof HttpError && error.statusCode === 404) return undefined;
-            throw error;
-          });
+          const revision = await unlessMissing(techdoc.getRevision(principal, revisionId));
           if (revision) {
             topic = {
               historyId: revision.knowledge_topic_history_id,
@@ -113,14 +111,7 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
               schema: revision.knowledge_topic_schema,
               currentRevisionId: revision.latest_revision_id,
             };
-            const map = buildFieldMap(revision.knowledge_topic_schema);
-            const mapped = mapRecord(record, map, { labels: true });
-            const keys = new Map([...map.fields, ...mapped.newFields].map((f) => [f.name, f.key]));
-            values = Object.entries(mapped.record.values).map(([name, value]) => ({
-              name,
-              key: keys.get(name) ?? name,
-              text: cellText(value),
-            }));
+            values = displayValues(record, buildFieldMap(revision.knowledge_topic_schema));
           }
         }
         const users = new Map((await accounts.listUsers(principal.tenantId)).map((u) => [u.id, u.email]));
@@ -156,10 +147,19 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
 
     app.delete(
       '/records/:id',
-      { config: { permission: 'records:write' }, schema: { params: IdParams } },
+      {
+        config: { permission: 'records:write' },
+        schema: {
+          params: IdParams,
+          querystring: Type.Object({ change_reason: Type.Optional(ChangeReason) }),
+        },
+      },
       async (request, reply) => {
         const { principal } = signedIn(request);
-        await records.delete(principal, request.params.id);
+        // The reason is kept on the `deleted` version of the record's history.
+        await records.delete(principal, request.params.id, {
+          reason: request.query.change_reason?.trim() || null,
+        });
         return reply.code(204).send();
       },
     );

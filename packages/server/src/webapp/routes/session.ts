@@ -172,12 +172,9 @@ export function sessionRoutes(
       },
       async (request, reply) => {
         const { session, principal } = signedIn(request);
-        // A stolen session must not become a way to guess the password: the sign-in throttle applies.
-        const { keys } = signInThrottleKeys(session.email, clientAddress(request));
-        refuseWhileThrottled(throttle, keys, reply, 'wrong passwords');
-        const hash = await accounts.passwordHashOf(principal.tenantId, principal.userId);
-        if (!(await verifyPassword(request.body.current_password, hash))) {
-          throttle.fail(keys.map((k) => k.key));
+        if (
+          !(await confirmOwnPassword(context, request, reply, request.body.current_password, clientAddress))
+        ) {
           throw unprocessable([
             validationItem(['body', 'current_password'], 'The current password is wrong.', 'value_error'),
           ]);
@@ -207,6 +204,27 @@ export function sessionRoutes(
       };
     });
   };
+}
+
+/**
+ * Whether `password` is the signed-in user's own. A stolen session must not become a way to guess
+ * the password, so wrong ones count against the sign-in throttle, and while it makes the user wait
+ * the answer is a 429 before anything is hashed.
+ */
+export async function confirmOwnPassword(
+  context: WebContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  password: string,
+  clientAddress: ClientAddressOf,
+): Promise<boolean> {
+  const { session, principal } = signedIn(request);
+  const { keys } = signInThrottleKeys(session.email, clientAddress(request));
+  refuseWhileThrottled(context.throttle, keys, reply, 'wrong passwords');
+  const hash = await context.services.accounts.passwordHashOf(principal.tenantId, principal.userId);
+  if (await verifyPassword(password, hash)) return true;
+  context.throttle.fail(keys.map((k) => k.key));
+  return false;
 }
 
 /** 429 with Retry-After while any of the keys must wait; before any password is hashed. */

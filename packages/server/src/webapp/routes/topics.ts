@@ -1,17 +1,23 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  APPROVAL_MEANINGS,
   buildFieldMap,
+  ChangeReason,
   KnowledgeTopicCreate,
   KnowledgeTopicUpdate,
   ObjectId,
+  type Approval,
   type KnowledgeTopicRevision,
 } from '@rxs/sdk';
+import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
-import { notFound } from '../../http/errors.js';
+import { forbidden, notFound } from '../../http/errors.js';
 import type { ApprovalResult, RevisionSummary, TopicDetail, TopicList, TopicSummary } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
+import { unlessMissing } from '../missing.js';
 import { toColumns } from '../record-table.js';
+import { confirmOwnPassword, Password } from './session.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 const TOPIC_PAGE = 100;
@@ -19,7 +25,10 @@ const TOPIC_PAGE = 100;
 const MAX_REVISIONS = 500;
 
 /** Knowledge topics: the list, one topic with its ids and history, drafts and approvals. */
-export function topicRoutes(context: WebContext): FastifyPluginAsync {
+export function topicRoutes(
+  context: WebContext,
+  clientAddress: ClientAddressOf = clientAddressResolver(),
+): FastifyPluginAsync {
   const { techdoc } = context.services;
   const { queries } = context;
 
@@ -29,6 +38,11 @@ export function topicRoutes(context: WebContext): FastifyPluginAsync {
       limit: MAX_REVISIONS,
     });
     return page.items;
+  }
+
+  /** The approval of an approved revision; none when its approver is not recorded (older data). */
+  async function approvalOf(principal: Principal, revisionId: string): Promise<Approval | null> {
+    return (await unlessMissing(techdoc.getApproval(principal, revisionId))) ?? null;
   }
 
   async function topicDetail(principal: Principal, historyId: string): Promise<TopicDetail> {
@@ -69,6 +83,7 @@ export function topicRoutes(context: WebContext): FastifyPluginAsync {
       fields: toColumns(buildFieldMap(current.knowledge_topic_schema).fields),
       revisions: summaries,
       recordCount: approvedCurrent ? (counts.get(approvedCurrent) ?? 0) : 0,
+      approval: approvedCurrent ? await approvalOf(principal, approvedCurrent) : null,
     };
   }
 
@@ -164,15 +179,47 @@ export function topicRoutes(context: WebContext): FastifyPluginAsync {
       },
     );
 
+    app.get(
+      '/revisions/:id/approval',
+      { config: { permission: 'kt:read' }, schema: { params: IdParams } },
+      async (request) => {
+        const { principal } = signedIn(request);
+        return techdoc.getApproval(principal, request.params.id);
+      },
+    );
+
     app.post(
       '/revisions/:id/approve',
-      { config: { permission: 'kt:approve' }, schema: { params: IdParams } },
-      async (request): Promise<ApprovalResult> => {
+      {
+        config: { permission: 'kt:approve' },
+        schema: {
+          params: IdParams,
+          body: Type.Object(
+            {
+              // The approver signs by entering their password again (21 CFR Part 11 §11.200).
+              password: Password,
+              meaning: Type.Union(APPROVAL_MEANINGS.map((m) => Type.Literal(m))),
+              reason: Type.Optional(ChangeReason),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply): Promise<ApprovalResult> => {
         const { principal } = signedIn(request);
+        if (!(await confirmOwnPassword(context, request, reply, request.body.password, clientAddress))) {
+          throw forbidden(
+            'The password is wrong, so nothing was approved. Enter the password you sign in with to sign the approval.',
+          );
+        }
         const draft = await techdoc.getRevision(principal, request.params.id);
         const before = await revisionsOf(principal, draft.knowledge_topic_history_id);
         const previous = before.find((r) => r._id === draft.latest_revision_id && r.status === 'approved');
-        const revision = await techdoc.approve(principal, draft._id);
+        const revision = await techdoc.approve(principal, draft._id, {
+          meaning: request.body.meaning,
+          reason: request.body.reason,
+          signature: 'password',
+        });
         const counts = await queries.recordCounts(principal.tenantId, [revision._id]);
         return {
           revision,

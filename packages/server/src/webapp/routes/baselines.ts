@@ -1,0 +1,169 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { BaselineCreate, ObjectId, type Baseline, type Permission } from '@rxs/sdk';
+import type { Principal } from '../../auth/principal.js';
+import type {
+  BaselineComparison,
+  BaselineList,
+  BaselineTopic,
+  BaselineView,
+  TopicComparison,
+} from '../api-types.js';
+import { compareTopicRecords, type ComparedSide } from '../baseline-compare.js';
+import { signedIn, type WebContext } from '../context.js';
+import { unlessMissing } from '../missing.js';
+import { RevisionMaps } from '../record-values.js';
+
+const PAGE = 100;
+/** Record differences a comparison lists at most, over all its topics; the rest are counted. */
+export const COMPARE_LIMIT = 500;
+
+/** Baselines in the web app: create, list, one, and the comparison of two (or of one and now). */
+export function baselineRoutes(context: WebContext): FastifyPluginAsync {
+  const { baselines, techdoc, records, accounts } = context.services;
+
+  /** A baseline's topics as they were at its moment: names and versions then. */
+  async function topicsOf(principal: Principal, baseline: Baseline): Promise<BaselineTopic[]> {
+    return Promise.all(
+      baseline.knowledge_topic_revision_ids.map(async (revisionId) => {
+        const revision = await unlessMissing(
+          techdoc.getRevision(principal, revisionId, { asOf: baseline.at }),
+        );
+        return {
+          revisionId,
+          historyId: revision?.knowledge_topic_history_id ?? null,
+          name: revision?.knowledge_topic_name ?? revisionId,
+          version: revision?.version ?? null,
+        };
+      }),
+    );
+  }
+
+  async function views(principal: Principal, items: Baseline[]): Promise<BaselineView[]> {
+    const users = new Map((await accounts.listUsers(principal.tenantId)).map((u) => [u.id, u.email]));
+    return Promise.all(
+      items.map(async (baseline) => ({
+        id: baseline._id,
+        name: baseline.name,
+        description: baseline.description,
+        at: baseline.at,
+        createdAt: baseline.created_at,
+        createdBy: users.get(baseline.created_by) ?? baseline.created_by,
+        topics: await topicsOf(principal, baseline),
+      })),
+    );
+  }
+
+  /**
+   * The sides of each topic: the first baseline's revisions as of its moment, and the second's (or,
+   * for now, the current revision of each of the first baseline's topics), matched by history id,
+   * which survives re-approvals.
+   */
+  async function compare(principal: Principal, fromId: string, toId: string): Promise<BaselineComparison> {
+    const from = await baselines.get(principal, fromId);
+    const to = toId === 'now' ? undefined : await baselines.get(principal, toId);
+    const fromTopics = await topicsOf(principal, from);
+    const sides = new Map<string, { name: string; from?: ComparedSide; to?: ComparedSide }>();
+    for (const topic of fromTopics) {
+      sides.set(topic.historyId ?? topic.revisionId, {
+        name: topic.name,
+        from: { revisionId: topic.revisionId, asOf: from.at },
+      });
+    }
+    if (to) {
+      for (const topic of await topicsOf(principal, to)) {
+        const key = topic.historyId ?? topic.revisionId;
+        const entry = sides.get(key) ?? { name: topic.name };
+        entry.name = topic.name;
+        entry.to = { revisionId: topic.revisionId, asOf: to.at };
+        sides.set(key, entry);
+      }
+    } else {
+      for (const topic of fromTopics) {
+        const current = await unlessMissing(techdoc.getRevision(principal, topic.revisionId));
+        const entry = sides.get(topic.historyId ?? topic.revisionId)!;
+        if (!current) continue;
+        entry.name = current.knowledge_topic_name;
+        entry.to = { revisionId: current.latest_revision_id ?? current._id, asOf: undefined };
+      }
+    }
+    const maps = new RevisionMaps(techdoc, principal);
+    const topics: TopicComparison[] = [];
+    let room = COMPARE_LIMIT;
+    for (const [historyId, side] of sides) {
+      const status = side.from && side.to ? 'present' : side.from ? 'removed' : 'added';
+      const topic = await compareTopicRecords(
+        records,
+        principal,
+        maps,
+        { historyId, name: side.name, status },
+        side.from,
+        side.to,
+        room,
+      );
+      room -= topic.differences.length;
+      topics.push(topic);
+    }
+    const now = new Date().toISOString();
+    return {
+      from: { id: from._id, name: from.name, at: from.at },
+      to: to ? { id: to._id, name: to.name, at: to.at } : { id: null, name: 'now', at: now },
+      topics,
+      limit: COMPARE_LIMIT,
+    };
+  }
+
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      '/baselines',
+      {
+        config: { permission: 'kt:read' },
+        schema: { querystring: Type.Object({ after: Type.Optional(ObjectId) }) },
+      },
+      async (request): Promise<BaselineList> => {
+        const { principal } = signedIn(request);
+        const page = await baselines.list(principal, { limit: PAGE, after: request.query.after });
+        return { items: await views(principal, page.items), next: page.next ?? null };
+      },
+    );
+
+    app.post(
+      '/baselines',
+      { config: { permission: 'kt:write' }, schema: { body: BaselineCreate } },
+      async (request, reply): Promise<BaselineView> => {
+        const { principal } = signedIn(request);
+        const created = await baselines.create(principal, request.body);
+        reply.code(201);
+        return (await views(principal, [created]))[0]!;
+      },
+    );
+
+    app.get(
+      '/baselines/compare',
+      {
+        config: { permission: ['kt:read', 'records:read'] satisfies Permission[] },
+        schema: {
+          querystring: Type.Object({
+            from: ObjectId,
+            to: Type.Union([ObjectId, Type.Literal('now')], { default: 'now' }),
+          }),
+        },
+      },
+      async (request): Promise<BaselineComparison> => {
+        const { principal } = signedIn(request);
+        return compare(principal, request.query.from, request.query.to);
+      },
+    );
+
+    app.get(
+      '/baselines/:id',
+      { config: { permission: 'kt:read' }, schema: { params: Type.Object({ id: ObjectId }) } },
+      async (request): Promise<BaselineView> => {
+        const { principal } = signedIn(request);
+        return (await views(principal, [await baselines.get(principal, request.params.id)]))[0]!;
+      },
+    );
+  };
+}

@@ -1,0 +1,40 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * The browser of the web app's end-to-end tests: Debian's chromium, driven by playwright-core
+ * (which downloads no browser of its own), against the built web app served by the real server.
+ */
+const CHROMIUM = process.env.RXS_CHROMIUM ?? '/usr/bin/chromium';
+const WEB_INDEX = fileURLToPath(new URL('../../../web/dist/index.html', import.meta.url));
+/** Set RXS_SCREENSHOT_DIR (e.g. docs/screenshots) to save screenshots of the pages on the way. */
+const SCREENSHOTS = process.env.RXS_SCREENSHOT_DIR;
+
+/** Starts a headless chromium, or says what is missing: the browser or the web app's build. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set RXS_CHROMIUM).`);
+  if (!existsSync(WEB_INDEX)) throw new Error('The web app is not built: run npm run build:web first.');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Saves the page as `<name>.png` in RXS_SCREENSHOT_DIR, once it is idle; nothing when unset. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+}

@@ -1,0 +1,70 @@
+import type { ExportFormat, ValidationErrorItem } from '@rxs/web-api';
+import { ApiError, csrfHeaders, withQuery } from './api';
+
+/** What `/api/export` takes: revision ids (comma separated), the format, and the options. */
+export interface ExportRequest {
+  revisions: string;
+  format: ExportFormat;
+  traces: boolean;
+  labels: boolean;
+  /** The moment to export as of (a baseline's): the file equals the export taken then. */
+  as_of?: string;
+  /** A mapping file's text; sent in a POST body, since it can be long. */
+  mapping?: string;
+}
+
+/** The export's warnings (values cut or changed to fit the format), sent as URI-encoded JSON. */
+function warningsOf(response: Response): string[] {
+  const header = response.headers.get('x-rxs-export-warnings');
+  if (!header) return [];
+  try {
+    const warnings: unknown = JSON.parse(decodeURIComponent(header));
+    return Array.isArray(warnings) ? warnings.map(String) : [];
+  } catch {
+    return ['The export sent warnings this page could not read; the file lists them.'];
+  }
+}
+
+function fileNameOf(response: Response, fallback: string): string {
+  const header = response.headers.get('content-disposition') ?? '';
+  return /filename="([^"]+)"/.exec(header)?.[1] ?? fallback;
+}
+
+/**
+ * Asks the server for an export and hands the file to the browser as a download. The server
+ * writes the whole file before answering, so a failure is an error here, never a broken file.
+ */
+export async function downloadExport(
+  request: ExportRequest,
+): Promise<{ name: string; size: number; warnings: string[] }> {
+  const { mapping, ...query } = request;
+  // With a mapping file the request goes in a body (the file can be long): a POST, with the CSRF token.
+  const response = mapping?.trim()
+    ? await fetch('/api/export', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...csrfHeaders() },
+        body: JSON.stringify(request),
+        credentials: 'same-origin',
+      })
+    : await fetch(withQuery('/api/export', { ...query }), { credentials: 'same-origin' });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
+    throw new ApiError(
+      response.status,
+      typeof body.detail === 'string' || Array.isArray(body.detail)
+        ? (body.detail as string | ValidationErrorItem[])
+        : `The export failed (${response.status}).`,
+    );
+  }
+  const blob = await response.blob();
+  const name = fileNameOf(response, `rxs-export.${request.format}`);
+  const href = URL.createObjectURL(blob);
+  const anchor = document.createElement('a');
+  anchor.href = href;
+  anchor.download = name;
+  document.body.appendChild(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60_000);
+  return { name, size: blob.size, warnings: warningsOf(response) };
+}

@@ -1,0 +1,449 @@
+import { useState } from 'preact/hooks';
+import type {
+  BaselineComparison,
+  BaselineList,
+  BaselineView,
+  ExportFormat,
+  TopicComparison,
+} from '@rxs/web-api';
+import { api, errorMessage, fieldErrorsOf } from '../api';
+import {
+  Badge,
+  DateTime,
+  EmptyState,
+  ErrorNotice,
+  Field,
+  Loading,
+  Notice,
+  PageHeader,
+  plural,
+} from '../components/ui';
+import { ExportResultNotice, type ExportResult } from '../components/export-result';
+import { TopicChoices, toggled } from '../components/topic-choices';
+import { ReasonField } from '../components/reason-field';
+import { downloadExport } from '../download';
+import { useAsync, useTitle } from '../hooks';
+import { paths, useLocation } from '../router';
+import { useCan, useSession } from '../session';
+import { approvedTopics } from './export';
+import { ChangesTable } from './record-history';
+
+/** Every baseline of the tenant, across pages. */
+async function allBaselines(): Promise<BaselineView[]> {
+  const baselines: BaselineView[] = [];
+  let after: string | null = null;
+  do {
+    const page: BaselineList = await api.get<BaselineList>('/baselines', { after });
+    baselines.push(...page.items);
+    after = page.next;
+  } while (after);
+  return baselines.sort((a, b) => b.at.localeCompare(a.at));
+}
+
+/** A `datetime-local` value (the viewer's local time) as ISO 8601 UTC; empty: now. */
+function localToIso(value: string): string | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toISOString();
+}
+
+/** Baselines: named moments over some topics, to export again exactly and to compare. */
+export function BaselinesPage() {
+  useTitle('Baselines');
+  const can = useCan();
+  const list = useAsync(allBaselines, []);
+  const [created, setCreated] = useState<string>();
+
+  return (
+    <>
+      <PageHeader title="Baselines" crumbs={[{ href: paths.topics(), label: 'Topics' }]}>
+        <p class="page-lead">
+          A baseline names a moment over some topics, such as a release. It never changes: its export is the
+          export that was taken at that moment, byte for byte, and two baselines can be compared record by
+          record.
+        </p>
+      </PageHeader>
+      {created && (
+        <Notice kind="success" title="Baseline created" onDismiss={() => setCreated(undefined)}>
+          {created}
+        </Notice>
+      )}
+      {can('kt:write') && (
+        <CreateBaseline
+          onCreated={(baseline) => {
+            setCreated(
+              `“${baseline.name}” names ${plural(baseline.topics.length, 'topic')} as of ${baseline.at}.`,
+            );
+            list.reload();
+          }}
+        />
+      )}
+      {list.error !== undefined && <ErrorNotice error={list.error} onRetry={list.reload} />}
+      {!list.data && list.loading && <Loading />}
+      {list.data && list.data.length === 0 && (
+        <EmptyState title="No baselines yet">
+          {can('kt:write') ? 'Create the first one above.' : 'An editor can create one.'}
+        </EmptyState>
+      )}
+      {list.data && list.data.length > 0 && (
+        <>
+          <BaselineTable baselines={list.data} />
+          <CompareBaselines baselines={list.data} />
+        </>
+      )}
+    </>
+  );
+}
+
+function CreateBaseline({ onCreated }: { onCreated: (baseline: BaselineView) => void }) {
+  const location = useLocation();
+  const topics = useAsync(approvedTopics, []);
+  const preselected = location.query.get('topic');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [at, setAt] = useState('');
+  const [chosen, setChosen] = useState<Set<string>>();
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string>();
+
+  // The topic the page was opened from is ticked until the user chooses.
+  const selected =
+    chosen ??
+    new Set((topics.data ?? []).filter((t) => t.historyId === preselected).map((t) => t.currentRevisionId!));
+
+  const toggle = (revisionId: string) => setChosen(toggled(selected, revisionId));
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setFailure(undefined);
+    try {
+      const baseline = await api.post<BaselineView>('/baselines', {
+        name: name.trim(),
+        description: description.trim() || undefined,
+        knowledge_topic_revision_ids: [...selected],
+        at: localToIso(at),
+      });
+      setName('');
+      setDescription('');
+      setAt('');
+      setChosen(new Set());
+      onCreated(baseline);
+    } catch (error) {
+      const fields = fieldErrorsOf(error);
+      setErrors(fields);
+      if (Object.keys(fields).length === 0) setFailure(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="panel"
+      onSubmit={(event) => void submit(event)}
+      noValidate
+      aria-labelledby="new-baseline-title"
+    >
+      <h2 id="new-baseline-title" class="panel-title">
+        New baseline
+      </h2>
+      {failure && (
+        <Notice kind="error" title="The baseline was not created">
+          {failure}
+        </Notice>
+      )}
+      <div class="form-grid">
+        <Field
+          label="Name"
+          id="baseline-name"
+          error={errors.name}
+          hint="Unique, e.g. v1.0 or Release 2026-11."
+        >
+          <input
+            id="baseline-name"
+            value={name}
+            maxLength={200}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </Field>
+        <Field
+          label="Moment (optional)"
+          id="baseline-at"
+          error={errors.at}
+          hint="Your local time; empty: now. A past moment names the topics as they were then."
+        >
+          <input
+            id="baseline-at"
+            type="datetime-local"
+            step={1}
+            value={at}
+            onInput={(e) => setAt(e.currentTarget.value)}
+          />
+        </Field>
+      </div>
+      <ReasonField
+        id="baseline-description"
+        label="Description (optional)"
+        value={description}
+        onValue={setDescription}
+        error={errors.description}
+        hint="What the baseline is for, e.g. the release or audit."
+      />
+      <fieldset class="baseline-topics">
+        <legend>Topics (their current revisions)</legend>
+        {errors.knowledge_topic_revision_ids && (
+          <div class="field-error" role="alert">
+            {errors.knowledge_topic_revision_ids}
+          </div>
+        )}
+        {topics.error !== undefined && <ErrorNotice error={topics.error} onRetry={topics.reload} />}
+        {!topics.data && topics.loading && <Loading />}
+        {topics.data && topics.data.length === 0 && <p class="muted">No topic is approved yet.</p>}
+        <TopicChoices topics={topics.data ?? []} selected={selected} onToggle={toggle} />
+      </fieldset>
+      <div class="button-row">
+        <button
+          type="submit"
+          class="button button-primary"
+          disabled={busy || selected.size === 0 || !name.trim()}
+        >
+          {busy ? 'Creating…' : 'Create baseline'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
+  const { meta, info } = useSession();
+  const [format, setFormat] = useState<ExportFormat>('csv');
+  const [busy, setBusy] = useState<string>();
+  const [result, setResult] = useState<ExportResult>();
+  const canTraces = info.permissions.includes('traces:read');
+
+  const download = async (baseline: BaselineView) => {
+    setBusy(baseline.id);
+    setResult(undefined);
+    try {
+      const { name, size, warnings } = await downloadExport({
+        revisions: baseline.topics.map((t) => t.revisionId).join(','),
+        format,
+        traces: canTraces,
+        labels: false,
+        as_of: baseline.at,
+      });
+      setResult({
+        kind: 'success',
+        text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB), as of ${baseline.at}.`,
+        warnings,
+      });
+    } catch (error) {
+      setResult({ kind: 'error', text: errorMessage(error) });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="baselines-title">
+      <div class="panel-head">
+        <h2 id="baselines-title" class="panel-title">
+          Baselines
+        </h2>
+        <label class="inline-field">
+          <span>Export format</span>
+          <select
+            id="baseline-format"
+            value={format}
+            onChange={(e) => setFormat(e.currentTarget.value as ExportFormat)}
+          >
+            {meta.exportFormats.map((option) => (
+              <option key={option.format} value={option.format}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <ExportResultNotice result={result} />
+      <div class="table-wrap">
+        <table class="table" data-testid="baselines-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Moment</th>
+              <th scope="col">Topics</th>
+              <th scope="col">Created by</th>
+              <th scope="col" class="actions">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {baselines.map((baseline) => (
+              <tr key={baseline.id}>
+                <th scope="row">
+                  {baseline.name}
+                  {baseline.description && <div class="cell-sub">{baseline.description}</div>}
+                </th>
+                <td>
+                  <DateTime value={baseline.at} />
+                </td>
+                <td>
+                  {baseline.topics.map((topic) => (
+                    <div key={topic.revisionId}>
+                      {topic.name} {topic.version && <span class="muted">v{topic.version}</span>}
+                    </div>
+                  ))}
+                </td>
+                <td>
+                  {baseline.createdBy}
+                  <div class="cell-sub">
+                    <DateTime value={baseline.createdAt} />
+                  </div>
+                </td>
+                <td class="actions">
+                  <button
+                    type="button"
+                    class="button button-small"
+                    disabled={busy !== undefined}
+                    aria-label={`Download ${baseline.name}`}
+                    onClick={() => void download(baseline)}
+                  >
+                    {busy === baseline.id ? 'Exporting…' : 'Download'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function CompareBaselines({ baselines }: { baselines: BaselineView[] }) {
+  const [from, setFrom] = useState(baselines[baselines.length > 1 ? 1 : 0]!.id);
+  const [to, setTo] = useState(baselines.length > 1 ? baselines[0]!.id : 'now');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<BaselineComparison>();
+  const [error, setError] = useState<unknown>();
+
+  const compare = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      setResult(await api.get<BaselineComparison>('/baselines/compare', { from, to }));
+    } catch (failure) {
+      setResult(undefined);
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="compare-title">
+      <h2 id="compare-title" class="panel-title">
+        Compare
+      </h2>
+      <form class="compare-form" onSubmit={(event) => void compare(event)}>
+        <BaselineSelect id="compare-from" label="From" baselines={baselines} value={from} onValue={setFrom} />
+        <BaselineSelect id="compare-to" label="To" baselines={baselines} value={to} onValue={setTo} withNow />
+        <button type="submit" class="button button-primary" disabled={busy}>
+          {busy ? 'Comparing…' : 'Compare'}
+        </button>
+      </form>
+      {error !== undefined && <ErrorNotice error={error} />}
+      {result && (
+        <div data-testid="comparison">
+          <p class="muted">
+            From “{result.from.name}” (<DateTime value={result.from.at} />) to “{result.to.name}” (
+            <DateTime value={result.to.at} />
+            ).
+          </p>
+          {result.topics.map((topic) => (
+            <TopicComparisonView key={topic.historyId} topic={topic} limit={result.limit} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function BaselineSelect({
+  id,
+  label,
+  baselines,
+  value,
+  onValue,
+  withNow = false,
+}: {
+  id: string;
+  label: string;
+  baselines: BaselineView[];
+  value: string;
+  onValue: (value: string) => void;
+  /** Offer the present state too (value `now`). */
+  withNow?: boolean;
+}) {
+  return (
+    <label class="inline-field">
+      <span>{label}</span>
+      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value)}>
+        {withNow && <option value="now">Now</option>}
+        {baselines.map((b) => (
+          <option key={b.id} value={b.id}>
+            {b.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+const KIND_BADGES = { added: 'success', removed: 'danger', changed: 'info' } as const;
+
+function TopicComparisonView({ topic, limit }: { topic: TopicComparison; limit: number }) {
+  const { counts } = topic;
+  return (
+    <div class="comparison-topic">
+      <h3>
+        {topic.name}{' '}
+        {topic.status !== 'present' && (
+          <Badge kind={topic.status === 'added' ? 'success' : 'danger'}>
+            {topic.status === 'added' ? 'Only in the second' : 'Only in the first'}
+          </Badge>
+        )}
+      </h3>
+      <p data-testid="comparison-counts">
+        {plural(counts.added, 'record')} added, {counts.removed.toLocaleString('en')} removed,{' '}
+        {counts.changed.toLocaleString('en')} changed, {counts.unchanged.toLocaleString('en')} unchanged.
+        {topic.fromRevisionId !== topic.toRevisionId && topic.fromRevisionId && topic.toRevisionId && (
+          <span class="muted"> The topic was re-approved in between.</span>
+        )}
+      </p>
+      {topic.differences.length > 0 && (
+        <ul class="difference-list">
+          {topic.differences.map((difference) => (
+            <li key={difference.id}>
+              <Badge kind={KIND_BADGES[difference.kind]}>{difference.kind}</Badge>{' '}
+              <strong>{difference.name}</strong> <code class="muted small">{difference.id}</code>
+              {difference.changes && <ChangesTable changes={difference.changes} />}
+            </li>
+          ))}
+        </ul>
+      )}
+      {topic.omitted > 0 && (
+        <Notice kind="info">
+          {plural(topic.omitted, 'more difference')} counted but not listed: a comparison lists the first{' '}
+          {limit.toLocaleString('en')}. Download both baselines to see everything.
+        </Notice>
+      )}
+    </div>
+  );
+}
