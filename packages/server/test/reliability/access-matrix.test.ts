@@ -27,13 +27,14 @@ interface MatrixEntry {
 describe('access: roles, keys and tenants', () => {
   let t: TestServer;
   const keys = {} as Record<Role, string>;
-  let A: { revision: string; records: string[] };
+  let A: { revision: string; records: string[]; baseline: string };
   const B = {
     key: '',
     revisions: [] as string[],
     historyIds: [] as string[],
     records: [] as string[],
     traces: [] as string[],
+    baselines: [] as string[],
   };
 
   // Fresh objects of tenant A, made by its owner, for operations that consume them.
@@ -57,6 +58,11 @@ describe('access: roles, keys and tenants', () => {
     ).body._id as string;
   const freshApproved = async () =>
     (await owner('POST', `/kt/${await freshDraft()}/approve`)).body._id as string;
+  const deletedRecord = async () => {
+    const id = await freshRecord();
+    expect((await owner('DELETE', `/records/${id}`)).status).toBe(204);
+    return id;
+  };
   const freshTrace = async () =>
     (
       await owner('POST', '/traces/', {
@@ -195,6 +201,65 @@ describe('access: roles, keys and tenants', () => {
       },
     },
     {
+      name: 'GET /kt/{kt_revision_id}/approval',
+      permission: 'kt:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/kt/${A.revision}/approval`, { key }) }),
+    },
+    {
+      name: 'GET /records/{id}/versions',
+      permission: 'records:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/records/${A.records[0]}/versions`, { key }) }),
+    },
+    {
+      name: 'GET /records/{id}/versions/{n}',
+      permission: 'records:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/records/${A.records[0]}/versions/1`, { key }) }),
+    },
+    {
+      name: 'POST /records/{id}/restore',
+      permission: 'records:write',
+      ok: 200,
+      run: async (key) => {
+        const id = await deletedRecord();
+        const res = await t.api('POST', `/records/${id}/restore`, { key, body: { change_reason: 'matrix' } });
+        return { res, check: () => expectStatus(`/records/${id}`, 404) };
+      },
+    },
+    {
+      name: 'POST /baselines/',
+      permission: 'kt:write',
+      ok: 201,
+      run: async (key) => {
+        const name = `matrix ${randomId()}`;
+        const res = await t.api('POST', '/baselines/', {
+          key,
+          body: { name, knowledge_topic_revision_ids: [A.revision] },
+        });
+        return {
+          res,
+          check: async () => {
+            const all = await owner('GET', '/baselines/?limit=500');
+            expect(all.body.some((b: { name: string }) => b.name === name)).toBe(false);
+          },
+        };
+      },
+    },
+    {
+      name: 'GET /baselines/',
+      permission: 'kt:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', '/baselines/', { key }) }),
+    },
+    {
+      name: 'GET /baselines/{baseline_id}',
+      permission: 'kt:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/baselines/${A.baseline}`, { key }) }),
+    },
+    {
       name: 'POST /traces/',
       permission: 'traces:write',
       ok: 201,
@@ -260,10 +325,12 @@ describe('access: roles, keys and tenants', () => {
       role: 'admin',
     });
     keys.admin = (await accounts.createApiKey(tenant.id, { userId: admin.id, name: 'admin' })).key;
-    A = {
-      revision: tenant.topics.systemRequirements!.currentRevisionId,
-      records: tenant.topics.systemRequirements!.recordIds,
-    };
+    const revision = tenant.topics.systemRequirements!.currentRevisionId;
+    const baseline = await t.api('POST', '/baselines/', {
+      body: { name: 'matrix v1', knowledge_topic_revision_ids: [revision] },
+    });
+    expect(baseline.status).toBe(201);
+    A = { revision, records: tenant.topics.systemRequirements!.recordIds, baseline: baseline.body._id };
 
     // Tenant B: a re-approved topic (current, old and draft revisions), records and traces.
     B.key = otherTenant.users.owner.apiKey;
@@ -287,6 +354,27 @@ describe('access: roles, keys and tenants', () => {
       ),
     ];
     expect(B.traces.length).toBeGreaterThan(0);
+    const baselineOfB = await asB('POST', '/baselines/', {
+      name: 'B v1',
+      knowledge_topic_revision_ids: [reapproved.body._id],
+    });
+    expect(baselineOfB.status).toBe(201);
+    B.baselines = [baselineOfB.body._id];
+    // A deleted record of B: its history is as invisible to A as its present.
+    const plain = await asB('POST', '/kt/', {
+      knowledge_topic_name: 'B plain',
+      type: 'multi_record',
+      knowledge_topic_schema: { components: [] },
+    });
+    const plainRevision = (await asB('POST', `/kt/${plain.body._id}/approve`)).body._id;
+    const doomed = await asB('POST', '/records/', {
+      name: 'B deleted',
+      form: {},
+      data: {},
+      context: { knowledge_unit_topic_id: plainRevision },
+    });
+    expect((await asB('DELETE', `/records/${doomed.body._id}`)).status).toBe(204);
+    B.records.push(doomed.body._id);
   });
   afterAll(async () => {
     await t?.close();
@@ -453,6 +541,25 @@ describe('access: roles, keys and tenants', () => {
             }),
           ),
       ],
+      ['GET /records/{id}/versions', (id) => t.api('GET', `/records/${id}/versions`, a)],
+      ['GET /records/{id}/versions/1', (id) => t.api('GET', `/records/${id}/versions/1`, a)],
+      ['POST /records/{id}/restore', (id) => t.api('POST', `/records/${id}/restore`, a)],
+      [
+        'GET /records/{id}?as_of',
+        (id) => t.api('GET', `/records/${id}?as_of=${new Date().toISOString()}`, a),
+      ],
+      ['GET /kt/{id}/approval', (id) => t.api('GET', `/kt/${id}/approval`, a)],
+      ['GET /kt/{id}?as_of', (id) => t.api('GET', `/kt/${id}?as_of=${new Date().toISOString()}`, a)],
+      ['GET /baselines/{id}', (id) => t.api('GET', `/baselines/${id}`, a)],
+      [
+        'POST /baselines/ over the id',
+        (id) =>
+          t.api(
+            'POST',
+            '/baselines/',
+            body({ name: `probe ${randomId()}`, knowledge_topic_revision_ids: [id] }),
+          ),
+      ],
       ['GET /traces/{id}', (id) => t.api('GET', `/traces/${id}`, a)],
       ['DELETE /traces/{id}', (id) => t.api('DELETE', `/traces/${id}`, a)],
       [
@@ -491,7 +598,7 @@ describe('access: roles, keys and tenants', () => {
 
   it('every id of tenant B, through every endpoint, answers exactly as an id that never existed', async () => {
     const before = await snapshotOfB();
-    const ids = [...B.revisions, ...B.historyIds, ...B.records, ...B.traces];
+    const ids = [...B.revisions, ...B.historyIds, ...B.records, ...B.traces, ...B.baselines];
     const problems: string[] = [];
     let compared = 0;
     for (const [label, request] of probes()) {
