@@ -50,6 +50,8 @@ export interface TopicSummary {
 export interface ExportSummary {
   output: string | null;
   format: ExportFormat;
+  /** The moment the export shows: `rxs export --as-of` with it gives the same bytes later. */
+  exportedAt: string;
   /** The moment exported, when it was a past one (--as-of, --baseline). */
   asOf?: string;
   /** The baseline exported (--baseline). */
@@ -132,6 +134,7 @@ export async function runExport(
   const summary: ExportSummary = {
     output: file?.path ?? (options.out === '-' ? '-' : null),
     format: options.format,
+    exportedAt: asOf ?? '',
     ...(asOf !== undefined && { asOf }),
     ...(baseline && { baseline: baseline.name }),
     topics: [],
@@ -154,7 +157,9 @@ export async function runExport(
     for await (const parts of batches) {
       for (const part of parts) {
         if (part.kind === 'record') continue;
-        if (part.kind === 'topic-end') {
+        if (part.kind === 'header') {
+          summary.exportedAt = part.header.exportedAt;
+        } else if (part.kind === 'topic-end') {
           const { topic } = part;
           summary.topics.push({
             revisionId: topic.revisionId,
@@ -231,5 +236,9 @@ export function describeSummary(summary: ExportSummary): string {
     : summary.asOf
       ? ` as of ${summary.asOf}`
       : '';
-  return `Exported${moment} ${records} records of ${summary.topics.length} topic${summary.topics.length === 1 ? '' : 's'}${traces}${target} (${summary.format}, ${(summary.durationMs / 1000).toFixed(1)} s)\n${topics}`;
+  // A present export says its moment, so that it can be taken again, unchanged, at any later time.
+  const again = summary.asOf
+    ? ''
+    : `\n  as of ${summary.exportedAt} (--as-of ${summary.exportedAt} exports it again)`;
+  return `Exported${moment} ${records} records of ${summary.topics.length} topic${summary.topics.length === 1 ? '' : 's'}${traces}${target} (${summary.format}, ${(summary.durationMs / 1000).toFixed(1)} s)\n${topics}${again}`;
 }

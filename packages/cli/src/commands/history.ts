@@ -115,7 +115,9 @@ function describe(
   const who = version.user_email ?? version.user_id;
   const how = version.key_id ? `API key ${version.key_id}` : version.via;
   const lines = [`#${version.n} ${version.action}  ${version.at}  by ${who} (${how})`];
-  if (version.reason) lines.push(`  reason: ${version.reason}`);
+  // A reason may hold line breaks: its further lines are indented, so none can pass for a version.
+  if (version.reason)
+    lines.push(`  reason: ${printable(version.reason).replace(/\r?\n|\r/g, '\n          ')}`);
   const record = version.record;
   if (!before) {
     lines.push(`  name: ${shown(record.name)}, version ${record.version}`);
@@ -133,9 +135,20 @@ function describe(
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Text the terminal shows as text: control characters (an escape sequence in a record could move
+ * the cursor or rewrite earlier lines) are written as \u escapes; line breaks are left to the caller.
+ */
+function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** A value on one line, shortened: text as JSON (quotes and escaped line breaks), absent as "—". */
 function shown(value: unknown): string {
   if (value === undefined) return '—';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = printable(JSON.stringify(value) ?? String(value));
   return text.length > SHOWN_VALUE ? `${text.slice(0, SHOWN_VALUE - 1)}…` : text;
 }
