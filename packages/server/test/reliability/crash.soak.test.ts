@@ -15,7 +15,8 @@ import { summarize, writeFigures } from './support/stats.js';
  * Crash consistency: `rxs serve` (a real process on a real SQLite file) is killed with SIGKILL in
  * the middle of a stream of concurrent writes, again and again. After every restart, every write
  * the server acknowledged (201/200/204) must be there, byte for byte; writes in flight at the kill
- * may or may not have happened, but never half; and SQLite's integrity check must pass.
+ * may or may not have happened, but never half; SQLite's integrity check must pass; and the history
+ * holds exactly one version for each change that happened, none for one that did not.
  */
 
 const KILLS = Number(process.env.RXS_SOAK_KILLS ?? 50);
@@ -45,6 +46,8 @@ interface RecordModel {
   request: any;
   topic?: TopicModel;
   lane: string;
+  /** Its own changes that happened (acknowledged, or in flight and found applied): one version each. */
+  changes: number;
 }
 
 interface TraceModel {
@@ -81,6 +84,7 @@ const stats = {
   acked: {} as Record<string, number>,
   inFlightAtKill: { applied: 0, notApplied: 0 },
   integrityChecks: 0,
+  historyChecks: 0,
   restartMs: [] as number[],
   verifyMs: [] as number[],
 };
@@ -138,6 +142,7 @@ class CrashWorld {
         if (reply.status !== 200) return this.unexpected(`PATCH /records/${record.id}`, reply);
         record.acked = reply.body;
         record.pending = undefined;
+        record.changes++;
         count('record patched');
       } else if (mine.length > 3 && roll < 0.4) {
         const record = prng.pick(mine);
@@ -147,6 +152,7 @@ class CrashWorld {
         if (reply.status !== 204) return this.unexpected(`DELETE /records/${record.id}`, reply);
         record.deleted = true;
         record.pending = undefined;
+        record.changes++;
         count('record deleted');
       } else if (!(await this.createRecord(url, lane, this.baseRevision))) {
         return;
@@ -164,7 +170,15 @@ class CrashWorld {
       data: { title: name, count: this.prng.int(0, 1000), body: this.prng.text(600) },
       context: { knowledge_unit_topic_id: revision },
     };
-    const record: RecordModel = { name, request, deleted: false, pending: { kind: 'create' }, topic, lane };
+    const record: RecordModel = {
+      name,
+      request,
+      deleted: false,
+      pending: { kind: 'create' },
+      topic,
+      lane,
+      changes: 0,
+    };
     this.records.set(name, record);
     topic?.records.push(record);
     const reply = await this.send(url, 'POST', '/records/', request);
@@ -176,6 +190,7 @@ class CrashWorld {
     record.id = reply.body._id;
     record.acked = reply.body;
     record.pending = undefined;
+    record.changes = 1;
     count('record created');
     return record;
   }
@@ -228,6 +243,7 @@ class CrashWorld {
         if (reply.status !== 204) return this.unexpected(`DELETE /records/${record.id}`, reply);
         record.deleted = true;
         record.pending = undefined;
+        record.changes++;
         for (const t of this.traces.values())
           if (t.source === record || t.target === record) t.deleted = true;
         count('linked record deleted');
@@ -361,6 +377,7 @@ class CrashWorld {
           problems.push(`record ${record.name} was created with other data than sent`);
         record.id = found._id;
         record.acked = found;
+        record.changes = 1;
       }
       if (!record.id) continue;
       known.add(record.id);
@@ -373,6 +390,7 @@ class CrashWorld {
         outcome(!found);
         if (!found) {
           record.deleted = true;
+          record.changes++;
           continue;
         }
       }
@@ -388,6 +406,7 @@ class CrashWorld {
           if (JSON.stringify(found.data) !== JSON.stringify(pending.data))
             problems.push(`record ${record.id}: an in-flight patch was half applied`);
           expected = found;
+          record.changes++;
         }
       }
       const comparable = (r: any) =>
@@ -594,6 +613,69 @@ async function checkIntegrity(dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * History after a kill: every change that happened left exactly one version, and no version exists
+ * for a change that did not happen. Read from the file itself (WAL lets it be read beside the server):
+ * - a record's version numbers have no gap (none lost, none twice);
+ * - a live record's last version is the record as it is; a record that is gone was last deleted;
+ * - each record of the world has one created/updated/deleted version per change of its own;
+ * - a live trace was last created, and a trace that is gone was last deleted.
+ */
+function checkHistory(dataDir: string, world: CrashWorld): void {
+  const db = new SQLite(join(dataDir, 'rxs.db'), { readonly: true, fileMustExist: true });
+  const problems: string[] = [];
+  const rows = (query: string) => db.prepare(query).all() as Record<string, unknown>[];
+  const lastVersion = (of: string) =>
+    `v.n = (SELECT MAX(w.n) FROM record_versions w WHERE w.record_id = ${of})`;
+  try {
+    for (const row of rows(
+      `SELECT record_id, COUNT(*) AS versions, MIN(n) AS first, MAX(n) AS last FROM record_versions
+       GROUP BY tenant_id, record_id HAVING MAX(n) - MIN(n) + 1 <> COUNT(*)`,
+    ))
+      problems.push(`versions with a gap or a repeat: ${JSON.stringify(row)}`);
+    for (const row of rows(
+      `SELECT r.id, v.action, v.version AS versionOfHistory, r.version FROM records r
+       LEFT JOIN record_versions v ON v.record_id = r.id AND ${lastVersion('r.id')}
+       WHERE v.record_id IS NULL OR v.action = 'deleted' OR v.version <> r.version OR v.name <> r.name
+         OR v.data <> r.data OR v.context <> r.context OR v.kt_revision_id IS NOT r.kt_revision_id`,
+    ))
+      problems.push(`a live record whose last version is not the record: ${JSON.stringify(row)}`);
+    for (const row of rows(
+      `SELECT v.record_id, v.n, v.action FROM record_versions v
+       WHERE ${lastVersion('v.record_id')} AND v.action <> 'deleted'
+         AND NOT EXISTS (SELECT 1 FROM records r WHERE r.id = v.record_id)`,
+    ))
+      problems.push(`a version of a change that did not happen (the record is gone): ${JSON.stringify(row)}`);
+    const ownChanges = new Map(
+      rows(
+        `SELECT record_id, COUNT(*) AS c FROM record_versions
+         WHERE action IN ('created', 'updated', 'deleted') GROUP BY record_id`,
+      ).map((r) => [r.record_id as string, r.c as number]),
+    );
+    for (const record of world.records.values()) {
+      if (!record.id) continue;
+      const versions = ownChanges.get(record.id) ?? 0;
+      if (versions !== record.changes)
+        problems.push(`record ${record.id}: ${record.changes} changes happened, ${versions} versions`);
+    }
+    for (const row of rows(
+      `SELECT e.trace_id, SUM(e.action = 'created') AS created, SUM(e.action = 'deleted') AS deleted,
+         EXISTS (SELECT 1 FROM traces t WHERE t.id = e.trace_id) AS live
+       FROM trace_events e GROUP BY e.trace_id
+       HAVING created <> 1 OR deleted > 1 OR live = deleted`,
+    ))
+      problems.push(`a trace whose events are not its life: ${JSON.stringify(row)}`);
+    for (const row of rows(
+      `SELECT t.id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM trace_events e WHERE e.trace_id = t.id)`,
+    ))
+      problems.push(`a trace without its event: ${JSON.stringify(row)}`);
+  } finally {
+    db.close();
+  }
+  expect(problems, problems.slice(0, 20).join('\n')).toEqual([]);
+  stats.historyChecks++;
+}
+
 async function restart(dataDir: string, demo = false): Promise<ServeProcess> {
   const started = performance.now();
   const replica = await startServe(['--data-dir', dataDir, ...(demo ? ['--demo'] : [])]);
@@ -614,7 +696,7 @@ describe('crash consistency under SIGKILL', () => {
   });
 
   it(
-    `${KILLS} kills in the middle of concurrent writes lose no acknowledged record, KT revision or trace`,
+    `${KILLS} kills in the middle of concurrent writes lose no acknowledged record, KT revision, trace or version`,
     async () => {
       const started = Date.now();
       const dataDir = tempDir('rxs-crash-soak-');
@@ -663,6 +745,7 @@ describe('crash consistency under SIGKILL', () => {
         const verifyStarted = performance.now();
         await checkIntegrity(dataDir);
         await world.verify(replica.url, since);
+        checkHistory(dataDir, world);
         stats.verifyMs.push(performance.now() - verifyStarted);
       }
       await replica.stop('SIGTERM');
@@ -670,6 +753,7 @@ describe('crash consistency under SIGKILL', () => {
       replica = await restart(dataDir);
       await checkIntegrity(dataDir);
       await world.verify(replica.url, since);
+      checkHistory(dataDir, world);
       await replica.stop('SIGTERM');
 
       const live = [...world.records.values()].filter((r) => r.acked && !r.deleted).length;
@@ -681,6 +765,7 @@ describe('crash consistency under SIGKILL', () => {
         tracesAtEnd: [...world.traces.values()].filter((t) => t.acked && !t.deleted).length,
         topicsAtEnd: world.topics.filter((t) => !t.dropped).length,
         integrityChecksPassed: stats.integrityChecks,
+        historyChecksPassed: stats.historyChecks,
         restartMs: summarize(stats.restartMs),
         verifyMs: summarize(stats.verifyMs),
         durationSeconds: Math.round((Date.now() - started) / 1000),
