@@ -44,6 +44,13 @@ export const TARGETS = [
     show: (v) => `+${mb(v)}`,
   },
   {
+    id: 'listing-as-of-memory',
+    label: '1. As-of listing streamed: server memory under 100 MB above idle (issue 13)',
+    value: (s) => s.listing?.asOfMemory?.peakAboveIdle,
+    ok: (v) => v < 100 * MB,
+    show: (v) => `+${mb(v)}`,
+  },
+  {
     id: 'export-limit',
     label: '2. Export within 1.5x of the limit (curl + JSON.parse)',
     value: (s) => s.export?.ratio?.rxsOverLimit,
@@ -124,7 +131,7 @@ const failed = (m) => (m?.error ? `**failed:** ${m.error.split('\n')[0].slice(0,
 function listingSection(results) {
   const rows = results.sizes.map((s) => {
     const l = s.listing;
-    if (!l || l.error) return [sizeLabel(s.size), failed(l) ?? 'not run', '', '', '', '', '', '', ''];
+    if (!l || l.error) return [sizeLabel(s.size), failed(l) ?? 'not run', '', '', '', '', '', '', '', '', ''];
     return [
       sizeLabel(s.size),
       mb(s.listingBytes),
@@ -139,6 +146,10 @@ function listingSection(results) {
         : 'n/a',
       mb(l.memory.idleRss),
       `+${mb(l.memory.peakAboveIdle)}${mark(l.memory.peakAboveIdle < 100 * MB)}`,
+      l.median.rxsAsOf !== undefined ? `${secs(l.median.rxsAsOf)} (${ratio(l.ratio.asOfOverPresent)})` : 'n/a',
+      l.asOfMemory?.peakAboveIdle !== undefined
+        ? `+${mb(l.asOfMemory.peakAboveIdle)}${mark(l.asOfMemory.peakAboveIdle < 100 * MB)}${l.asOfSameBytes ? '' : ' (other bytes!)'}`
+        : 'n/a',
     ];
   });
   const unavailable = results.sizes.find((s) => s.listing?.jsonServerUnavailable);
@@ -149,6 +160,9 @@ function listingSection(results) {
     'server sending the same bytes from memory. **json-server**: 0.17 on a `db.json` holding the same',
     "records, `GET /records?context.knowledge_unit_topic_id=REV`. Server memory: the RXS process's peak",
     'RSS during the listing (VmHWM, reset before each request) minus its RSS just before; the worst run.',
+    '**As of**: the same listing with `&as_of=` a moment after the data was written, read from the',
+    "records' history (each record's newest version up to that moment); in brackets, its time over the",
+    "present listing's.",
     '',
     table(
       [
@@ -161,6 +175,8 @@ function listingSection(results) {
         'json-server / RXS (≥ 10x)',
         'server RSS idle',
         'RSS growth (< 100 MB)',
+        'as of',
+        'as-of RSS growth (< 100 MB)',
       ],
       rows,
     ),

@@ -2,8 +2,10 @@
  * 1. Listing: `GET /records/?context__knowledge_unit_topic_id=REV` downloaded in full by curl, against
  * (a) the transfer limit (the same bytes from memory) and (b) json-server 0.17 with the same filter
  * (`?context.knowledge_unit_topic_id=REV`). The contenders take turns within each round, so every
- * ratio compares figures taken seconds apart. The RXS server's memory is its peak RSS during the
- * listing above its RSS just before it.
+ * ratio compares figures taken seconds apart. The same listing as of now (`&as_of=`, read from the
+ * records' history, issue 13) runs as one more contender: it must stream like the present listing,
+ * in memory that does not grow with the record count. The RXS server's memory is its peak RSS
+ * during a listing above its RSS just before it.
  */
 import { memoryOf, resetPeakMemory, settle, timedOk } from '../lib/processes.mjs';
 import { max, median, ratios } from '../lib/stats.mjs';
@@ -45,9 +47,13 @@ export async function peakAboveStart(pid, work) {
 }
 
 export async function measureListing({ rxs, limit, jsonServer, revisionId, headerFile, runs, log }) {
+  const present = `${rxs.url}/records/?context__knowledge_unit_topic_id=${revisionId}`;
+  // Any moment after the dataset was written: every record, as its newest version.
+  const asOf = new Date().toISOString();
   const contenders = [
     { name: 'limit', url: `${limit.url}/`, pid: limit.pid },
-    { name: 'rxs', url: `${rxs.url}/records/?context__knowledge_unit_topic_id=${revisionId}`, pid: rxs.pid },
+    { name: 'rxs', url: present, pid: rxs.pid },
+    { name: 'rxsAsOf', url: `${present}&as_of=${asOf}`, pid: rxs.pid },
   ];
   if (jsonServer) {
     contenders.push({
@@ -58,7 +64,7 @@ export async function measureListing({ rxs, limit, jsonServer, revisionId, heade
   }
   const seconds = Object.fromEntries(contenders.map((c) => [c.name, []]));
   const bytes = {};
-  const memory = [];
+  const memory = { rxs: [], rxsAsOf: [] };
   // Warm-up: one request each (JIT, page cache), not counted.
   for (const c of contenders) bytes[c.name] = (await download(c.url, headerFile)).bytes;
   for (let round = 0; round < runs; round++) {
@@ -66,10 +72,10 @@ export async function measureListing({ rxs, limit, jsonServer, revisionId, heade
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]);
     for (const c of order) {
       await settle(c.pid);
-      if (c.name === 'rxs') {
+      if (c.name in memory) {
         const { value, idle, peakAbove } = await peakAboveStart(c.pid, () => download(c.url, headerFile));
-        seconds.rxs.push(value.seconds);
-        memory.push({ idle, peakAbove });
+        seconds[c.name].push(value.seconds);
+        memory[c.name].push({ idle, peakAbove });
       } else {
         seconds[c.name].push((await download(c.url, headerFile)).seconds);
       }
@@ -86,11 +92,20 @@ export async function measureListing({ rxs, limit, jsonServer, revisionId, heade
     ratio: {
       rxsOverLimit: median(ratios(seconds.rxs, seconds.limit)),
       jsonServerOverRxs: jsonServer ? median(ratios(seconds.jsonServer, seconds.rxs)) : undefined,
+      asOfOverPresent: median(ratios(seconds.rxsAsOf, seconds.rxs)),
     },
-    memory: {
-      idleRss: median(memory.map((m) => m.idle)),
-      peakAboveIdle: max(memory.map((m) => m.peakAbove)),
-      peakAboveIdleMedian: median(memory.map((m) => m.peakAbove)),
-    },
+    memory: memoryFigures(memory.rxs),
+    asOfMemory: memoryFigures(memory.rxsAsOf),
+    // The same records either way: the as-of listing of now is the present listing, byte for byte
+    // in length (the route's tests compare the bytes themselves).
+    asOfSameBytes: bytes.rxsAsOf === bytes.rxs,
+  };
+}
+
+function memoryFigures(samples) {
+  return {
+    idleRss: median(samples.map((m) => m.idle)),
+    peakAboveIdle: max(samples.map((m) => m.peakAbove)),
+    peakAboveIdleMedian: median(samples.map((m) => m.peakAbove)),
   };
 }
