@@ -45,7 +45,11 @@ export function FormView({
     import('./viewer')
       .then(async ({ Form }) => {
         if (disposed || !container.current) return;
-        form = new Form({ container: container.current, properties: { readOnly } });
+        // No debounce: form-js otherwise applies typing 300 ms late (or when the field loses the
+        // focus), and a Save pressed right after typing would send the value from before.
+        // (`debounce` is read from the options by form-js's config service; its types leave it out.)
+        const options = { container: container.current, properties: { readOnly }, debounce: false };
+        form = new Form(options);
         await form.importSchema(schema, data ?? {});
         if (disposed) return;
         const instance = form;

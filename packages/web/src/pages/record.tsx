@@ -233,6 +233,8 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
   const writable = can('records:write') && !record.read_only;
 
   const startEditing = () => {
+    // The handle of the form shown before is gone: until the new form is ready, nothing is collected.
+    form.current = undefined;
     setName(record.name);
     setReason('');
     clearProblems();
@@ -244,6 +246,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
   const save = (event?: Event) => {
     event?.preventDefault();
     void send(async (data) => {
+      if (topic && data === undefined) throw new Error('The form is still loading: save again in a moment.');
       await api.patch<ServiceRecord>(`/records/${record._id}`, {
         name: name.trim(),
         data: data ?? record.data,
