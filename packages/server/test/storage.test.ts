@@ -111,6 +111,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '001_initial',
         '002_tenant_users_and_audit',
         '003_history',
+        '004_listing_tags',
       ]);
       await storage.close();
     } finally {

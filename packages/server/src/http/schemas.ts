@@ -31,3 +31,18 @@ export const apiKeySecurity = [{ apiKey: [] }];
 export const RevisionParams = Type.Object({ kt_revision_id: ObjectId });
 export const RecordParams = Type.Object({ id: ObjectId });
 export const TraceParams = Type.Object({ trace_id: ObjectId });
+
+/** The request header of a conditional GET (http/conditional.ts). */
+export const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description: 'The ETag of an earlier answer: 304 without a body when nothing changed since',
+    }),
+  ),
+});
+
+/** 304 of a conditional GET: no body; the ETag header is the current one. */
+export const NotModified = Type.Null({
+  description: 'Not modified: unchanged since the ETag in If-None-Match',
+});

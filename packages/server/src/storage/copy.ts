@@ -18,6 +18,7 @@ const TABLES: { name: keyof Database; key: string[]; json: string[] }[] = [
   { name: 'trace_events', key: ['id'], json: [] },
   { name: 'kt_revision_versions', key: ['revision_id', 'n'], json: ['schema', 'data'] },
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
+  { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [] },
 ];
 
 const BATCH = 500;

@@ -9,7 +9,8 @@ import { deleteTracesTouching } from './traces-write.js';
  * transaction, and appends the record's new version (storage/migrations/003_history.ts) in that same
  * transaction: an acknowledged change always has its version, and no version exists without its
  * change. Callers (the records service, the re-approval move, the demo seed, the benchmark data)
- * never write `records` themselves.
+ * never write `records` themselves. Each change also counts, in that transaction, as a change of
+ * the listings of the record's revision (migrations/004_listing_tags.ts): their ETags move with it.
  */
 
 type Trx = Transaction<Database>;
@@ -32,6 +33,11 @@ export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor:
       .insertInto('records')
       .values(batch as never)
       .execute();
+    await countListingChanges(
+      trx,
+      tenantOf(batch),
+      batch.map((row) => row.kt_revision_id),
+    );
     await trx
       .insertInto('record_versions')
       .values(
@@ -62,15 +68,17 @@ export async function updateRecord(
   >,
   actor: ChangeActor,
 ): Promise<boolean> {
-  const result = await trx
+  const updated = await trx
     .updateTable('records')
     .set(changes as never)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .where('version', '=', expectedVersion)
+    .returning('kt_revision_id')
     .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) return false;
+  if (!updated) return false;
   await appendVersions(trx, tenantId, [id], 'updated', actor);
+  await countListingChanges(trx, tenantId, [updated.kt_revision_id]);
   return true;
 }
 
@@ -106,6 +114,7 @@ export async function deleteRecord(
     } as never)
     .execute();
   await deleteTracesTouching(trx, tenantId, id, actor);
+  await countListingChanges(trx, tenantId, [row.kt_revision_id]);
   return true;
 }
 
@@ -137,6 +146,9 @@ export async function moveRecords(
       await appendVersions(trx, tenantId, ids.slice(i, i + ID_BATCH), 'moved', actor);
     moved += ids.length;
   }
+  // The listings records left and the one they joined; a re-approval of a topic without records
+  // changes no listing.
+  if (moved > 0) await countListingChanges(trx, tenantId, [...fromRevisionIds, toRevisionId]);
   return moved;
 }
 
@@ -156,6 +168,42 @@ export async function restoreRecord(
     .values({ ...row, id, tenant_id: tenantId } as never)
     .execute();
   await appendVersions(trx, tenantId, [id], 'restored', actor);
+  await countListingChanges(trx, tenantId, [row.kt_revision_id]);
+}
+
+/**
+ * Counts one change of the listings of these revisions (their ETags change). Runs after the change's
+ * other statements: on PostgreSQL the counter row stays locked until the commit, so writers of one
+ * topic queue here for the shortest time, and always in the same (sorted) order, so never deadlock.
+ */
+async function countListingChanges(
+  trx: Trx,
+  tenantId: string,
+  revisionIds: readonly (string | null)[],
+): Promise<void> {
+  const keys = [...new Set(revisionIds.map((id) => id ?? ''))].sort();
+  for (let start = 0; start < keys.length; start += ID_BATCH) {
+    await trx
+      .insertInto('record_listing_tags')
+      .values(
+        keys
+          .slice(start, start + ID_BATCH)
+          .map((key) => ({ tenant_id: tenantId, kt_revision_id: key, changes: 1 })),
+      )
+      .onConflict((conflict) =>
+        conflict
+          .columns(['tenant_id', 'kt_revision_id'])
+          .doUpdateSet({ changes: sql<number>`record_listing_tags.changes + 1` }),
+      )
+      .execute();
+  }
+}
+
+/** The one tenant of a batch of new records (every caller writes within one tenant). */
+function tenantOf(rows: readonly RecordRow[]): string {
+  const tenantId = rows[0]!.tenant_id;
+  if (rows.some((row) => row.tenant_id !== tenantId)) throw new Error('insertRecords: one tenant per call');
+  return tenantId;
 }
 
 /** The next version number of a record id, read in the statement that inserts the version. */

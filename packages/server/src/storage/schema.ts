@@ -19,6 +19,7 @@ export interface Database {
   trace_events: TraceEventTable;
   kt_revision_versions: KtRevisionVersionTable;
   baselines: BaselineTable;
+  record_listing_tags: RecordListingTagTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -206,4 +207,12 @@ export interface BaselineTable {
   revision_ids: Json;
   created_by: string;
   created_at: string;
+}
+
+/** How often the records under a KT revision changed (migrations/004_listing_tags.ts). */
+export interface RecordListingTagTable {
+  tenant_id: string;
+  /** '' for records under no revision. */
+  kt_revision_id: string;
+  changes: number;
 }

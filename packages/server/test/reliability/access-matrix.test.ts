@@ -580,9 +580,11 @@ describe('access: roles, keys and tenants', () => {
       .split(id)
       .join('<ID>')
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<TIME>');
+    // An ETag hashes the listing's query, the id with it, so it differs as the id does; that it
+    // holds nothing of B is checked below (B's writes leave it as it is).
     const headers = [...res.headers.entries()]
       .filter(([name]) => !IGNORED_HEADERS.has(name))
-      .map(([name, value]) => `${name}: ${value.split(id).join('<ID>')}`)
+      .map(([name, value]) => `${name}: ${name === 'etag' ? '<ETAG>' : value.split(id).join('<ID>')}`)
       .sort();
     return { status: res.status, text, headers };
   }
@@ -649,7 +651,11 @@ describe('access: roles, keys and tenants', () => {
         },
       });
       const records = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${A.revision}`);
+      // The tags of A's listings, also of one that names B's revision: none moves with B's data.
+      const ofB = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${B.revisions[0]}`);
+      const everything = await t.api('GET', '/records/?limit=5');
       return JSON.stringify({
+        tags: [records, ofB, everything].map((r) => r.headers.get('etag')),
         kt: kt.body.length,
         link: kt.headers.get('link'),
         edges: Object.values(batch.body.results as Record<string, { edges: unknown[] }>).map(
@@ -680,6 +686,8 @@ describe('access: roles, keys and tenants', () => {
         relation_type: 'is_related',
       });
       expect(link.status).toBe(404);
+      // And changes a record under the revision A's listing names.
+      expect((await asB('PATCH', `/records/${B.records[0]}`, { name: `B renamed ${i}` })).status).toBe(200);
     }
     expect(await counts()).toBe(before);
   });

@@ -15,12 +15,15 @@ import { unprocessable, validationItem } from '../../http/errors.js';
 import { jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
 import { parseIsoDate } from '../../http/iso-date.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
+import { answeredNotModified } from '../../http/conditional.js';
 import { setNextLink } from '../../http/pagination.js';
 import {
   apiKeySecurity,
   bodyErrorResponses,
   conflictResponse,
   errorResponses,
+  IfNoneMatchHeaders,
+  NotModified,
   RecordParams,
 } from '../../http/schemas.js';
 import type { AsOfReader } from '../history/as-of.js';
@@ -83,8 +86,16 @@ export function recordsRoutes(
           tags,
           security,
           summary: 'List records (a plain JSON array, ordered by _id, one record per line)',
+          description:
+            "Conditional: the answer carries a strong ETag; send it back in If-None-Match and an unchanged listing answers 304 without a body. The tag changes with every change of a record under the listed revisions (all of the tenant's without a revision filter).",
           querystring: ListQuery,
-          response: { 200: Type.Array(ServiceRecord), ...errorResponses, ...conflictResponse },
+          headers: IfNoneMatchHeaders,
+          response: {
+            200: Type.Array(ServiceRecord),
+            304: NotModified,
+            ...errorResponses,
+            ...conflictResponse,
+          },
         },
       },
       async (request, reply) => {
@@ -92,6 +103,8 @@ export function recordsRoutes(
         const filter = toFilter(request.query);
         filter.asOf = await readAsOf(request.principal!.tenantId, request.query.as_of, ['query', 'as_of']);
         await service.assertPagingCurrent(request.principal!, filter);
+        if (answeredNotModified(request, reply, await service.listingTag(request.principal!, filter)))
+          return reply;
         void reply.type('application/json; charset=utf-8');
         if (filter.limit !== undefined) {
           const page = await service.page(request.principal!, { ...filter, limit: filter.limit });

@@ -10,6 +10,7 @@ import { inTransaction } from '../../storage/transactions.js';
 import { jsonText, jsonValue } from '../../storage/json.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
+import { recordListingTag } from './listing-tag.js';
 import type { TechdocService } from '../techdoc/service.js';
 export type { RecordFilter } from './filter.js';
 import {
@@ -259,6 +260,11 @@ export class RecordsService {
         `Revision ${superseded.id} was re-approved as revision ${superseded.current} while you were paging, and its records moved there: this listing cannot go on. Start again without "after" using context__knowledge_unit_topic_id=${superseded.current}.`,
       );
     }
+  }
+
+  /** The listing's ETag (listing-tag.ts); taken before the listing is read. */
+  listingTag(principal: Principal, filter: RecordFilter): Promise<string> {
+    return recordListingTag(this.storage, principal.tenantId, filter);
   }
 
   /** One page of records (`limit` set): the JSON lines and the last id when more remain. */

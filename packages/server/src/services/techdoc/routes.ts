@@ -14,11 +14,14 @@ import {
 import { requirePermission } from '../../auth/principal.js';
 import { setNextLink } from '../../http/pagination.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
+import { answeredNotModified, entityTag } from '../../http/conditional.js';
 import {
   apiKeySecurity,
   bodyErrorResponses,
   conflictResponse,
   errorResponses,
+  IfNoneMatchHeaders,
+  NotModified,
   RevisionParams,
 } from '../../http/schemas.js';
 import type { AsOfReader } from '../history/as-of.js';
@@ -80,16 +83,23 @@ export function techdocRoutes(service: TechdocService, readAsOf: AsOfReader): Fa
           security,
           summary:
             'Get a knowledge topic revision by revision id (a history id is 404); with as_of, as it was at that moment',
+          description:
+            'Conditional: the answer carries a strong ETag; send it back in If-None-Match and an unchanged revision answers 304 without a body.',
           params: RevisionParams,
           querystring: Type.Object({ as_of: Type.Optional(AsOf) }),
-          response: { 200: KnowledgeTopicRevision, ...errorResponses },
+          headers: IfNoneMatchHeaders,
+          response: { 200: KnowledgeTopicRevision, 304: NotModified, ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         requirePermission(request.principal!, 'kt:read');
         const principal = request.principal!;
         const asOf = await readAsOf(principal.tenantId, request.query.as_of, ['query', 'as_of']);
-        return service.getRevision(principal, request.params.kt_revision_id, { asOf });
+        const revision = await service.getRevision(principal, request.params.kt_revision_id, { asOf });
+        // The tag of what is answered: any change of the revision (or of its topic's current revision
+        // and status, which it shows) changes it.
+        if (answeredNotModified(request, reply, entityTag([principal.tenantId, revision]))) return reply;
+        return revision;
       },
     );
 
