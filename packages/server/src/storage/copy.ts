@@ -3,8 +3,12 @@ import type { Storage } from './database.js';
 import type { Database } from './schema.js';
 import { jsonValue } from './json.js';
 
-/** Tables in the order their foreign keys need, with their key and JSON columns. */
-const TABLES: { name: keyof Database; key: string[]; json: string[] }[] = [
+/**
+ * Tables in the order their foreign keys need, with their key and JSON columns. `derived`: the
+ * target's triggers fill it while earlier tables are copied (the listing counters, from the record
+ * versions); the source's rows replace what they wrote, so clients' ETags stay valid.
+ */
+const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: boolean }[] = [
   { name: 'tenants', key: ['id'], json: [] },
   { name: 'users', key: ['id'], json: [] },
   { name: 'api_keys', key: ['id'], json: [] },
@@ -18,7 +22,7 @@ const TABLES: { name: keyof Database; key: string[]; json: string[] }[] = [
   { name: 'trace_events', key: ['id'], json: [] },
   { name: 'kt_revision_versions', key: ['revision_id', 'n'], json: ['schema', 'data'] },
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
-  { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [] },
+  { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
 ];
 
 const BATCH = 500;
@@ -91,6 +95,7 @@ export async function copyDatabase(
   }
   for (const table of TABLES) {
     await target.db.transaction().execute(async (trx) => {
+      if (table.derived) await trx.deleteFrom(table.name).execute();
       let batch: Record<string, unknown>[] = [];
       let copied = 0;
       const flush = async () => {

@@ -230,7 +230,7 @@ async function migrate(storage: Storage): Promise<void> {
     '001_initial': { up: (db) => initial.up(db, storage.dialect) },
     '002_tenant_users_and_audit': { up: (db) => tenantUsersAndAudit.up(db, storage.dialect) },
     '003_history': { up: (db) => history.up(db, storage.dialect) },
-    '004_listing_tags': { up: (db) => listingTags.up(db) },
+    '004_listing_tags': { up: (db) => listingTags.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,

@@ -9,8 +9,8 @@ import { deleteTracesTouching } from './traces-write.js';
  * transaction, and appends the record's new version (storage/migrations/003_history.ts) in that same
  * transaction: an acknowledged change always has its version, and no version exists without its
  * change. Callers (the records service, the re-approval move, the demo seed, the benchmark data)
- * never write `records` themselves. Each change also counts, in that transaction, as a change of
- * the listings of the record's revision (migrations/004_listing_tags.ts): their ETags move with it.
+ * never write `records` themselves. Each version also counts, by a trigger in that transaction, as a
+ * change of the listings of its revision (migrations/004_listing_tags.ts): their ETags move with it.
  */
 
 type Trx = Transaction<Database>;
@@ -33,11 +33,6 @@ export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor:
       .insertInto('records')
       .values(batch as never)
       .execute();
-    await countListingChanges(
-      trx,
-      tenantOf(batch),
-      batch.map((row) => row.kt_revision_id),
-    );
     await trx
       .insertInto('record_versions')
       .values(
@@ -74,11 +69,9 @@ export async function updateRecord(
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .where('version', '=', expectedVersion)
-    .returning('kt_revision_id')
     .executeTakeFirst();
-  if (!updated) return false;
+  if (updated.numUpdatedRows === 0n) return false;
   await appendVersions(trx, tenantId, [id], 'updated', actor);
-  await countListingChanges(trx, tenantId, [updated.kt_revision_id]);
   return true;
 }
 
@@ -114,7 +107,6 @@ export async function deleteRecord(
     } as never)
     .execute();
   await deleteTracesTouching(trx, tenantId, id, actor);
-  await countListingChanges(trx, tenantId, [row.kt_revision_id]);
   return true;
 }
 
@@ -146,9 +138,8 @@ export async function moveRecords(
       await appendVersions(trx, tenantId, ids.slice(i, i + ID_BATCH), 'moved', actor);
     moved += ids.length;
   }
-  // The listings records left and the one they joined; a re-approval of a topic without records
-  // changes no listing.
-  if (moved > 0) await countListingChanges(trx, tenantId, [...fromRevisionIds, toRevisionId]);
+  // The `moved` versions count for the revision the records joined; the ones they left changed too.
+  if (moved > 0) await countListingChanges(trx, tenantId, fromRevisionIds);
   return moved;
 }
 
@@ -168,13 +159,11 @@ export async function restoreRecord(
     .values({ ...row, id, tenant_id: tenantId } as never)
     .execute();
   await appendVersions(trx, tenantId, [id], 'restored', actor);
-  await countListingChanges(trx, tenantId, [row.kt_revision_id]);
 }
 
 /**
- * Counts one change of the listings of these revisions (their ETags change). Runs after the change's
- * other statements: on PostgreSQL the counter row stays locked until the commit, so writers of one
- * topic queue here for the shortest time, and always in the same (sorted) order, so never deadlock.
+ * Counts one change of the listings of these revisions (their ETags change), in revision order, as
+ * the trigger does, so that concurrent writers lock counters in one order.
  */
 async function countListingChanges(
   trx: Trx,
@@ -197,13 +186,6 @@ async function countListingChanges(
       )
       .execute();
   }
-}
-
-/** The one tenant of a batch of new records (every caller writes within one tenant). */
-function tenantOf(rows: readonly RecordRow[]): string {
-  const tenantId = rows[0]!.tenant_id;
-  if (rows.some((row) => row.tenant_id !== tenantId)) throw new Error('insertRecords: one tenant per call');
-  return tenantId;
 }
 
 /** The next version number of a record id, read in the statement that inserts the version. */
