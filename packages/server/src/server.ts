@@ -31,8 +31,19 @@ export async function startServer(
     storage,
     url: config.publicUrl ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     close() {
-      // Fastify stops accepting connections and lets requests in flight finish before closing.
-      closing ??= app.close().then(() => storage.close());
+      // Fastify stops accepting connections and lets requests in flight finish before closing. It
+      // closes the idle keep-alive connections once, when the close begins: a connection whose
+      // answer ends later (a long web export) would stay open until its idle timeout, so each is
+      // closed as soon as it is idle.
+      closing ??= (async () => {
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 200);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
+        await storage.close();
+      })();
       return closing;
     },
   };

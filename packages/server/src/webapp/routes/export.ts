@@ -30,6 +30,7 @@ import type { Services } from '../../app.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots } from '../export-slots.js';
 
 const MAX_TOPICS = 50;
 
@@ -199,6 +200,7 @@ function mappingProblems(error: MappingFileError) {
  */
 export function exportRoutes(context: WebContext): FastifyPluginAsync {
   const { services } = context;
+  const slots = ExportSlots.fromEnv();
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const config = { permission: ['kt:read', 'records:read'] satisfies Permission[] };
@@ -284,7 +286,11 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         });
         // The whole file is written before the status is sent: a failure is a visible error,
         // never a 200 with a broken file (an XLSX cannot be checked until its last byte).
-        const dir = await mkdtemp(join(tmpdir(), 'rxs-web-export-'));
+        const release = slots.take(`${principal.tenantId}:${principal.userId}`);
+        const dir = await mkdtemp(join(tmpdir(), 'rxs-web-export-')).catch((error: unknown) => {
+          release();
+          throw error;
+        });
         const file = join(dir, fileName);
         let warnings: readonly string[];
         let size: number;
@@ -297,6 +303,9 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
           await rm(dir, { recursive: true, force: true });
           request.log.error({ err: error }, 'export failed');
           throw exportFailure(error, request.id);
+        } finally {
+          // Sending the finished file is cheap; the slot was for writing it.
+          release();
         }
         const body = createReadStream(file);
         body.once('close', () => void rm(dir, { recursive: true, force: true }));
