@@ -158,6 +158,75 @@ describe('conditional requests: ETag and 304', () => {
     ).toBe(401);
   });
 
+  it("POST /traces/batch/list: 412 while the tenant's traces are unchanged; a trace created or deleted changes the tag", async () => {
+    const revision = await approvedTopic('Conditional traces');
+    const a = (await create(revision, 'a')).body._id as string;
+    const b = (await create(revision, 'b')).body._id as string;
+    const batch = { nodes: [{ node_id: a, node_type: 'Record', version: '1' }], n_hops: 2 };
+    const ask = (etag?: string, key?: string) =>
+      t.api('POST', '/traces/batch/list', {
+        body: batch,
+        ...(key && { key }),
+        headers: etag ? { 'if-none-match': etag } : {},
+      });
+    const first = await ask();
+    expect(first.status).toBe(200);
+    let etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    const unchanged = await ask(etag);
+    expect(unchanged.status).toBe(412);
+    expect(unchanged.body.detail).toMatch(/Not modified/);
+    expect(unchanged.text).not.toContain('results');
+
+    // Record writes, topics and another tenant's traces leave it; this tenant's trace changes move it.
+    await t.api('PATCH', `/records/${a}`, { body: { data: { note: 'changed' } } });
+    const otherKey = t.demo.otherTenant.users.owner.apiKey;
+    const theirs = t.demo.otherTenant.topics.riskRegister!.recordIds;
+    expect(
+      (
+        await t.api('POST', '/traces/', {
+          key: otherKey,
+          body: {
+            source: { node_id: theirs[0], node_type: 'Record' },
+            target: { node_id: theirs[1], node_type: 'Record' },
+            relation_type: 'mentions',
+          },
+        })
+      ).status,
+    ).toBe(201);
+    expect((await ask(etag)).status).toBe(412);
+    // Their tag for the same body is theirs: never honoured across tenants.
+    expect((await ask(etag, otherKey)).status).toBe(200);
+
+    const link = await t.api('POST', '/traces/', {
+      body: {
+        source: { node_id: a, node_type: 'Record' },
+        target: { node_id: b, node_type: 'Record' },
+        relation_type: 'is_related',
+      },
+    });
+    const linked = await ask(etag);
+    expect(linked.status).toBe(200);
+    expect(linked.body.results[a].edges.map((e: { _id: string }) => e._id)).toEqual([link.body._id]);
+    etag = linked.headers.get('etag')!;
+    expect((await t.api('DELETE', `/traces/${link.body._id}`)).status).toBe(204);
+    const unlinked = await ask(etag);
+    expect(unlinked.status).toBe(200);
+    expect(unlinked.body.results[a].edges).toEqual([]);
+    // Deleting a record deletes its traces: that changes the tag too.
+    etag = unlinked.headers.get('etag')!;
+    await t.api('POST', '/traces/', {
+      body: {
+        source: { node_id: b, node_type: 'Record' },
+        target: { node_id: a, node_type: 'Record' },
+        relation_type: 'mentions',
+      },
+    });
+    etag = (await ask()).headers.get('etag')!;
+    expect((await t.api('DELETE', `/records/${b}`)).status).toBe(204);
+    expect((await ask(etag)).status).toBe(200);
+  });
+
   it('GET /kt/{id}: 304 while the revision is unchanged, 200 with a new tag after an edit', async () => {
     const draft = await t.api('POST', '/kt/', {
       body: {

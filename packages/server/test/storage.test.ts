@@ -112,6 +112,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '002_tenant_users_and_audit',
         '003_history',
         '004_listing_tags',
+        '005_trace_tags',
       ]);
       await storage.close();
     } finally {

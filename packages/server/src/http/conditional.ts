@@ -26,13 +26,18 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
 
 /**
  * Sets the ETag and caching headers; true when the request's If-None-Match matches, and the reply
- * is then a 304 already sent. The caller computes the tag before it reads what it answers, so a
- * change in between gives a tag older than the body (one needless download later), never a newer
- * one (a change missed).
+ * is then already sent: 304 without a body to a GET, 412 to any other method (RFC 9110 §13.1.2; a
+ * POST that only reads, such as a trace batch, is answered so too). The caller computes the tag
+ * before it reads what it answers, so a change in between gives a tag older than the body (one
+ * needless download later), never a newer one (a change missed).
  */
 export function answeredNotModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
   void reply.header('etag', etag).header('cache-control', 'private, no-cache');
   if (!noneMatch(request.headers['if-none-match'], etag)) return false;
-  void reply.code(304).send();
+  if (request.method === 'GET' || request.method === 'HEAD') void reply.code(304).send();
+  else
+    void reply.code(412).send({
+      detail: 'Not modified: nothing this answers changed since the ETag in If-None-Match.',
+    });
   return true;
 }

@@ -6,7 +6,7 @@ import { jsonValue } from './json.js';
 /**
  * Tables in the order their foreign keys need, with their key and JSON columns. `derived`: the
  * target's triggers fill it while earlier tables are copied (the listing counters, from the record
- * versions); the source's rows replace what they wrote, so clients' ETags stay valid.
+ * versions and trace events); the source's rows replace what they wrote, so clients' ETags stay valid.
  */
 const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: boolean }[] = [
   { name: 'tenants', key: ['id'], json: [] },
@@ -23,6 +23,7 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'kt_revision_versions', key: ['revision_id', 'n'], json: ['schema', 'data'] },
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
+  { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
 ];
 
 const BATCH = 500;

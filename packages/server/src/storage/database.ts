@@ -13,6 +13,7 @@ import * as initial from './migrations/001_initial.js';
 import * as tenantUsersAndAudit from './migrations/002_tenant_users_and_audit.js';
 import * as history from './migrations/003_history.js';
 import * as listingTags from './migrations/004_listing_tags.js';
+import * as traceTags from './migrations/005_trace_tags.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -231,6 +232,7 @@ async function migrate(storage: Storage): Promise<void> {
     '002_tenant_users_and_audit': { up: (db) => tenantUsersAndAudit.up(db, storage.dialect) },
     '003_history': { up: (db) => history.up(db, storage.dialect) },
     '004_listing_tags': { up: (db) => listingTags.up(db, storage.dialect) },
+    '005_trace_tags': { up: (db) => traceTags.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,

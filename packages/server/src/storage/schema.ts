@@ -20,6 +20,7 @@ export interface Database {
   kt_revision_versions: KtRevisionVersionTable;
   baselines: BaselineTable;
   record_listing_tags: RecordListingTagTable;
+  trace_listing_tags: TraceListingTagTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -214,5 +215,11 @@ export interface RecordListingTagTable {
   tenant_id: string;
   /** '' for records under no revision. */
   kt_revision_id: string;
+  changes: number;
+}
+
+/** How often a tenant's traces changed (migrations/005_trace_tags.ts). */
+export interface TraceListingTagTable {
+  tenant_id: string;
   changes: number;
 }

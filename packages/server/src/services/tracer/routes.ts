@@ -14,7 +14,14 @@ import {
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import type { AsOfReader } from '../history/as-of.js';
-import { apiKeySecurity, bodyErrorResponses, errorResponses, TraceParams } from '../../http/schemas.js';
+import {
+  apiKeySecurity,
+  bodyErrorResponses,
+  errorResponses,
+  IfNoneMatchHeaders,
+  TraceParams,
+} from '../../http/schemas.js';
+import { answeredNotModified } from '../../http/conditional.js';
 import type { TracerService } from './service.js';
 
 /** tracer: `/traces/...`. */
@@ -88,7 +95,10 @@ export function tracerRoutes(service: TracerService, readAsOf: AsOfReader): Fast
             `An answer holds at most ${TRACE_BATCH_MAX_EDGES} edges, counted over all its results ` +
             `(an edge reached from two requested nodes counts twice); a request whose answer would hold more ` +
             `is 422 with a detail item of type "${TRACE_BATCH_TOO_LARGE}": ask for fewer nodes at once, or fewer hops. ` +
-            'Only mode "legacy_connected_nodes" is served.',
+            'Only mode "legacy_connected_nodes" is served. ' +
+            "Conditional: the answer carries a strong ETag that changes with any change of the tenant's traces; " +
+            'send it back in If-None-Match and an unchanged answer is 412 (RFC 9110: not 304, as this is a POST) without the traces.',
+          headers: IfNoneMatchHeaders,
           body: BatchRetrieveRequest,
           response: {
             200: BatchRetrieveResponse,
@@ -100,6 +110,13 @@ export function tracerRoutes(service: TracerService, readAsOf: AsOfReader): Fast
               },
             ),
             ...bodyErrorResponses,
+            412: Type.Object(
+              { detail: Type.String() },
+              {
+                description:
+                  "Not modified: the tenant's traces are unchanged since the ETag in If-None-Match",
+              },
+            ),
           },
         },
       },
@@ -118,6 +135,8 @@ export function tracerRoutes(service: TracerService, readAsOf: AsOfReader): Fast
         // holds the event loop while it is serialised.
         const principal = request.principal!;
         const asOf = await readAsOf(principal.tenantId, request.body.as_of, ['body', 'as_of']);
+        const etag = await service.batchTag(principal, request.body);
+        if (answeredNotModified(request, reply, etag)) return reply;
         const pieces = await service.batchListJson(principal, request.body, { asOf });
         void reply.type('application/json; charset=utf-8');
         return reply.send(Readable.from(pieces, { objectMode: false }) as never);

@@ -21,6 +21,7 @@ import { newObjectId, nowIso } from '../../storage/ids.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteTrace, insertTrace } from '../../storage/traces-write.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { entityTag } from '../../http/conditional.js';
 import { unindexed } from '../../storage/unindexed.js';
 import { recordsAsOfQuery } from '../records/as-of-query.js';
 import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
@@ -50,6 +51,9 @@ function toTrace(row: TraceRow): Trace {
 }
 
 /** Traces: links between records (and other nodes), and their n-hop batch listing. */
+/** Raised when the JSON text of batch answers changes: tags given before stop matching. */
+const TRACE_BATCH_FORMAT = 1;
+
 export class TracerService {
   constructor(private readonly storage: Storage) {}
 
@@ -150,6 +154,20 @@ export class TracerService {
       deleteTrace(trx, principal.tenantId, id, changeActor(principal)),
     );
     if (!deleted) throw notFound(`Trace ${id} was not found.`);
+  }
+
+  /**
+   * The ETag of a batch answer: the request and how often the tenant's traces changed (migrations/
+   * 005_trace_tags.ts), read before the answer is, without walking a trace. Any trace created or
+   * deleted in the tenant changes it, also one the batch does not reach.
+   */
+  async batchTag(principal: Principal, request: BatchRetrieveRequest): Promise<string> {
+    const row = await this.db
+      .selectFrom('trace_listing_tags')
+      .select('changes')
+      .where('tenant_id', '=', principal.tenantId)
+      .executeTakeFirst();
+    return entityTag([TRACE_BATCH_FORMAT, principal.tenantId, request, Number(row?.changes ?? 0)]);
   }
 
   /**
