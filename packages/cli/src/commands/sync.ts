@@ -5,12 +5,22 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import {
   createSyncSession,
+  outputFacts,
+  readSyncState,
   renderReportText,
   reportJson,
   runWatchLoop,
+  saveProbe,
+  takeProbeTags,
+  unchangedSince,
+  usableProbe,
   writeReport,
   type ChangeReport,
+  type SyncState,
 } from '@rxs/sdk';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createAtomicFile } from '../atomic-file.js';
 import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
@@ -38,11 +48,10 @@ export function parseInterval(value: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
-interface SyncOutcome {
-  summary: ExportSummary;
-  report: ChangeReport;
-  reportPath: string;
-}
+type SyncOutcome =
+  | { unchanged?: undefined; summary: ExportSummary; report: ChangeReport; reportPath: string }
+  /** The service said nothing changed since the snapshot: nothing was exported or written. */
+  | { unchanged: true; since: SyncState };
 
 export function syncCommand(): Command {
   const command = new Command('sync')
@@ -115,7 +124,23 @@ Examples:
     if (!(jitter >= 0 && jitter <= 1))
       throw new UserError(`--jitter takes a ratio from 0 to 1, not "${options.jitter}".`);
 
+    // A poll of a moment that does not move (--as-of, --baseline) is never cheap: it is exported.
+    const probing = options.asOf === undefined && options.baseline === undefined;
+    const output = options.out === undefined ? undefined : resolve(options.out);
+    const client = clientFor(connection);
+
     const once = async (): Promise<SyncOutcome> => {
+      const revisionIds = [...new Set(options.kt ?? [])];
+      // Per run: under --watch the mapping file may change between runs.
+      const fingerprint = probing ? await exportFingerprint(options) : '';
+      if (probing) {
+        const previous = await readSyncState(state);
+        const probe = await usableProbe(state, previous, fingerprint, output);
+        if (previous && probe && (await unchangedSince(client, probe.tags)))
+          return { unchanged: true, since: previous };
+      }
+      // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
+      const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
       const session = await createSyncSession(state);
       const progress = new Progress({ quiet: options.quiet || options.json });
       try {
@@ -124,7 +149,18 @@ Examples:
         // Output first, then the snapshot: a crash between them repeats the comparison next time
         // (reporting the same changes again) instead of skipping them.
         await run.commit();
-        await session.commit();
+        const committed = await session.commit();
+        // A topic followed to a new revision (--follow-latest) is not what the tags describe: the
+        // next poll is a full one.
+        const sameTopics =
+          committed.topics.length === revisionIds.length &&
+          committed.topics.every((topic, i) => topic.revisionId === revisionIds[i]);
+        await saveProbe(state, {
+          fingerprint,
+          generation: committed.generation,
+          output: await outputFacts(output),
+          tags: probing && sameTopics ? tags : undefined,
+        });
         const reportPath = await writeReport(state, report);
         return { summary: run.summary, report, reportPath };
       } catch (error) {
@@ -134,6 +170,15 @@ Examples:
     };
 
     const announce = async (outcome: SyncOutcome) => {
+      if (outcome.unchanged) {
+        const since = outcome.since.exportedAt;
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify({ changed: false, report: null, unchanged: { since, checkedBy: 'etag' } }, null, 2)}\n`
+            : `No changes since ${since}: the service said so to the snapshot's tags; nothing was downloaded or written.\n`,
+        );
+        return;
+      }
       if (options.json) {
         process.stdout.write(
           `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
@@ -148,7 +193,7 @@ Examples:
     if (!options.watch) {
       const outcome = await once();
       await announce(outcome);
-      if (options.exitCode && outcome.report.changed) process.exitCode = 2;
+      if (options.exitCode && !outcome.unchanged && outcome.report.changed) process.exitCode = 2;
       return;
     }
 
@@ -169,6 +214,31 @@ Examples:
     });
     process.stderr.write(`rxs: stopped after ${result.runs} runs (${result.failures} failed).\n`);
   });
+}
+
+/**
+ * What the export of these options comes to, for the probe (sdk/src/sync/probe.ts): another
+ * format, topic list, mapping file content or rxs version means a full sync.
+ */
+async function exportFingerprint(options: SyncOptions): Promise<string> {
+  const mapping =
+    options.mapping === undefined ? null : await readFile(options.mapping, 'utf8').catch(() => null);
+  const version = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')).version;
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        version,
+        options.kt ?? [],
+        options.format,
+        options.out === undefined ? null : resolve(options.out),
+        options.traces === true,
+        options.labels === true,
+        options.followLatest === true,
+        options.maxColumns ?? null,
+        mapping,
+      ]),
+    )
+    .digest('hex');
 }
 
 /** A value of --since: an ISO 8601 moment, else a baseline's name or id. */

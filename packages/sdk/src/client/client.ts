@@ -6,6 +6,7 @@ import { DEFAULT_RETRY_POLICY, type RetryEvent } from './retry.js';
 import { createTechdocClient, type TechdocClient } from './techdoc.js';
 import { createTracerClient, type TracerClient } from './tracer.js';
 import { Transport, type FetchFunction } from './transport.js';
+import { createConditionalClient, type ConditionalClient } from './conditional.js';
 import { normalizeBaseUrl } from './url.js';
 
 export interface ClientOptions {
@@ -44,6 +45,8 @@ export interface RxsClient {
   techdoc: TechdocClient;
   records: RecordsClient;
   tracer: TracerClient;
+  /** Conditional requests: has a topic, a listing or the traces changed since a tag? */
+  conditional: ConditionalClient;
   servers: { techdoc: string; records: string; tracer: string };
 }
 
@@ -99,6 +102,7 @@ export function createClient(options: ClientOptions): RxsClient {
     onRetry: options.onRetry,
   });
   return {
+    conditional: createConditionalClient(transport, bases),
     techdoc: createTechdocClient(transport, bases.techdoc),
     records: createRecordsClient(transport, bases.records),
     tracer: createTracerClient(transport, bases.tracer, {

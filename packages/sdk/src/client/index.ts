@@ -4,6 +4,7 @@ export type { TechdocClient, TopicListQuery } from './techdoc.js';
 export { BaselineNotFoundError } from './techdoc.js';
 export type { RecordsClient, ListRecordsOptions, AsOfOption, ReasonOption } from './records.js';
 export type { TracerClient, TraceListOptions, TraceListing } from './tracer.js';
+export type { ConditionalClient, TagCheck } from './conditional.js';
 export type { RequestOptions, FetchFunction } from './transport.js';
 export type { RetryEvent, RetryPolicy } from './retry.js';
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';

@@ -47,6 +47,8 @@ export interface Call {
   /** Safe to repeat. Defaults to true for GET and DELETE, false otherwise. */
   idempotent?: boolean;
   signal?: AbortSignal;
+  /** An entity tag for `If-None-Match` (see `conditional`). */
+  ifNoneMatch?: string;
 }
 
 /** An attempt that got a successful answer; its body is still unread. */
@@ -157,6 +159,24 @@ export class Transport {
     });
   }
 
+  /**
+   * A conditional request: whether the answer is unchanged since `ifNoneMatch` (304, or 412 to a
+   * POST), and the answer's current ETag (undefined from a server that sends none). The body is
+   * not read: callers ask for small answers (a page of one record) when they only want the tag.
+   */
+  async conditional(call: Call): Promise<{ unchanged: boolean; etag: string | undefined }> {
+    return this.retrying(call, async () => {
+      const exchange = await this.open(call);
+      try {
+        await exchange.response.body?.cancel().catch(() => undefined);
+        const etag = exchange.response.headers.get('etag') ?? undefined;
+        return { unchanged: exchange.response.status === 304 || exchange.response.status === 412, etag };
+      } finally {
+        exchange.timer.dispose();
+      }
+    });
+  }
+
   /** Runs `attempt` until it succeeds or `pauseBeforeRetry` gives up. */
   async retrying<T>(call: Call, attempt: () => Promise<T>): Promise<T> {
     for (let retryIndex = 0; ; retryIndex++) {
@@ -213,6 +233,7 @@ export class Transport {
           'User-Agent': this.options.userAgent,
         };
         if (body !== undefined) headers['Content-Type'] = 'application/json';
+        if (call.ifNoneMatch !== undefined) headers['If-None-Match'] = call.ifNoneMatch;
         timer.start();
         let response: Response;
         try {
@@ -246,6 +267,9 @@ export class Transport {
           continue;
         }
         if (response.status >= 200 && response.status < 300) return { response, url, info, timer };
+        // Unchanged since the tag: 304 to a GET, 412 to a POST (RFC 9110 §13.1.2).
+        if (call.ifNoneMatch !== undefined && (response.status === 304 || response.status === 412))
+          return { response, url, info, timer };
         throw await this.statusError(response, info, timer);
       }
     } catch (error) {

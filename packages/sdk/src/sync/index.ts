@@ -47,3 +47,13 @@ export {
 export { diffRecord } from './record-diff.js';
 export { diffSchema, type SchemaSide } from './schema-diff.js';
 export { canonicalJson, jsonEqual, jsonHash } from './json-values.js';
+export {
+  outputFacts,
+  PROBE_FILE,
+  saveProbe,
+  takeProbeTags,
+  unchangedSince,
+  usableProbe,
+  type ProbeTags,
+  type SyncProbe,
+} from './probe.js';

@@ -1,0 +1,176 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { runCli } from './run-cli.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  conditional: boolean;
+  status: number;
+}
+
+/**
+ * A proxy in front of the service that notes every request (to see what a sync downloads) and, as
+ * `plain`, removes the ETags: the service as it was published, without conditional requests.
+ */
+async function startProxy(target: string, options: { plain: boolean }) {
+  const seen: Seen[] = [];
+  const upstream = new URL(target);
+  const server: Server = createServer((req, res) => {
+    const headers = { ...req.headers, host: upstream.host };
+    if (options.plain) delete headers['if-none-match'];
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        seen.push({
+          method: req.method!,
+          url: req.url!,
+          conditional: req.headers['if-none-match'] !== undefined,
+          status: answer.statusCode!,
+        });
+        const out = { ...answer.headers };
+        if (options.plain) delete out.etag;
+        res.writeHead(answer.statusCode!, out);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    seen,
+    take: () => seen.splice(0, seen.length),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('rxs sync: an unchanged poll downloads nothing', () => {
+  let t: TestServer;
+  let dir: string;
+  let keyFile: string;
+  let revision: string;
+  let ids: string[];
+  let tagged: Awaited<ReturnType<typeof startProxy>>;
+  let plain: Awaited<ReturnType<typeof startProxy>>;
+  const sync = (url: string, name: string, ...args: string[]) =>
+    runCli([
+      'sync',
+      '--url',
+      url,
+      '--api-key-file',
+      keyFile,
+      '--quiet',
+      '--state',
+      join(dir, `${name}.state`),
+      '--kt',
+      revision,
+      '--traces',
+      '--format',
+      'csv',
+      '--out',
+      join(dir, `${name}.csv`),
+      '--json',
+      '--exit-code',
+      ...args,
+    ]);
+  const reports = (name: string) => {
+    const folder = join(dir, `${name}.state`, 'reports');
+    return existsSync(folder) ? readdirSync(folder).length : 0;
+  };
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-sync-probe-'));
+    keyFile = join(dir, 'owner.key');
+    writeFileSync(keyFile, `${t.ownerKey}\n`);
+    revision = t.demo.tenant.topics.systemRequirements!.currentRevisionId;
+    ids = t.demo.tenant.topics.systemRequirements!.recordIds;
+    tagged = await startProxy(t.url, { plain: false });
+    plain = await startProxy(t.url, { plain: true });
+  });
+  afterAll(async () => {
+    await tagged?.close();
+    await plain?.close();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('asks with its tags and, when nothing changed, leaves output, snapshot and reports untouched', async () => {
+    const first = await sync(tagged.url, 'a');
+    expect(first.code, first.stderr).toBe(2);
+    expect(existsSync(join(dir, 'a.state', 'probe.json'))).toBe(true);
+    tagged.take();
+    const out = statSync(join(dir, 'a.csv'));
+    const state = readFileSync(join(dir, 'a.state', 'state.json'));
+
+    const second = await sync(tagged.url, 'a');
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ changed: false, unchanged: { checkedBy: 'etag' } });
+    const asked = tagged.take();
+    // Three conditional requests (topic, listing, traces), all answered "unchanged", nothing else.
+    expect(asked.map((r) => [r.method, r.conditional, r.status])).toEqual([
+      ['GET', true, 304],
+      ['GET', true, 304],
+      ['POST', true, 412],
+    ]);
+    expect(statSync(join(dir, 'a.csv')).mtimeMs).toBe(out.mtimeMs);
+    expect(readFileSync(join(dir, 'a.state', 'state.json')).equals(state)).toBe(true);
+    expect(reports('a')).toBe(1);
+  });
+
+  it('a changed record, a new trace or a re-touched output file make a full sync; each path gives the same files', async () => {
+    // The same changes seen through the service with ETags (a) and without (b).
+    expect((await sync(plain.url, 'b')).code).toBe(2);
+    expect(existsSync(join(dir, 'b.state', 'probe.json'))).toBe(false);
+    const same = () =>
+      expect(readFileSync(join(dir, 'a.csv')).equals(readFileSync(join(dir, 'b.csv')))).toBe(true);
+    same();
+
+    const record = (await t.api('GET', `/records/${ids[0]}`)).body;
+    await t.api('PATCH', `/records/${ids[0]}`, { body: { data: { ...record.data, priority: 'low' } } });
+    const [a1, b1] = [await sync(tagged.url, 'a'), await sync(plain.url, 'b')];
+    expect([a1.code, b1.code]).toEqual([2, 2]);
+    expect(JSON.parse(a1.stdout).changes).toEqual(JSON.parse(b1.stdout).changes);
+    same();
+    expect(
+      tagged.take().some((r) => r.method === 'GET' && !r.conditional && r.url.startsWith('/records/?')),
+    ).toBe(true);
+
+    await t.api('POST', '/traces/', {
+      body: {
+        source: { node_id: ids[1], node_type: 'Record' },
+        target: { node_id: ids[2], node_type: 'Record' },
+        relation_type: 'mentions',
+      },
+    });
+    const [a2, b2] = [await sync(tagged.url, 'a'), await sync(plain.url, 'b')];
+    expect([a2.code, b2.code]).toEqual([2, 2]);
+    expect(JSON.parse(a2.stdout).changes.traces).toMatchObject({ added: 1 });
+    same();
+
+    // Nothing changed: (a) asks and stops, (b) downloads and compares; both exit 0 with the same file.
+    tagged.take();
+    plain.take();
+    const [a3, b3] = [await sync(tagged.url, 'a'), await sync(plain.url, 'b')];
+    expect([a3.code, b3.code]).toEqual([0, 0]);
+    expect(tagged.take()).toHaveLength(3);
+    expect(plain.take().length).toBeGreaterThan(3);
+    same();
+
+    // Someone edited the output: a full sync writes it again.
+    writeFileSync(join(dir, 'a.csv'), 'edited by hand\n');
+    expect((await sync(tagged.url, 'a')).code).toBe(0);
+    same();
+    // Other options (here the format) are another export: a full sync.
+    tagged.take();
+    const relabelled = await sync(tagged.url, 'a', '--labels');
+    expect(relabelled.stderr).toBe('');
+    expect(tagged.take().length).toBeGreaterThan(3);
+  });
+});
