@@ -126,6 +126,25 @@ const NOTES = {
       'shared machines this figure varies by about ±10 points from run to run.',
     ].join('\n');
   },
+  'sync-unchanged-bytes': (results) => {
+    const y = headlineFigure(results, (s) => s.sync?.unchangedPoll?.median?.bytes);
+    return [
+      `**Unchanged poll, bytes.** ${y ? `At ${sizeLabel(y.s.size)} records an unchanged \`rxs sync\` moved ${y.value} bytes.` : ''}`,
+      'It makes one conditional request for the topic (`GET /kt/{id}`) and one for its records',
+      '(`GET /records/?…&limit=1`), both answered 304 without a body: the bytes are headers, about',
+      'half of them the request\'s (the API key, the 43-character ETag, what Node\'s fetch adds) and half',
+      "the answer's (ETag, request id, date, keep-alive). One request per topic would meet the target:",
+      "a listing tag that also moves with its revision (a re-approval, a draft's edit) makes the topic",
+      'request unneeded, and a 22-character tag (128 bits) is as safe.',
+    ].join('\n');
+  },
+  'sync-unchanged-time': (results) => {
+    const y = headlineFigure(results, (s) => s.sync?.unchangedPoll?.median?.sync);
+    return [
+      `**Unchanged poll, time.** ${y ? `At ${sizeLabel(y.s.size)} records it took ${secs(y.value)}.` : ''} The`,
+      'requests take milliseconds; the rest is starting Node and loading the CLI.',
+    ].join('\n');
+  },
   'writes-json-server': (results) => {
     const worst = [];
     for (const s of results.sizes) {

@@ -2,11 +2,14 @@
  * 3. Sync: after a first `rxs sync` of the topic, each round changes 1% of the records through the
  * API (`PATCH /records/{id}` with new data), then times `rxs export --format csv` and a second
  * `rxs sync` back to back. The overhead is `sync / export − 1`, a ratio taken within one round.
+ * Then, each round, a poll with nothing changed: `rxs sync` asks with the snapshot's ETags and
+ * stops (sdk/src/sync/probe.ts), timed against a full export, its bytes counted by a proxy.
  */
 import { join } from 'node:path';
 import { loadSamples, recordData } from '../lib/dataset.mjs';
 import { settle } from '../lib/processes.mjs';
 import { max, median, ratios } from '../lib/stats.mjs';
+import { startCountingProxy } from '../lib/counting-proxy.mjs';
 import { rxsExport, timedRxs } from './export.mjs';
 
 /**
@@ -64,7 +67,36 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
       `  sync round ${round + 1}/${runs}: ${changeIds.length} changed, export ${exported.seconds.toFixed(2)} s, sync ${synced.seconds.toFixed(2)} s`,
     );
   }
+  // Unchanged polls: the same sync again, through a proxy that counts the bytes both ways.
+  const proxy = await startCountingProxy(rxs.url);
+  const unchanged = { seconds: [], bytes: [], export: [] };
+  try {
+    for (let round = 0; round < runs; round++) {
+      await settle(rxs.pid);
+      const exported = await rxsExport({ rxs, revisionId, keyFile, out });
+      await settle(rxs.pid);
+      proxy.take();
+      const polled = await rxsSync({ rxs: { ...rxs, url: proxy.url }, revisionId, keyFile, state, out: syncOut });
+      const bytes = proxy.take();
+      if (!/No changes since/.test(polled.stdout))
+        throw new Error(`the unchanged poll did a full sync: ${polled.stdout.slice(0, 300)}`);
+      unchanged.seconds.push(polled.seconds);
+      unchanged.bytes.push(bytes.total);
+      unchanged.export.push(exported.seconds);
+      log?.(
+        `  unchanged poll round ${round + 1}/${runs}: ${bytes.total} bytes, sync ${polled.seconds.toFixed(2)} s, export ${exported.seconds.toFixed(2)} s`,
+      );
+    }
+  } finally {
+    await proxy.close();
+  }
   return {
+    unchangedPoll: {
+      seconds: unchanged.seconds,
+      bytes: unchanged.bytes,
+      median: { sync: median(unchanged.seconds), export: median(unchanged.export), bytes: median(unchanged.bytes) },
+      ratio: { syncOverExport: median(ratios(unchanged.seconds, unchanged.export)) },
+    },
     changed: changeIds.length,
     firstSync: { seconds: first.seconds, peakRss: first.peakRss },
     seconds,

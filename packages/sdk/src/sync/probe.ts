@@ -52,11 +52,12 @@ export async function takeProbeTags(
 ): Promise<ProbeTags | undefined> {
   const topics: ProbeTags['topics'] = [];
   for (const revisionId of revisionIds) {
-    const [topic, records] = await Promise.all([
-      client.conditional.topic(revisionId),
-      client.conditional.records(revisionId),
-    ]);
-    if (!topic.etag || !records.etag) return undefined;
+    // The topic first: a service without ETags says so there, before it is asked for a listing
+    // (which it may not page, and would then start sending whole).
+    const topic = await client.conditional.topic(revisionId);
+    if (!topic.etag) return undefined;
+    const records = await client.conditional.records(revisionId);
+    if (!records.etag) return undefined;
     topics.push({ revisionId, topic: topic.etag, records: records.etag });
   }
   let traces: ProbeTags['traces'] = null;
