@@ -127,7 +127,10 @@ Examples:
     // A poll of a moment that does not move (--as-of, --baseline) is never cheap: it is exported.
     const probing = options.asOf === undefined && options.baseline === undefined;
     const output = options.out === undefined ? undefined : resolve(options.out);
-    const client = clientFor(connection);
+    // The probe's requests keep the run's --timeout and --retries: a stalled service fails the poll
+    // as it fails an export, instead of holding it.
+    const tuning = exportRunOptions(options, options.out);
+    const client = clientFor(connection, { timeoutMs: tuning.timeoutMs, retries: tuning.retries });
 
     const once = async (): Promise<SyncOutcome> => {
       const revisionIds = [...new Set(options.kt ?? [])];
