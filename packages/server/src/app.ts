@@ -13,6 +13,8 @@ import { registerResponseTimeout, requestTimeoutOptions } from './http/timeouts.
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidators } from './http/validation.js';
 import { recordsRoutes } from './services/records/routes.js';
+import { RecordChangesFeed } from './services/records/changes-feed.js';
+import { TraceChangesFeed } from './services/tracer/changes-feed.js';
 import { RecordsService, type RecordLimits } from './services/records/service.js';
 import { techdocRoutes } from './services/techdoc/routes.js';
 import { TechdocService } from './services/techdoc/service.js';
@@ -37,16 +39,23 @@ export interface Services {
   baselines: BaselinesService;
   /** Reads an `as_of` for a tenant (422 for a bad one). */
   readAsOf: AsOfReader;
+  /** `GET /records/changes`. */
+  recordChanges: RecordChangesFeed;
+  /** `GET /traces/changes`. */
+  traceChanges: TraceChangesFeed;
 }
 
 export function createServices(storage: Storage, limits: RecordLimits = {}): Services {
   const techdoc = new TechdocService(storage);
+  const records = new RecordsService(storage, techdoc, limits);
   return {
     storage,
     accounts: new Accounts(storage),
     techdoc,
-    records: new RecordsService(storage, techdoc, limits),
+    records,
+    recordChanges: new RecordChangesFeed(storage, records),
     tracer: new TracerService(storage),
+    traceChanges: new TraceChangesFeed(storage),
     history: new RecordHistoryService(storage),
     baselines: new BaselinesService(storage),
     readAsOf: asOfReader(storage),
@@ -176,8 +185,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await scope.register(techdocRoutes(services.techdoc, services.readAsOf));
       await scope.register(baselinesRoutes(services.baselines));
     },
-    records: () => recordsRoutes(services.records, services.history, services.readAsOf),
-    tracer: () => tracerRoutes(services.tracer, services.readAsOf),
+    records: () =>
+      recordsRoutes(services.records, services.history, services.readAsOf, services.recordChanges),
+    tracer: () => tracerRoutes(services.tracer, services.readAsOf, services.traceChanges),
   };
   await app.register(async (scope) => {
     // Every service request is authenticated before its body is even read.

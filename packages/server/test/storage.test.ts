@@ -113,6 +113,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '003_history',
         '004_listing_tags',
         '005_trace_tags',
+        '006_changes_feeds',
       ]);
       await storage.close();
     } finally {

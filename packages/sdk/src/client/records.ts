@@ -1,5 +1,11 @@
 import type { RecordVersion } from '../contract/history.js';
-import type { RecordCreate, RecordListQuery, RecordUpdate, ServiceRecord } from '../contract/record.js';
+import type {
+  RecordChangesPage,
+  RecordCreate,
+  RecordListQuery,
+  RecordUpdate,
+  ServiceRecord,
+} from '../contract/record.js';
 import { checkWholeNumber } from './concurrency.js';
 import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
@@ -38,6 +44,14 @@ export interface RecordsClient {
   listRecordBatches(query?: RecordListQuery, options?: ListRecordsOptions): AsyncIterable<ServiceRecord[]>;
   /** `listRecords` collected into an array (memory grows with the result). */
   listAllRecords(query?: RecordListQuery, options?: ListRecordsOptions): Promise<ServiceRecord[]>;
+  /**
+   * RXS `GET /records/changes`: what changed in a revision's listing since `since` (the `cursor` of
+   * an earlier page). Without `since`, the whole listing (held in memory: for a large one, start
+   * with `fromNow` and list the records with `listRecords`); with `fromNow`, only a cursor at the
+   * newest change. Apply `records`, then `removed`, and ask again with the page's `cursor` while
+   * `more` is true. Retried like any read; a cursor the server refuses is a 422.
+   */
+  recordChanges(revisionId: string, options?: RecordChangesOptions): Promise<RecordChangesPage>;
   /** `GET /records/{id}`; with `asOf`, the record as it was at that moment (404 if it did not exist then). */
   getRecord(id: string, options?: RequestOptions & AsOfOption): Promise<ServiceRecord>;
   /**
@@ -57,6 +71,14 @@ export interface RecordsClient {
   deleteRecord(id: string, options?: RequestOptions & ReasonOption): Promise<void>;
 }
 
+export interface RecordChangesOptions extends RequestOptions {
+  since?: string;
+  /** Without `since`: no records, only a cursor at the newest change. */
+  fromNow?: boolean;
+  /** Changed records per page (the server's default is 10 000, its most 100 000). */
+  limit?: number;
+}
+
 /** Read the state at a moment (ISO 8601 date-time): `as_of`. */
 export interface AsOfOption {
   asOf?: string;
@@ -68,6 +90,13 @@ export interface ReasonOption {
 }
 
 const record = expectObject('a record');
+const changesPage = (value: unknown): string | undefined =>
+  expectObject('a page of record changes')(value) ??
+  (typeof (value as RecordChangesPage).cursor !== 'string' ||
+  !Array.isArray((value as RecordChangesPage).records) ||
+  !Array.isArray((value as RecordChangesPage).removed)
+    ? 'is not a page of record changes (cursor, records, removed)'
+    : undefined);
 const version = expectObject('a record version');
 const versions = expectArray('a list of record versions');
 
@@ -186,6 +215,22 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
       for await (const batch of listRecordBatches(query, options)) for (const item of batch) all.push(item);
       return all;
     },
+
+    recordChanges: async (revisionId, options = {}) =>
+      transport.json(
+        call({
+          method: 'GET',
+          path: '/records/changes',
+          query: {
+            context__knowledge_unit_topic_id: revisionId,
+            ...(options.since !== undefined && { since: options.since }),
+            ...(options.fromNow && { from: 'now' }),
+            ...(options.limit !== undefined && { limit: checkWholeNumber(options.limit, 'limit') }),
+          },
+          signal: options.signal,
+        }),
+        changesPage,
+      ),
 
     getRecord: async (id, options) =>
       transport.json(

@@ -5,6 +5,7 @@ import {
   type BatchRetrieveResponse,
   type ConnectedNodesResponse,
   type Trace,
+  type TraceChangesPage,
   type TraceCreate,
   type TraceEdge,
 } from '../contract/trace.js';
@@ -51,6 +52,20 @@ export interface TracerClient {
    * single nodes. The first failing batch stops the rest.
    */
   listTracesFor(nodes: readonly BatchRetrieveNode[], options?: TraceListOptions): Promise<TraceListing>;
+  /**
+   * RXS `GET /traces/changes`: the traces created and deleted in the tenant since `since` (the
+   * `cursor` of an earlier page). Without `since`, every trace of the tenant (held in memory); with
+   * `fromNow`, only a cursor at the newest change. Ask again with the page's `cursor` while `more`.
+   */
+  traceChanges(options?: TraceChangesOptions): Promise<TraceChangesPage>;
+}
+
+export interface TraceChangesOptions extends RequestOptions {
+  since?: string;
+  /** Without `since`: no traces, only a cursor at the newest change. */
+  fromNow?: boolean;
+  /** Changed traces per page (the server's default is 10 000, its most 100 000). */
+  limit?: number;
 }
 
 export interface TracerDefaults {
@@ -104,6 +119,27 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
       transport.empty(call({ method: 'DELETE', path: tracePath(id), signal: options?.signal })),
 
     batchList,
+
+    traceChanges: async (options = {}) =>
+      transport.json(
+        call({
+          method: 'GET',
+          path: '/traces/changes',
+          query: {
+            ...(options.since !== undefined && { since: options.since }),
+            ...(options.fromNow && { from: 'now' }),
+            ...(options.limit !== undefined && { limit: checkWholeNumber(options.limit, 'limit') }),
+          },
+          signal: options.signal,
+        }),
+        (value) =>
+          expectObject('a page of trace changes')(value) ??
+          (typeof (value as TraceChangesPage).cursor !== 'string' ||
+          !Array.isArray((value as TraceChangesPage).traces) ||
+          !Array.isArray((value as TraceChangesPage).removed)
+            ? 'is not a page of trace changes (cursor, traces, removed)'
+            : undefined),
+      ),
 
     listTracesFor: async (nodes, options = {}) => {
       const concurrency = checkConcurrency(options.concurrency ?? defaults.concurrency, 'concurrency');

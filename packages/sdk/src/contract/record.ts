@@ -38,6 +38,33 @@ export const ServiceRecord = Type.Object({
 });
 export type ServiceRecord = Static<typeof ServiceRecord>;
 
+/**
+ * RXS: one page of `GET /records/changes`, the changes of a revision's listing since a cursor.
+ * Applying `records` (put each in place of the record with its `_id`) and then `removed` (drop
+ * those ids) to the listing as it was at `since` gives the listing as it is at `cursor`.
+ */
+export const RecordChangesPage = Type.Object({
+  /** The revision whose listing this follows. */
+  revision_id: Type.String(),
+  /**
+   * The revision the topic's records moved to when it was re-approved since, else null: the feed of
+   * this revision then reports them removed, and a client follows the topic by starting a feed of
+   * that revision (without `since`).
+   */
+  superseded_by: Nullable(Type.String()),
+  /** Pass as `since` to continue; opaque, bound to the tenant and the revision. */
+  cursor: Type.String(),
+  /** True when more changes wait beyond this page: ask again with `cursor` at once. */
+  more: Type.Boolean(),
+  /** Whether this page holds the whole listing (no `since`): what is not in it is not listed. */
+  complete: Type.Boolean(),
+  /** Records that joined or changed in the listing, whole, in the order of their last change. */
+  records: Type.Array(ServiceRecord),
+  /** Ids of records that left the listing (deleted, or moved by a re-approval), in that order too. */
+  removed: Type.Array(ObjectId),
+});
+export type RecordChangesPage = Static<typeof RecordChangesPage>;
+
 /** `POST /records/` body, as the reference `RecordCreate`. */
 export const RecordCreate = Type.Object(
   {

@@ -106,6 +106,22 @@ export const Trace = Type.Object({
 });
 export type Trace = Static<typeof Trace>;
 
+/**
+ * RXS: one page of `GET /traces/changes`, the traces created and deleted in the tenant since a
+ * cursor. Traces never change: a trace is new (in `traces`, whole) or deleted (its id in `removed`).
+ */
+export const TraceChangesPage = Type.Object({
+  /** Pass as `since` to continue; opaque, bound to the tenant. */
+  cursor: Type.String(),
+  /** True when more changes wait beyond this page: ask again with `cursor` at once. */
+  more: Type.Boolean(),
+  /** Whether this page holds every trace of the tenant (no `since`). */
+  complete: Type.Boolean(),
+  traces: Type.Array(Trace),
+  removed: Type.Array(ObjectId),
+});
+export type TraceChangesPage = Static<typeof TraceChangesPage>;
+
 /** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
 export const TRACE_BATCH_MAX_NODES = 500;
 /**

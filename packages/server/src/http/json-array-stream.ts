@@ -32,3 +32,22 @@ async function* fromChunks(chunks: AsyncIterable<Buffer | string>): AsyncGenerat
 export function jsonArrayText(elements: string[]): string {
   return elements.length === 0 ? '[\n]\n' : `[\n${elements.join(',\n')}\n]\n`;
 }
+
+/**
+ * A JSON object whose one streamed member is an array in the same one-element-per-line shape:
+ * `head` opens the object up to and including that member's name (`{"a":1,"records":`), the
+ * array's lines follow, and `tail` (asked for once the lines were read, so it may report what they
+ * were) closes it (`,"removed":[]}`).
+ */
+export function jsonObjectStream(
+  head: string,
+  chunks: AsyncIterable<Buffer | string>,
+  tail: () => string,
+): Readable {
+  async function* parts(): AsyncGenerator<Buffer | string> {
+    yield head;
+    yield* fromChunks(chunks);
+    yield `${tail()}\n`;
+  }
+  return Readable.from(parts(), { objectMode: false });
+}

@@ -24,6 +24,13 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
   { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
+  {
+    name: 'record_listing_changes',
+    key: ['tenant_id', 'kt_revision_id', 'seq', 'record_id'],
+    json: [],
+    derived: true,
+  },
+  { name: 'trace_listing_changes', key: ['tenant_id', 'seq', 'trace_id'], json: [], derived: true },
 ];
 
 const BATCH = 500;

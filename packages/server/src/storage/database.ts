@@ -14,6 +14,7 @@ import * as tenantUsersAndAudit from './migrations/002_tenant_users_and_audit.js
 import * as history from './migrations/003_history.js';
 import * as listingTags from './migrations/004_listing_tags.js';
 import * as traceTags from './migrations/005_trace_tags.js';
+import * as changesFeeds from './migrations/006_changes_feeds.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -233,6 +234,7 @@ async function migrate(storage: Storage): Promise<void> {
     '003_history': { up: (db) => history.up(db, storage.dialect) },
     '004_listing_tags': { up: (db) => listingTags.up(db, storage.dialect) },
     '005_trace_tags': { up: (db) => traceTags.up(db, storage.dialect) },
+    '006_changes_feeds': { up: (db) => changesFeeds.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,

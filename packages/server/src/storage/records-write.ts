@@ -112,7 +112,8 @@ export async function deleteRecord(
 
 /**
  * A re-approval: moves the records of a topic's earlier revisions to its new current revision. Each
- * moved record gets a `moved` version (the same record under the new revision id).
+ * moved record gets a `moved` version (the same record under the new revision id), and counts as
+ * leaving the revision it was under (the changes feed reports it gone there).
  */
 export async function moveRecords(
   trx: Trx,
@@ -121,25 +122,27 @@ export async function moveRecords(
   toRevisionId: string,
   actor: ChangeActor,
 ): Promise<number> {
+  const departed = new Map<string, string[]>();
   let moved = 0;
-  for (let start = 0; start < fromRevisionIds.length; start += ID_BATCH) {
-    const from = fromRevisionIds.slice(start, start + ID_BATCH);
+  // One revision per statement: its RETURNING names the records that left that revision.
+  for (const from of [...new Set(fromRevisionIds)].sort()) {
     // RETURNING names exactly the rows this statement moved (records created under the new
     // revision itself are not moved and get no version), and they stay locked until the commit.
     const rows = await trx
       .updateTable('records')
       .set({ kt_revision_id: toRevisionId })
       .where('tenant_id', '=', tenantId)
-      .where('kt_revision_id', 'in', from)
+      .where('kt_revision_id', '=', from)
       .returning('id')
       .execute();
     const ids = rows.map((row) => row.id);
     for (let i = 0; i < ids.length; i += ID_BATCH)
       await appendVersions(trx, tenantId, ids.slice(i, i + ID_BATCH), 'moved', actor);
+    if (ids.length > 0) departed.set(from, ids);
     moved += ids.length;
   }
   // The `moved` versions count for the revision the records joined; the ones they left changed too.
-  if (moved > 0) await countListingChanges(trx, tenantId, fromRevisionIds);
+  for (const [from, ids] of departed) await countDepartures(trx, tenantId, from, ids);
   return moved;
 }
 
@@ -162,28 +165,36 @@ export async function restoreRecord(
 }
 
 /**
- * Counts one change of the listings of these revisions (their ETags change), in revision order, as
- * the trigger does, so that concurrent writers lock counters in one order.
+ * Counts the departure of records from a revision's listing as one change of it (its ETag moves)
+ * and logs each record under the counter's new value, as the trigger does for versions. The
+ * revisions of one move are counted in id order, so concurrent writers lock counters in one order.
  */
-async function countListingChanges(
+async function countDepartures(
   trx: Trx,
   tenantId: string,
-  revisionIds: readonly (string | null)[],
+  revisionId: string,
+  recordIds: readonly string[],
 ): Promise<void> {
-  const keys = [...new Set(revisionIds.map((id) => id ?? ''))].sort();
-  for (let start = 0; start < keys.length; start += ID_BATCH) {
+  const counted = await trx
+    .insertInto('record_listing_tags')
+    .values({ tenant_id: tenantId, kt_revision_id: revisionId, changes: 1 })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['tenant_id', 'kt_revision_id'])
+        .doUpdateSet({ changes: sql<number>`record_listing_tags.changes + 1` }),
+    )
+    .returning('changes')
+    .executeTakeFirstOrThrow();
+  const seq = Number(counted.changes);
+  for (let start = 0; start < recordIds.length; start += INSERT_BATCH) {
     await trx
-      .insertInto('record_listing_tags')
+      .insertInto('record_listing_changes')
       .values(
-        keys
-          .slice(start, start + ID_BATCH)
-          .map((key) => ({ tenant_id: tenantId, kt_revision_id: key, changes: 1 })),
+        recordIds
+          .slice(start, start + INSERT_BATCH)
+          .map((recordId) => ({ tenant_id: tenantId, kt_revision_id: revisionId, seq, record_id: recordId })),
       )
-      .onConflict((conflict) =>
-        conflict
-          .columns(['tenant_id', 'kt_revision_id'])
-          .doUpdateSet({ changes: sql<number>`record_listing_tags.changes + 1` }),
-      )
+      .onConflict((conflict) => conflict.doNothing())
       .execute();
   }
 }

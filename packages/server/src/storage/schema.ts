@@ -21,6 +21,8 @@ export interface Database {
   baselines: BaselineTable;
   record_listing_tags: RecordListingTagTable;
   trace_listing_tags: TraceListingTagTable;
+  record_listing_changes: RecordListingChangeTable;
+  trace_listing_changes: TraceListingChangeTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -211,6 +213,23 @@ export interface BaselineTable {
 }
 
 /** How often the records under a KT revision changed (migrations/004_listing_tags.ts). */
+/** One counted change of a revision's listing (migrations/006_changes_feeds.ts). */
+export interface RecordListingChangeTable {
+  tenant_id: string;
+  kt_revision_id: string;
+  /** The revision's counter after the change. */
+  seq: number;
+  record_id: string;
+}
+
+/** One trace created or deleted in a tenant (migrations/006_changes_feeds.ts). */
+export interface TraceListingChangeTable {
+  tenant_id: string;
+  /** The tenant's trace counter after the change. */
+  seq: number;
+  trace_id: string;
+}
+
 export interface RecordListingTagTable {
   tenant_id: string;
   /** '' for records under no revision. */

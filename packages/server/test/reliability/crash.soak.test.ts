@@ -619,7 +619,8 @@ async function checkIntegrity(dataDir: string): Promise<void> {
  * - a record's version numbers have no gap (none lost, none twice);
  * - a live record's last version is the record as it is; a record that is gone was last deleted;
  * - each record of the world has one created/updated/deleted version per change of its own;
- * - a live trace was last created, and a trace that is gone was last deleted.
+ * - a live trace was last created, and a trace that is gone was last deleted;
+ * - the changes feed's log holds every version, and ends at each listing counter.
  */
 function checkHistory(dataDir: string, world: CrashWorld): void {
   const db = new SQLite(join(dataDir, 'rxs.db'), { readonly: true, fileMustExist: true });
@@ -669,6 +670,20 @@ function checkHistory(dataDir: string, world: CrashWorld): void {
       `SELECT t.id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM trace_events e WHERE e.trace_id = t.id)`,
     ))
       problems.push(`a trace without its event: ${JSON.stringify(row)}`);
+    // The changes feed's log (migrations/006_changes_feeds.ts) went with every change: each version
+    // is logged under its revision, and each revision's counter (its ETag) is its log's newest step.
+    for (const row of rows(
+      `SELECT v.record_id, v.n FROM record_versions v WHERE NOT EXISTS (
+         SELECT 1 FROM record_listing_changes c WHERE c.tenant_id = v.tenant_id
+           AND c.kt_revision_id = coalesce(v.kt_revision_id, '') AND c.record_id = v.record_id)`,
+    ))
+      problems.push(`a version the changes feed does not know of: ${JSON.stringify(row)}`);
+    for (const row of rows(
+      `SELECT t.tenant_id, t.kt_revision_id, t.changes, (SELECT MAX(c.seq) FROM record_listing_changes c
+         WHERE c.tenant_id = t.tenant_id AND c.kt_revision_id = t.kt_revision_id) AS logged
+       FROM record_listing_tags t WHERE logged IS NOT t.changes`,
+    ))
+      problems.push(`a listing counter and its changes log disagree: ${JSON.stringify(row)}`);
   } finally {
     db.close();
   }

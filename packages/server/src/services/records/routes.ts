@@ -5,6 +5,7 @@ import {
   ChangeReason,
   isObjectId,
   ObjectId,
+  RecordChangesPage,
   RecordCreate,
   RecordUpdate,
   RecordVersion,
@@ -29,6 +30,8 @@ import {
 import type { AsOfReader } from '../history/as-of.js';
 import type { RecordHistoryService } from '../history/record-history.js';
 import type { RecordFilter, RecordsService } from './service.js';
+import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE, type RecordChangesFeed } from './changes-feed.js';
+import { feedStart, sendFeedPage } from '../feeds/reply.js';
 
 const MAX_IDS = 1000;
 
@@ -53,6 +56,32 @@ const ListQuery = Type.Object({
 });
 type ListQuery = (typeof ListQuery)['static'];
 
+const ChangesQuery = Type.Object({
+  context__knowledge_unit_topic_id: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'KT revision id whose listing the feed follows',
+  }),
+  since: Type.Optional(
+    Type.String({
+      maxLength: 400,
+      description: 'The `cursor` of the previous answer; omitted: the whole listing, and a first cursor',
+    }),
+  ),
+  from: Type.Optional(
+    Type.Literal('now', {
+      description:
+        'Without `since`: no records, only a cursor at the newest change (take it before reading the listing with GET /records/)',
+    }),
+  ),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: MAX_CHANGES_PAGE,
+    default: DEFAULT_CHANGES_PAGE,
+    description: 'Changed records per page (a page without `since` is always the whole listing)',
+  }),
+});
+
 const DEFAULT_VERSIONS_PAGE = 50;
 const MAX_VERSIONS_PAGE = 500;
 const VersionParams = Type.Object({
@@ -73,6 +102,7 @@ export function recordsRoutes(
   service: RecordsService,
   history: RecordHistoryService,
   readAsOf: AsOfReader,
+  feed: RecordChangesFeed,
 ): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -113,6 +143,31 @@ export function recordsRoutes(
           return reply.send(jsonArrayText(page.lines) as never);
         }
         return reply.send(jsonArrayStream(service.streamJsonChunks(request.principal!, filter)) as never);
+      },
+    );
+
+    app.get(
+      '/records/changes',
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            "RXS: the changes of a revision's listing since a cursor (records changed, ids removed), in the order they happened",
+          description:
+            'Without `since`: the whole listing and a cursor. With the `cursor` of an earlier answer: the records that joined or changed since (whole, as they are now) and the ids of those that left (deleted, or moved on by a re-approval, which also sets `superseded_by`). `more` says another page waits. The cursor is also in the `RXS-Next-Cursor` header; it is bound to the tenant and the revision, and any other is 422. Streamed, one record per line.',
+          querystring: ChangesQuery,
+          response: { 200: RecordChangesPage, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'records:read');
+        const { context__knowledge_unit_topic_id: revisionId, since, limit, from } = request.query;
+        const page = await feed.page(request.principal!, revisionId, feedStart(since, from), limit);
+        const head =
+          `{"revision_id":${JSON.stringify(page.revisionId)},"superseded_by":${JSON.stringify(page.supersededBy)},` +
+          `"cursor":${JSON.stringify(page.cursor)},"more":${page.more},"complete":${page.complete},"records":`;
+        return sendFeedPage(reply, { ...page, lines: page.records }, head);
       },
     );
 

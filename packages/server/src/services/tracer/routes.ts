@@ -5,6 +5,7 @@ import {
   BatchRetrieveRequest,
   BatchRetrieveResponse,
   Trace,
+  TraceChangesPage,
   TraceCreate,
   TRACE_BATCH_MAX_EDGES,
   TRACE_BATCH_MAX_NODES,
@@ -23,13 +24,63 @@ import {
 } from '../../http/schemas.js';
 import { answeredNotModified } from '../../http/conditional.js';
 import type { TracerService } from './service.js';
+import { feedStart, sendFeedPage } from '../feeds/reply.js';
+import type { TraceChangesFeed } from './changes-feed.js';
+
+const DEFAULT_TRACE_CHANGES_PAGE = 10_000;
+const MAX_TRACE_CHANGES_PAGE = 100_000;
+const TraceChangesQuery = Type.Object({
+  since: Type.Optional(
+    Type.String({
+      maxLength: 400,
+      description:
+        'The `cursor` of the previous answer; omitted: every trace of the tenant, and a first cursor',
+    }),
+  ),
+  from: Type.Optional(
+    Type.Literal('now', { description: 'Without `since`: no traces, only a cursor at the newest change' }),
+  ),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: MAX_TRACE_CHANGES_PAGE,
+    default: DEFAULT_TRACE_CHANGES_PAGE,
+    description: 'Changed traces per page (a page without `since` is always every trace)',
+  }),
+});
 
 /** tracer: `/traces/...`. */
-export function tracerRoutes(service: TracerService, readAsOf: AsOfReader): FastifyPluginAsync {
+export function tracerRoutes(
+  service: TracerService,
+  readAsOf: AsOfReader,
+  feed: TraceChangesFeed,
+): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['tracer'];
     const security = apiKeySecurity;
+
+    app.get(
+      '/traces/changes',
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            'RXS: the traces created and deleted in the tenant since a cursor, in the order it happened',
+          description:
+            'Without `since`: every trace of the tenant and a cursor. With the `cursor` of an earlier answer: the traces created since (whole) and the ids of those deleted (also by deleting a record). `more` says another page waits. The cursor is also in the `RXS-Next-Cursor` header; it is bound to the tenant, and any other is 422. Streamed, one trace per line.',
+          querystring: TraceChangesQuery,
+          response: { 200: TraceChangesPage, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        requirePermission(request.principal!, 'traces:read');
+        const { since, from, limit } = request.query;
+        const page = await feed.page(request.principal!, feedStart(since, from), limit);
+        const head = `{"cursor":${JSON.stringify(page.cursor)},"more":${page.more},"complete":${page.complete},"traces":`;
+        return sendFeedPage(reply, { ...page, lines: page.traces }, head);
+      },
+    );
 
     app.post(
       '/traces/',

@@ -39,7 +39,7 @@ function auditOf(row: TraceRow): AuditInfo {
   };
 }
 
-function toTrace(row: TraceRow): Trace {
+export function toTrace(row: TraceRow): Trace {
   return {
     _id: row.id,
     source: { node_id: row.source_id, node_type: row.source_type as NodeType },
