@@ -8,6 +8,7 @@ import {
   MappingFileError,
   type ExportFormat,
   type ExportPart,
+  type ExportSource,
   type ExportWriter,
   type Baseline,
   type RxsClient,
@@ -37,6 +38,8 @@ export interface ExportRunOptions {
   asOf?: string;
   /** Export a baseline: its moment, and its revisions unless `revisionIds` names some (`--baseline`). */
   baseline?: string;
+  /** Wraps the source the export reads (rxs sync keeps its feed cache this way). */
+  wrapSource?: (source: ExportSource) => ExportSource;
 }
 
 export interface TopicSummary {
@@ -142,7 +145,8 @@ export async function runExport(
     warnings: [],
     durationMs: 0,
   };
-  const batches = exportPartBatches(exportSourceOf(client), {
+  const source = exportSourceOf(client);
+  const batches = exportPartBatches(options.wrapSource ? options.wrapSource(source) : source, {
     revisionIds: [...new Set(revisionIds)],
     asOf,
     mapping,

@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { runCli } from './run-cli.js';
@@ -173,4 +174,155 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(relabelled.stderr).toBe('');
     expect(tagged.take().length).toBeGreaterThan(3);
   });
+
+  it('after random changes, the changes feed (a) and full downloads (b) give the same outputs, snapshots and reports', async () => {
+    const draft = await t.api('POST', '/kt/', {
+      body: {
+        knowledge_topic_name: 'Feed sync',
+        type: 'multi_record',
+        knowledge_topic_schema: {
+          components: [
+            { type: 'textfield', key: 'title', label: 'Title' },
+            { type: 'textarea', key: 'text', label: 'Text' },
+          ],
+        },
+      },
+    });
+    const topic = (await t.api('POST', `/kt/${draft.body._id}/approve`)).body._id as string;
+    const live: string[] = [];
+    const deleted: string[] = [];
+    // Names and titles stay unique: records get distinct readable ids (duplicates are an export error).
+    let made = 0;
+    const create = async (text: string) => {
+      const res = await t.api('POST', '/records/', {
+        body: {
+          name: `R${++made} ${text}`.slice(0, 40),
+          form: {},
+          data: { title: `T${made} ${text}`, text },
+          context: { knowledge_unit_topic_id: topic },
+        },
+      });
+      expect(res.status, res.text).toBe(201);
+      live.push(res.body._id);
+    };
+    for (const text of ['one', 'two', 'three', 'four']) await create(text);
+    const run = (url: string, name: string) =>
+      runCli([
+        'sync',
+        '--url',
+        url,
+        '--api-key-file',
+        keyFile,
+        '--quiet',
+        '--state',
+        join(dir, `${name}.state`),
+        '--kt',
+        topic,
+        '--traces',
+        '--format',
+        'csv',
+        '--out',
+        join(dir, `${name}.csv`),
+        '--json',
+      ]);
+    /** What a snapshot holds: its topic and trace files (the generation's name and times differ). */
+    const snapshot = (name: string) => {
+      const stateDir = join(dir, `${name}.state`);
+      const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
+      const folder = join(stateDir, state.generation);
+      return {
+        topics: state.topics.map((x: { historyId: string; recordCount: number; fields: unknown }) => [
+          x.historyId,
+          x.recordCount,
+          x.fields,
+        ]),
+        files: Object.fromEntries(
+          readdirSync(folder)
+            .sort()
+            .map((file) => [file, readFileSync(join(folder, file), 'utf8')]),
+        ),
+      };
+    };
+    /** The newest report, without its moments, its state folder's name and the proxy's address. */
+    const report = (name: string, url: string) => {
+      const folder = join(dir, `${name}.state`, 'reports');
+      const newest = readdirSync(folder).sort().pop()!;
+      const text = readFileSync(join(folder, newest), 'utf8')
+        .split(`${name}.state`)
+        .join('<STATE>')
+        .split(url)
+        .join('<URL>');
+      const { exportedAt: _a, previousExportedAt: _b, ...rest } = JSON.parse(text);
+      return rest;
+    };
+    const compare = async () => {
+      tagged.take();
+      const [a, b] = [await run(tagged.url, 'feed-a'), await run(plain.url, 'feed-b')];
+      expect([a.code, a.stderr]).toEqual([0, '']);
+      expect([b.code, b.stderr]).toEqual([0, '']);
+      const [ja, jb] = [JSON.parse(a.stdout), JSON.parse(b.stdout)];
+      // Nothing changed: (a) learns it from the tags, (b) by comparing; else the same changes.
+      if (ja.unchanged) expect(jb.changed).toBe(false);
+      else expect(ja.changes).toEqual(jb.changes);
+      expect(readFileSync(join(dir, 'feed-a.csv'), 'utf8')).toBe(
+        readFileSync(join(dir, 'feed-b.csv'), 'utf8'),
+      );
+      expect(snapshot('feed-a')).toEqual(snapshot('feed-b'));
+      if (!ja.unchanged) expect(report('feed-a', tagged.url)).toEqual(report('feed-b', plain.url));
+      return tagged.take();
+    };
+    await compare();
+
+    let viaFeed = 0;
+    const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\n', '"', ',', 'é', '<'), maxLength: 10 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('create' as const), text }),
+            fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), text }),
+            fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+            fc.record({ kind: fc.constant('restore' as const), pick: fc.nat() }),
+            fc.record({ kind: fc.constant('link' as const), pick: fc.nat() }),
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (steps) => {
+          for (const s of steps) {
+            if (s.kind === 'create') await create(s.text);
+            else if (s.kind === 'update' && live.length) {
+              const id = live[s.pick % live.length]!;
+              await t.api('PATCH', `/records/${id}`, {
+                body: { data: { title: `T${++made} ${s.text}`, text: `${s.text}\n${s.text}` } },
+              });
+            } else if (s.kind === 'delete' && live.length > 1) {
+              const [id] = live.splice(s.pick % live.length, 1);
+              await t.api('DELETE', `/records/${id}`);
+              deleted.push(id!);
+            } else if (s.kind === 'restore' && deleted.length) {
+              const [id] = deleted.splice(s.pick % deleted.length, 1);
+              await t.api('POST', `/records/${id}/restore`);
+              live.push(id!);
+            } else if (s.kind === 'link' && live.length > 1) {
+              await t.api('POST', '/traces/', {
+                body: {
+                  source: { node_id: live[s.pick % live.length], node_type: 'Record' },
+                  target: { node_id: live[(s.pick + 1) % live.length], node_type: 'Record' },
+                  relation_type: 'mentions',
+                },
+              });
+            }
+          }
+          const asked = await compare();
+          // (a) read the changes, not the whole listing, whenever its records changed.
+          const listed = asked.filter((r) => r.url.startsWith('/records/?') && !r.url.includes('limit=1'));
+          const fed = asked.filter((r) => r.url.startsWith('/records/changes?') && r.url.includes('since='));
+          if (fed.length > 0) viaFeed++;
+          expect(listed, 'a full listing on the feed path').toEqual([]);
+        },
+      ),
+      { numRuns: 12 },
+    );
+    expect(viaFeed).toBeGreaterThan(5);
+  }, 240_000);
 });

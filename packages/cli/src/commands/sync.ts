@@ -17,6 +17,9 @@ import {
   writeReport,
   type ChangeReport,
   type SyncState,
+  FeedCacheWriter,
+  planFromFeed,
+  takeFeedCursors,
 } from '@rxs/sdk';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -136,18 +139,42 @@ Examples:
       const revisionIds = [...new Set(options.kt ?? [])];
       // Per run: under --watch the mapping file may change between runs.
       const fingerprint = probing ? await exportFingerprint(options) : '';
+      let usable = false;
+      let previousGeneration: string | undefined;
       if (probing) {
         const previous = await readSyncState(state);
         const probe = await usableProbe(state, previous, fingerprint, output);
         if (previous && probe && (await unchangedSince(client, probe.tags)))
           return { unchanged: true, since: previous };
+        usable = previous !== undefined && probe !== undefined;
+        previousGeneration = previous?.generation;
       }
       // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
       const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
       const session = await createSyncSession(state);
       const progress = new Progress({ quiet: options.quiet || options.json });
+      let cache: FeedCacheWriter | undefined;
       try {
-        const run = await runExport(connection, exportRunOptions(options, options.out), progress, session);
+        // With the changes feed (sdk/src/sync/feed-cache.ts): what changed since the cached
+        // listings, or, for a full run, the cursors of now, taken before anything is read.
+        if (tags) {
+          const plan =
+            usable && previousGeneration
+              ? await planFromFeed(client, state, previousGeneration, fingerprint, revisionIds)
+              : undefined;
+          const cursors = plan ? undefined : await takeFeedCursors(client, revisionIds);
+          if (plan) cache = await FeedCacheWriter.open(state, revisionIds, { plan });
+          else if (cursors) cache = await FeedCacheWriter.open(state, revisionIds, { cursors });
+        }
+        const run = await runExport(
+          connection,
+          {
+            ...exportRunOptions(options, options.out),
+            wrapSource: cache && ((source) => cache!.wrap(source)),
+          },
+          progress,
+          session,
+        );
         const report = session.report!;
         // Output first, then the snapshot: a crash between them repeats the comparison next time
         // (reporting the same changes again) instead of skipping them.
@@ -164,9 +191,13 @@ Examples:
           output: await outputFacts(output),
           tags: probing && sameTopics ? tags : undefined,
         });
+        if (cache && sameTopics) await cache.commit(committed.generation, fingerprint);
+        else await (cache ? cache.abort() : undefined);
+        cache = undefined;
         const reportPath = await writeReport(state, report);
         return { summary: run.summary, report, reportPath };
       } catch (error) {
+        await cache?.abort();
         await session.abort();
         throw error;
       }

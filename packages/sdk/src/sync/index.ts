@@ -57,3 +57,11 @@ export {
   type ProbeTags,
   type SyncProbe,
 } from './probe.js';
+export {
+  dropFeedCache,
+  FEED_FILE,
+  FeedCacheWriter,
+  planFromFeed,
+  takeFeedCursors,
+  type FeedPlan,
+} from './feed-cache.js';

@@ -1,0 +1,323 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { RxsClient } from '../client/client.js';
+import { RxsApiError } from '../client/errors.js';
+import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
+import type { ExportSource } from '../export/procedure.js';
+import { fsyncPath, writeFileAtomic } from './durable.js';
+import { compareIds } from './json-values.js';
+import { JsonLinesSink } from './jsonl.js';
+
+/**
+ * A poll proportional to the changes: with a service that has the records changes feed
+ * (`GET /records/changes`), a sync keeps, beside its snapshot, each topic's records as the service
+ * listed them and the feed's cursor taken before they were read:
+ *
+ *   DIR/feed.json             which snapshot (generation) and export options (fingerprint) the
+ *                             cache belongs to, and per topic its revision, cursor and file
+ *   DIR/feed-<generation>/    the records of each topic, one JSON line each, in `_id` order
+ *
+ * The next sync, when something changed, asks the feed for the changes since each cursor and
+ * hands the export the cached records with the changes merged in, in `_id` order, exactly as a
+ * listing would bring them: mapping, writers and the snapshot comparison run as on a full
+ * download, so both give the same files. Anything unusual (another snapshot, other options, a
+ * re-approval, a service without the feed, a refused cursor) makes a full run, which writes a new
+ * cache. The cache is written beside the new snapshot and named in feed.json only once that
+ * snapshot is committed.
+ */
+export const FEED_FILE = 'feed.json';
+const FEED_FORMAT = 'rxs-sync-feed';
+const FEED_VERSION = 1;
+const FOLDER_PREFIX = 'feed-';
+const TEMP_PREFIX = '.tmp-feed-';
+const READ_BATCH = 500;
+
+interface FeedTopic {
+  revisionId: string;
+  cursor: string;
+  file: string;
+}
+
+interface FeedCacheFile {
+  format: typeof FEED_FORMAT;
+  version: typeof FEED_VERSION;
+  generation: string;
+  fingerprint: string;
+  topics: FeedTopic[];
+}
+
+/** The changes of the topics since the cached cursors: per revision, each changed id and its record (null: gone). */
+export interface FeedPlan {
+  folder: string;
+  topics: { revisionId: string; file: string; changes: Map<string, ServiceRecord | null>; cursor: string }[];
+  /** How many records the feed reported changed or gone, over all topics. */
+  changed: number;
+}
+
+/** Whether an error means "this service has no such feed, or refuses the cursor": then a full run. */
+function feedUnavailable(error: unknown): boolean {
+  return error instanceof RxsApiError && [404, 405, 410, 422, 501].includes(error.status ?? 0);
+}
+
+/**
+ * The cursors of now (before anything is read), or undefined from a service without the feed.
+ * Call it before a full export, as the probe's tags.
+ */
+export async function takeFeedCursors(
+  client: RxsClient,
+  revisionIds: readonly string[],
+): Promise<Map<string, string> | undefined> {
+  const cursors = new Map<string, string>();
+  try {
+    for (const revisionId of revisionIds)
+      cursors.set(revisionId, (await client.records.recordChanges(revisionId, { fromNow: true })).cursor);
+  } catch (error) {
+    if (feedUnavailable(error)) return undefined;
+    throw error;
+  }
+  return cursors;
+}
+
+/**
+ * The changes since the cache of DIR, if it belongs to snapshot `generation` and these options and
+ * topics, and the service follows every topic's feed; undefined otherwise (then a full run).
+ */
+export async function planFromFeed(
+  client: RxsClient,
+  dir: string,
+  generation: string,
+  fingerprint: string,
+  revisionIds: readonly string[],
+): Promise<FeedPlan | undefined> {
+  let cache: FeedCacheFile;
+  try {
+    cache = JSON.parse(await readFile(join(dir, FEED_FILE), 'utf8')) as FeedCacheFile;
+  } catch {
+    return undefined;
+  }
+  if (cache.format !== FEED_FORMAT || cache.version !== FEED_VERSION) return undefined;
+  if (cache.generation !== generation || cache.fingerprint !== fingerprint) return undefined;
+  if (cache.topics.length !== revisionIds.length) return undefined;
+  if (cache.topics.some((topic, i) => topic.revisionId !== revisionIds[i])) return undefined;
+  const folder = join(dir, `${FOLDER_PREFIX}${generation}`);
+  const plan: FeedPlan = { folder, topics: [], changed: 0 };
+  try {
+    for (const topic of cache.topics) {
+      if (!(await stat(join(folder, topic.file)).catch(() => undefined))?.isFile()) return undefined;
+      const changes = new Map<string, ServiceRecord | null>();
+      let cursor = topic.cursor;
+      for (;;) {
+        const page = await client.records.recordChanges(topic.revisionId, { since: cursor });
+        // A re-approval moved the records on: the topic is to be followed, which a full run does.
+        if (page.superseded_by !== null || page.complete) return undefined;
+        for (const record of page.records) changes.set(record._id, record);
+        for (const id of page.removed) changes.set(id, null);
+        cursor = page.cursor;
+        if (!page.more) break;
+      }
+      plan.topics.push({ revisionId: topic.revisionId, file: topic.file, changes, cursor });
+      plan.changed += changes.size;
+    }
+  } catch (error) {
+    if (feedUnavailable(error)) return undefined;
+    throw error;
+  }
+  return plan;
+}
+
+/**
+ * Keeps a new cache while an export runs: its `wrap` hands the export source's record listings
+ * through (a full run) or builds them from the old cache and the plan's changes (a feed run), and
+ * writes each listing, as the export receives it, to a file of the new cache. `commit` names it in
+ * feed.json for the snapshot just committed; `abort` drops it.
+ */
+export class FeedCacheWriter {
+  private readonly sinks = new Map<string, JsonLinesSink>();
+  private readonly written = new Set<string>();
+  /** A listing the cache cannot stand for passed (another revision, a moment in the past). */
+  private spoiled = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly temp: string,
+    private readonly revisionIds: readonly string[],
+    private readonly cursors: Map<string, string>,
+    private readonly plan: FeedPlan | undefined,
+  ) {}
+
+  /** A writer for a full run (cursors taken before the export) or a feed run (`plan`). */
+  static async open(
+    dir: string,
+    revisionIds: readonly string[],
+    source: { cursors: Map<string, string> } | { plan: FeedPlan },
+  ): Promise<FeedCacheWriter> {
+    await removeStrayTemps(dir);
+    const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}`);
+    await mkdir(temp);
+    const plan = 'plan' in source ? source.plan : undefined;
+    const cursors = plan
+      ? new Map(plan.topics.map((topic) => [topic.revisionId, topic.cursor]))
+      : (source as { cursors: Map<string, string> }).cursors;
+    return new FeedCacheWriter(dir, temp, revisionIds, cursors, plan);
+  }
+
+  /** The export source, with its record listings kept (and, in a feed run, made from the cache). */
+  wrap(source: ExportSource): ExportSource {
+    return {
+      ...source,
+      listRecords: (query) => singles(this.listRecordBatches(source, query)),
+      listRecordBatches: (query) => this.listRecordBatches(source, query),
+    };
+  }
+
+  private async *listRecordBatches(
+    source: ExportSource,
+    query: RecordListQuery,
+  ): AsyncGenerator<ServiceRecord[]> {
+    const revisionId = query.context__knowledge_unit_topic_id;
+    const index = revisionId === undefined ? -1 : this.revisionIds.indexOf(revisionId);
+    const plain =
+      index < 0 ||
+      query.as_of !== undefined ||
+      Object.keys(query).length !== 1 ||
+      this.written.has(revisionId!);
+    if (plain) {
+      this.spoiled = true;
+      yield* batchesOf(source, query);
+      return;
+    }
+    this.written.add(revisionId!);
+    const sink = new JsonLinesSink(join(this.temp, `topic-${index}.jsonl`));
+    this.sinks.set(revisionId!, sink);
+    const planned = this.plan?.topics.find((topic) => topic.revisionId === revisionId);
+    if (planned) {
+      // A cached record goes into the new cache as the line it was: only changes are serialised.
+      for await (const { records, lines } of mergeChanges(
+        join(this.plan!.folder, planned.file),
+        planned.changes,
+      )) {
+        for (let i = 0; i < records.length; i++) sink.push(lines[i] ?? JSON.stringify(records[i]));
+        if (sink.full) await sink.flush();
+        yield records;
+      }
+    } else {
+      for await (const batch of batchesOf(source, query)) {
+        for (const record of batch) sink.push(JSON.stringify(record));
+        if (sink.full) await sink.flush();
+        yield batch;
+      }
+    }
+    await sink.close();
+  }
+
+  /** After the snapshot `generation` was committed: the new cache becomes the one in feed.json. */
+  async commit(generation: string, fingerprint: string): Promise<boolean> {
+    if (this.spoiled || this.revisionIds.some((id) => !this.written.has(id))) {
+      await this.abort();
+      await dropFeedCache(this.dir);
+      return false;
+    }
+    try {
+      await this.keep(generation, fingerprint);
+      return true;
+    } catch {
+      // The snapshot is committed already; without a cache the next poll is a full run, no more.
+      await this.abort();
+      await dropFeedCache(this.dir).catch(() => undefined);
+      return false;
+    }
+  }
+
+  private async keep(generation: string, fingerprint: string): Promise<void> {
+    const folder = join(this.dir, `${FOLDER_PREFIX}${generation}`);
+    await fsyncPath(this.temp);
+    await rename(this.temp, folder);
+    await fsyncPath(this.dir);
+    const content: FeedCacheFile = {
+      format: FEED_FORMAT,
+      version: FEED_VERSION,
+      generation,
+      fingerprint,
+      topics: this.revisionIds.map((revisionId, index) => ({
+        revisionId,
+        cursor: this.cursors.get(revisionId)!,
+        file: `topic-${index}.jsonl`,
+      })),
+    };
+    await writeFileAtomic(join(this.dir, FEED_FILE), `${JSON.stringify(content, null, 2)}\n`);
+    await removeOtherCaches(this.dir, folder);
+  }
+
+  async abort(): Promise<void> {
+    for (const sink of this.sinks.values()) await sink.close().catch(() => undefined);
+    await rm(this.temp, { recursive: true, force: true });
+  }
+}
+
+/** Removes the cache of DIR (after a run that could not keep one, so no stale cache stays named). */
+export async function dropFeedCache(dir: string): Promise<void> {
+  await rm(join(dir, FEED_FILE), { force: true });
+  await removeOtherCaches(dir, undefined);
+}
+
+async function* batchesOf(source: ExportSource, query: RecordListQuery): AsyncGenerator<ServiceRecord[]> {
+  if (source.listRecordBatches) yield* source.listRecordBatches(query);
+  else for await (const record of source.listRecords(query)) yield [record];
+}
+
+async function* singles(batches: AsyncIterable<ServiceRecord[]>): AsyncGenerator<ServiceRecord> {
+  for await (const batch of batches) yield* batch;
+}
+
+/**
+ * The cached records (a file in `_id` order) with the changes merged in, in `_id` order: a changed
+ * record replaces or joins, a gone one is left out. Each batch has the records and, for those that
+ * came from the cache, their lines as they were (undefined for a change).
+ */
+async function* mergeChanges(
+  file: string,
+  changes: Map<string, ServiceRecord | null>,
+): AsyncGenerator<{ records: ServiceRecord[]; lines: (string | undefined)[] }> {
+  const changedIds = [...changes.keys()].sort(compareIds);
+  let next = 0;
+  let records: ServiceRecord[] = [];
+  let lines: (string | undefined)[] = [];
+  const take = (record: ServiceRecord | null | undefined, line: string | undefined) => {
+    if (!record) return;
+    records.push(record);
+    lines.push(line);
+  };
+  const changesBefore = (id: string | undefined) => {
+    while (next < changedIds.length && (id === undefined || compareIds(changedIds[next]!, id) < 0))
+      take(changes.get(changedIds[next++]!), undefined);
+  };
+  const input = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  for await (const line of input) {
+    if (line === '') continue;
+    const cached = JSON.parse(line) as ServiceRecord;
+    changesBefore(cached._id);
+    if (next < changedIds.length && changedIds[next] === cached._id)
+      take(changes.get(changedIds[next++]!), undefined);
+    else take(cached, line);
+    if (records.length >= READ_BATCH) {
+      yield { records, lines };
+      records = [];
+      lines = [];
+    }
+  }
+  changesBefore(undefined);
+  if (records.length > 0) yield { records, lines };
+}
+
+async function removeStrayTemps(dir: string): Promise<void> {
+  for (const entry of await readdir(dir).catch(() => [] as string[]))
+    if (entry.startsWith(TEMP_PREFIX)) await rm(join(dir, entry), { recursive: true, force: true });
+}
+
+async function removeOtherCaches(dir: string, keep: string | undefined): Promise<void> {
+  for (const entry of await readdir(dir).catch(() => [] as string[]))
+    if (entry.startsWith(FOLDER_PREFIX) && join(dir, entry) !== keep)
+      await rm(join(dir, entry), { recursive: true, force: true });
+}
