@@ -2,6 +2,9 @@
  * 3. Sync: after a first `rxs sync` of the topic, each round changes 1% of the records through the
  * API (`PATCH /records/{id}` with new data), then times `rxs export --format csv` and a second
  * `rxs sync` back to back. The overhead is `sync / export − 1`, a ratio taken within one round.
+ * That sync reads the changes feed (sdk/src/sync/feed-cache.ts); beside it, in the same round, the
+ * same sync of a second state through a proxy that hides the ETags takes the full path (it
+ * downloads the topic and compares), as against a service without the feed.
  * Then, each round, a poll with nothing changed: `rxs sync` asks with the snapshot's ETags and
  * stops (sdk/src/sync/probe.ts), timed against a full export, its bytes counted by a proxy.
  */
@@ -10,6 +13,7 @@ import { loadSamples, recordData } from '../lib/dataset.mjs';
 import { settle } from '../lib/processes.mjs';
 import { max, median, ratios } from '../lib/stats.mjs';
 import { startCountingProxy } from '../lib/counting-proxy.mjs';
+import { startPlainProxy } from '../lib/plain-proxy.mjs';
 import { rxsExport, timedRxs } from './export.mjs';
 
 /**
@@ -49,23 +53,34 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
   const out = join(workDir, 'export.csv');
   const syncOut = join(workDir, 'sync.csv');
   const first = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
-  const seconds = { export: [], sync: [] };
+  const plain = await startPlainProxy(rxs.url);
+  const fullState = join(workDir, 'sync-state-full');
+  const fullOut = join(workDir, 'sync-full.csv');
+  const seconds = { export: [], sync: [], fullSync: [] };
   const peak = { sync: [], export: [] };
   let report;
-  for (let round = 0; round < runs; round++) {
-    await changeRecords({ rxs, apiKey, changes: changeIds, round });
-    await settle(rxs.pid);
-    const exported = await rxsExport({ rxs, revisionId, keyFile, out });
-    await settle(rxs.pid);
-    const synced = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
-    if (round === 0) report = synced.stdout.trim().split('\n').slice(0, 6).join('\n');
-    seconds.export.push(exported.seconds);
-    seconds.sync.push(synced.seconds);
-    peak.sync.push(synced.peakRss);
-    peak.export.push(exported.peakRss);
-    log?.(
-      `  sync round ${round + 1}/${runs}: ${changeIds.length} changed, export ${exported.seconds.toFixed(2)} s, sync ${synced.seconds.toFixed(2)} s`,
-    );
+  try {
+    await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
+    for (let round = 0; round < runs; round++) {
+      await changeRecords({ rxs, apiKey, changes: changeIds, round });
+      await settle(rxs.pid);
+      const exported = await rxsExport({ rxs, revisionId, keyFile, out });
+      await settle(rxs.pid);
+      const synced = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
+      await settle(rxs.pid);
+      const full = await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
+      if (round === 0) report = synced.stdout.trim().split('\n').slice(0, 6).join('\n');
+      seconds.export.push(exported.seconds);
+      seconds.sync.push(synced.seconds);
+      seconds.fullSync.push(full.seconds);
+      peak.sync.push(synced.peakRss);
+      peak.export.push(exported.peakRss);
+      log?.(
+        `  sync round ${round + 1}/${runs}: ${changeIds.length} changed, export ${exported.seconds.toFixed(2)} s, sync (feed) ${synced.seconds.toFixed(2)} s, sync (full) ${full.seconds.toFixed(2)} s`,
+      );
+    }
+  } finally {
+    await plain.close();
   }
   // Unchanged polls: the same sync again, through a proxy that counts the bytes both ways.
   const proxy = await startCountingProxy(rxs.url);
@@ -100,9 +115,13 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
     changed: changeIds.length,
     firstSync: { seconds: first.seconds, peakRss: first.peakRss },
     seconds,
-    median: { export: median(seconds.export), sync: median(seconds.sync) },
+    median: { export: median(seconds.export), sync: median(seconds.sync), fullSync: median(seconds.fullSync) },
     maxPeakRss: { sync: max(peak.sync), export: max(peak.export) },
-    ratio: { overhead: median(ratios(seconds.sync, seconds.export).map((r) => r - 1)) },
+    ratio: {
+      overhead: median(ratios(seconds.sync, seconds.export).map((r) => r - 1)),
+      feedOverExport: median(ratios(seconds.sync, seconds.export)),
+      feedOverFull: median(ratios(seconds.sync, seconds.fullSync)),
+    },
     report,
   };
 }
