@@ -142,12 +142,11 @@ const NOTES = {
     const y = headlineFigure(results, (s) => s.sync?.unchangedPoll?.median?.bytes);
     return [
       `**Unchanged poll, bytes.** ${y ? `At ${sizeLabel(y.s.size)} records an unchanged \`rxs sync\` moved ${y.value} bytes.` : ''}`,
-      'It makes one conditional request for the topic (`GET /kt/{id}`) and one for its records',
-      '(`GET /records/?…&limit=1`), both answered 304 without a body: the bytes are headers, about',
-      'half of them the request\'s (the API key, the 43-character ETag, what Node\'s fetch adds) and half',
-      "the answer's (ETag, request id, date, keep-alive). One request per topic would meet the target:",
-      "a listing tag that also moves with its revision (a re-approval, a draft's edit) makes the topic",
-      'request unneeded, and a 22-character tag (128 bits) is as safe.',
+      'It makes one conditional request for the topic and its records',
+      '(`GET /records/?…&limit=1&with_revision=true`), answered 304 without a body: the bytes are',
+      "headers, about half of them the request's (the API key, the 43-character ETag, what Node's fetch",
+      "adds) and half the answer's (ETag, request id, date, keep-alive). A shorter tag (22 characters,",
+      '128 bits, is as safe) and fewer headers of its own would take off another 100 bytes or so.',
     ].join('\n');
   },
   'sync-unchanged-time': (results) => {

@@ -289,7 +289,7 @@ function syncSection(results) {
     'in the same round, the same sync of a second state through a proxy that hides the ETags, which',
     'downloads the topic and compares, as against a service without the feed.',
     '**Unchanged poll**: then, each round, `rxs sync` again with nothing changed: it asks with the',
-    "snapshot's ETags (topic, records listing; 304 each) and stops; its time against a full export",
+    "snapshot's ETags (one request, the listing with its revision: 304) and stops; its time against a full export",
     'taken in the same round, and the bytes both ways on the wire (headers included), counted by a',
     'proxy (targets: under 1 KB, under 0.5 s at 1M records).',
     '',

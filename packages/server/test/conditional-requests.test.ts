@@ -227,6 +227,45 @@ describe('conditional requests: ETag and 304', () => {
     expect((await ask(etag)).status).toBe(200);
   });
 
+  it('with_revision: the listing tag also moves with the revision itself, and only then differs from the plain tag', async () => {
+    const draft = await t.api('POST', '/kt/', {
+      body: {
+        knowledge_topic_name: 'Conditional with revision',
+        type: 'multi_record',
+        knowledge_topic_schema: schema,
+      },
+    });
+    const revision = draft.body._id as string;
+    const plainPath = listing(revision, '&limit=1');
+    const coveredPath = listing(revision, '&limit=1&with_revision=true');
+    const tags = async () => [
+      (await get(plainPath)).headers.get('etag')!,
+      (await get(coveredPath)).headers.get('etag')!,
+    ];
+    const [plain, covered] = await tags();
+    expect(covered).not.toBe(plain);
+    expect((await get(coveredPath, covered)).status).toBe(304);
+    // An edit of the revision (not of its records): the covering tag moves, the plain one stays.
+    expect(
+      (await t.api('PATCH', `/kt/${revision}`, { body: { knowledge_topic_name: 'Renamed' } })).status,
+    ).toBe(200);
+    const [plain2, covered2] = await tags();
+    expect(plain2).toBe(plain);
+    expect(covered2).not.toBe(covered);
+    expect((await get(coveredPath, covered)).status).toBe(200);
+    // Its approval too; and a record change moves both.
+    expect((await t.api('POST', `/kt/${revision}/approve`)).status).toBe(200);
+    const [plain3, covered3] = await tags();
+    expect(covered3).not.toBe(covered2);
+    await create(revision, 'a record');
+    const [plain4, covered4] = await tags();
+    expect(plain4).not.toBe(plain3);
+    expect(covered4).not.toBe(covered3);
+    // Another tenant's key: the revision is not theirs, and their tag is another.
+    const otherKey = t.demo.otherTenant.users.owner.apiKey;
+    expect((await get(coveredPath, covered4, otherKey)).status).toBe(200);
+  });
+
   it('GET /kt/{id}: 304 while the revision is unchanged, 200 with a new tag after an edit', async () => {
     const draft = await t.api('POST', '/kt/', {
       body: {

@@ -17,7 +17,11 @@ export interface TagCheck {
 export interface ConditionalClient {
   /** `GET /kt/{id}`: the revision (its schema, status and current revision id). */
   topic(revisionId: string, etag?: string): Promise<TagCheck>;
-  /** `GET /records/?context__knowledge_unit_topic_id=REV&limit=1`: the tag moves with any record of REV. */
+  /**
+   * `GET /records/?context__knowledge_unit_topic_id=REV&limit=1&with_revision=true`: the tag moves
+   * with any record of REV and with REV itself (as `GET /kt/{id}` shows it), so one request polls a
+   * topic and its records.
+   */
   records(revisionId: string, etag?: string): Promise<TagCheck>;
   /** `POST /traces/batch/list`: the tag moves with any trace of the tenant. */
   traces(request: BatchRetrieveRequest, etag?: string): Promise<TagCheck>;
@@ -44,7 +48,7 @@ export function createConditionalClient(
         method: 'GET',
         path: '/records/',
         // One record is enough: the tag of a page moves exactly when the revision's does.
-        query: { context__knowledge_unit_topic_id: revisionId, limit: 1 },
+        query: { context__knowledge_unit_topic_id: revisionId, limit: 1, with_revision: true },
         ifNoneMatch: etag,
       }),
     traces: (request, etag) =>

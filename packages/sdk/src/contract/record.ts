@@ -109,6 +109,8 @@ export interface RecordListQuery {
   after?: string;
   /** RXS: the records as they were at this moment (ISO 8601 date-time). */
   as_of?: string;
+  /** RXS: the ETag also covers the listed revisions themselves. */
+  with_revision?: boolean;
 }
 
 /** Bumps a record version "1.0" -> "2.0"; unknown shapes restart at "1.0" after their value. */

@@ -8,7 +8,8 @@ import type { SyncState } from './state.js';
 /**
  * A cheap poll: before a sync exports anything, it asks the service, with the ETags it was given
  * when the snapshot was taken, whether any of the topics, their records listings or the tenant's
- * traces changed. When none did, the snapshot and output stand as they are and nothing is
+ * traces changed: one request per topic (its listing's tag covers the revision too, `with_revision`)
+ * and one for the traces. When none did, the snapshot and output stand as they are and nothing is
  * downloaded. Kept in DIR/probe.json next to state.json:
  *
  * - The tags are taken before the export reads anything, so they are never newer than the snapshot
@@ -21,10 +22,12 @@ import type { SyncState } from './state.js';
  */
 export const PROBE_FILE = 'probe.json';
 const PROBE_FORMAT = 'rxs-sync-probe';
-const PROBE_VERSION = 1;
+/** 2: one tag per topic (listing and revision together); a probe of version 1 makes a full run. */
+const PROBE_VERSION = 2;
 
 export interface ProbeTags {
-  topics: { revisionId: string; topic: string; records: string }[];
+  /** Per topic, the tag of its listing with its revision (`with_revision`). */
+  topics: { revisionId: string; records: string }[];
   /** The tenant's traces, when the export has them: the request asked and its tag. */
   traces: { request: BatchRetrieveRequest; tag: string } | null;
 }
@@ -58,7 +61,7 @@ export async function takeProbeTags(
     if (!topic.etag) return undefined;
     const records = await client.conditional.records(revisionId);
     if (!records.etag) return undefined;
-    topics.push({ revisionId, topic: topic.etag, records: records.etag });
+    topics.push({ revisionId, records: records.etag });
   }
   let traces: ProbeTags['traces'] = null;
   if (withTraces) {
@@ -73,13 +76,8 @@ export async function takeProbeTags(
 
 /** True when the service says nothing the tags cover changed (every request answered 304 or 412). */
 export async function unchangedSince(client: RxsClient, tags: ProbeTags): Promise<boolean> {
-  for (const { revisionId, topic, records } of tags.topics) {
-    const [a, b] = await Promise.all([
-      client.conditional.topic(revisionId, topic),
-      client.conditional.records(revisionId, records),
-    ]);
-    if (!a.unchanged || !b.unchanged) return false;
-  }
+  for (const { revisionId, records } of tags.topics)
+    if (!(await client.conditional.records(revisionId, records)).unchanged) return false;
   if (tags.traces && !(await client.conditional.traces(tags.traces.request, tags.traces.tag)).unchanged)
     return false;
   return true;

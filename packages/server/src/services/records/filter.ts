@@ -11,6 +11,8 @@ export interface RecordFilter {
   limit?: number;
   /** Read the records as they were at this moment (normalised ISO text; see history/as-of.ts). */
   asOf?: string;
+  /** RXS: the listing's ETag also covers the listed revisions themselves (`with_revision`). */
+  withRevision?: boolean;
 }
 
 /**

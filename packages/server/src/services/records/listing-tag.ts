@@ -17,6 +17,8 @@ export async function recordListingTag(
   storage: Storage,
   tenantId: string,
   filter: RecordFilter,
+  /** With `with_revision`: the listed revisions as `GET /kt/{id}` shows them, which the tag then covers. */
+  revisions?: unknown[],
 ): Promise<string> {
   const scopes = filter.revisionIds?.length ? [...new Set(filter.revisionIds)].sort() : undefined;
   let query = storage.db
@@ -42,5 +44,6 @@ export async function recordListingTag(
     limit ?? null,
     asOf ?? null,
     counted,
+    ...(revisions ? [revisions] : []),
   ]);
 }

@@ -53,6 +53,12 @@ const ListQuery = Type.Object({
   ),
   after: Type.Optional({ ...ObjectId, description: 'The last `_id` of the previous page' }),
   as_of: Type.Optional(AsOf),
+  with_revision: Type.Optional(
+    Type.Boolean({
+      description:
+        'RXS: the ETag also covers the listed revisions as GET /kt/{id} shows them, so one conditional request polls a topic and its records',
+    }),
+  ),
 });
 type ListQuery = (typeof ListQuery)['static'];
 
@@ -345,6 +351,7 @@ function toFilter(query: ListQuery): RecordFilter {
   if (query.audit_info__end_date)
     filter.endDate = parseIsoDate(query.audit_info__end_date, ['query', 'audit_info__end_date'], 'end');
   filter.includeUpdated = query.audit_info__include_updated ?? false;
+  if (query.with_revision) filter.withRevision = true;
   return filter;
 }
 

@@ -3,7 +3,7 @@ import { sql, type CompiledQuery } from 'kysely';
 import type { RecordCreate, RecordUpdate, ServiceRecord, FormSchema } from '@rxs/sdk';
 import { nextRecordVersion } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
-import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
+import { conflict, HttpError, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
@@ -262,9 +262,23 @@ export class RecordsService {
     }
   }
 
-  /** The listing's ETag (listing-tag.ts); taken before the listing is read. */
-  listingTag(principal: Principal, filter: RecordFilter): Promise<string> {
-    return recordListingTag(this.storage, principal.tenantId, filter);
+  /**
+   * The listing's ETag (listing-tag.ts); taken before the listing is read. With `withRevision`, it
+   * also covers each listed revision as `GET /kt/{id}` answers it (null for one the tenant has not).
+   */
+  async listingTag(principal: Principal, filter: RecordFilter): Promise<string> {
+    const revisions = filter.withRevision
+      ? await Promise.all(
+          [...new Set(filter.revisionIds ?? [])].sort().map((id) =>
+            this.techdoc.getRevision(principal, id, { asOf: filter.asOf }).catch((error: unknown) => {
+              // A revision the tenant has not (or not yet, as of then) is part of the tag as such.
+              if (error instanceof HttpError && error.statusCode === 404) return null;
+              throw error;
+            }),
+          ),
+        )
+      : undefined;
+    return recordListingTag(this.storage, principal.tenantId, filter, revisions);
   }
 
   /** One page of records (`limit` set): the JSON lines and the last id when more remain. */
