@@ -132,22 +132,21 @@ Examples:
     const output = options.out === undefined ? undefined : resolve(options.out);
     // The probe's requests keep the run's --timeout and --retries: a stalled service fails the poll
     // as it fails an export, instead of holding it.
-    const tuning = exportRunOptions(options, options.out);
-    const client = clientFor(connection, { timeoutMs: tuning.timeoutMs, retries: tuning.retries });
+    const runOptions = exportRunOptions(options, options.out);
+    const client = clientFor(connection, { timeoutMs: runOptions.timeoutMs, retries: runOptions.retries });
 
     const once = async (): Promise<SyncOutcome> => {
       const revisionIds = [...new Set(options.kt ?? [])];
       // Per run: under --watch the mapping file may change between runs.
       const fingerprint = probing ? await exportFingerprint(options) : '';
-      let usable = false;
-      let previousGeneration: string | undefined;
+      // The snapshot whose probe still holds: its kept listings may take the changes feed.
+      let probedGeneration: string | undefined;
       if (probing) {
         const previous = await readSyncState(state);
         const probe = await usableProbe(state, previous, fingerprint, output);
         if (previous && probe && (await unchangedSince(client, probe.tags)))
           return { unchanged: true, since: previous };
-        usable = previous !== undefined && probe !== undefined;
-        previousGeneration = previous?.generation;
+        if (probe) probedGeneration = previous?.generation;
       }
       // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
       const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
@@ -158,20 +157,16 @@ Examples:
         // With the changes feed (sdk/src/sync/feed-cache.ts): what changed since the cached
         // listings, or, for a full run, the cursors of now, taken before anything is read.
         if (tags) {
-          const plan =
-            usable && previousGeneration
-              ? await planFromFeed(client, state, previousGeneration, fingerprint, revisionIds)
-              : undefined;
+          const plan = probedGeneration
+            ? await planFromFeed(client, state, probedGeneration, fingerprint, revisionIds)
+            : undefined;
           const cursors = plan ? undefined : await takeFeedCursors(client, revisionIds);
           if (plan) cache = await FeedCacheWriter.open(state, revisionIds, { plan });
           else if (cursors) cache = await FeedCacheWriter.open(state, revisionIds, { cursors });
         }
         const run = await runExport(
           connection,
-          {
-            ...exportRunOptions(options, options.out),
-            wrapSource: cache && ((source) => cache!.wrap(source)),
-          },
+          { ...runOptions, wrapSource: cache && ((source) => cache!.wrap(source)) },
           progress,
           session,
         );
@@ -192,7 +187,7 @@ Examples:
           tags: probing && sameTopics ? tags : undefined,
         });
         if (cache && sameTopics) await cache.commit(committed.generation, fingerprint);
-        else await (cache ? cache.abort() : undefined);
+        else await cache?.abort();
         cache = undefined;
         const reportPath = await writeReport(state, report);
         return { summary: run.summary, report, reportPath };

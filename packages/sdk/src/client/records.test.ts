@@ -438,3 +438,40 @@ describe('record calls', () => {
     await expect(records.deleteRecord('..')).rejects.toBeInstanceOf(TypeError);
   });
 });
+
+describe('recordChanges', () => {
+  it('an answer that is not a page of changes (another API, a proxy page) is a format error, not a page', async () => {
+    for (const body of [
+      { records: [], removed: [] },
+      { cursor: 'c', records: {}, removed: [] },
+      { cursor: 'c', records: [] },
+      [{ _id: 'x' }],
+    ]) {
+      const server = await serve((_request, response) => sendJson(response, 200, body));
+      const error = await clientFor(server.url)
+        .recordChanges('a'.repeat(24), { since: 'c' })
+        .catch((e: unknown) => e);
+      expect(error, JSON.stringify(body)).toBeInstanceOf(ResponseFormatError);
+      expect((error as Error).message).toMatch(/page of record changes.*"cursor", "records" and "removed"/);
+    }
+  });
+
+  it('sends the revision, the cursor and the page size, and hands the page back as the service wrote it', async () => {
+    const page = {
+      revision_id: 'r',
+      superseded_by: null,
+      cursor: 'next',
+      more: false,
+      complete: false,
+      records: [testRecord(1)],
+      removed: ['b'.repeat(24)],
+    };
+    const server = await serve((_request, response) => sendJson(response, 200, page));
+    expect(await clientFor(server.url).recordChanges('a'.repeat(24), { since: 'c 1/2', limit: 5 })).toEqual(
+      page,
+    );
+    expect(server.requests[0]!.url).toBe(
+      `/records/changes?context__knowledge_unit_topic_id=${'a'.repeat(24)}&since=c+1%2F2&limit=5`,
+    );
+  });
+});

@@ -9,7 +9,7 @@ import type {
 import { checkWholeNumber } from './concurrency.js';
 import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
-import { expectArray, expectObject } from './shape.js';
+import { expectArray, expectChangesPage, expectObject } from './shape.js';
 import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
 
@@ -90,13 +90,7 @@ export interface ReasonOption {
 }
 
 const record = expectObject('a record');
-const changesPage = (value: unknown): string | undefined =>
-  expectObject('a page of record changes')(value) ??
-  (typeof (value as RecordChangesPage).cursor !== 'string' ||
-  !Array.isArray((value as RecordChangesPage).records) ||
-  !Array.isArray((value as RecordChangesPage).removed)
-    ? 'is not a page of record changes (cursor, records, removed)'
-    : undefined);
+const changesPage = expectChangesPage('a page of record changes', 'records');
 const version = expectObject('a record version');
 const versions = expectArray('a list of record versions');
 

@@ -22,3 +22,14 @@ export const expectObjectWith =
   (what: string, key: string): ShapeCheck =>
   (value) =>
     isObject(value) && isObject(value[key]) ? undefined : `is not ${what} (a JSON object with "${key}")`;
+
+/** A page of a changes feed: an object with a `cursor`, its items under `items`, and `removed` ids. */
+export const expectChangesPage =
+  (what: string, items: string): ShapeCheck =>
+  (value) =>
+    isObject(value) &&
+    typeof value.cursor === 'string' &&
+    Array.isArray(value[items]) &&
+    Array.isArray(value.removed)
+      ? undefined
+      : `is not ${what} (a JSON object with "cursor", "${items}" and "removed")`;

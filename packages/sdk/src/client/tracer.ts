@@ -11,7 +11,7 @@ import {
 } from '../contract/trace.js';
 import { checkConcurrency, checkWholeNumber, mapBounded } from './concurrency.js';
 import { ValidationError } from './errors.js';
-import { expectObject, expectObjectWith } from './shape.js';
+import { expectChangesPage, expectObject, expectObjectWith } from './shape.js';
 import type { Call, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
 
@@ -132,13 +132,7 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
           },
           signal: options.signal,
         }),
-        (value) =>
-          expectObject('a page of trace changes')(value) ??
-          (typeof (value as TraceChangesPage).cursor !== 'string' ||
-          !Array.isArray((value as TraceChangesPage).traces) ||
-          !Array.isArray((value as TraceChangesPage).removed)
-            ? 'is not a page of trace changes (cursor, traces, removed)'
-            : undefined),
+        expectChangesPage('a page of trace changes', 'traces'),
       ),
 
     listTracesFor: async (nodes, options = {}) => {

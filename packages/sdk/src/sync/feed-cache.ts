@@ -52,8 +52,6 @@ interface FeedCacheFile {
 export interface FeedPlan {
   folder: string;
   topics: { revisionId: string; file: string; changes: Map<string, ServiceRecord | null>; cursor: string }[];
-  /** How many records the feed reported changed or gone, over all topics. */
-  changed: number;
 }
 
 /** Whether an error means "this service has no such feed, or refuses the cursor": then a full run. */
@@ -102,7 +100,7 @@ export async function planFromFeed(
   if (cache.topics.length !== revisionIds.length) return undefined;
   if (cache.topics.some((topic, i) => topic.revisionId !== revisionIds[i])) return undefined;
   const folder = join(dir, `${FOLDER_PREFIX}${generation}`);
-  const plan: FeedPlan = { folder, topics: [], changed: 0 };
+  const plan: FeedPlan = { folder, topics: [] };
   try {
     for (const topic of cache.topics) {
       if (!(await stat(join(folder, topic.file)).catch(() => undefined))?.isFile()) return undefined;
@@ -118,7 +116,6 @@ export async function planFromFeed(
         if (!page.more) break;
       }
       plan.topics.push({ revisionId: topic.revisionId, file: topic.file, changes, cursor });
-      plan.changed += changes.size;
     }
   } catch (error) {
     if (feedUnavailable(error)) return undefined;
@@ -134,8 +131,8 @@ export async function planFromFeed(
  * feed.json for the snapshot just committed; `abort` drops it.
  */
 export class FeedCacheWriter {
+  /** The new cache's file of each revision listed so far. */
   private readonly sinks = new Map<string, JsonLinesSink>();
-  private readonly written = new Set<string>();
   /** A listing the cache cannot stand for passed (another revision, a moment in the past). */
   private spoiled = false;
 
@@ -182,13 +179,12 @@ export class FeedCacheWriter {
       index < 0 ||
       query.as_of !== undefined ||
       Object.keys(query).length !== 1 ||
-      this.written.has(revisionId!);
+      this.sinks.has(revisionId!);
     if (plain) {
       this.spoiled = true;
       yield* batchesOf(source, query);
       return;
     }
-    this.written.add(revisionId!);
     const sink = new JsonLinesSink(join(this.temp, `topic-${index}.jsonl`));
     this.sinks.set(revisionId!, sink);
     const planned = this.plan?.topics.find((topic) => topic.revisionId === revisionId);
@@ -214,7 +210,7 @@ export class FeedCacheWriter {
 
   /** After the snapshot `generation` was committed: the new cache becomes the one in feed.json. */
   async commit(generation: string, fingerprint: string): Promise<boolean> {
-    if (this.spoiled || this.revisionIds.some((id) => !this.written.has(id))) {
+    if (this.spoiled || this.revisionIds.some((id) => !this.sinks.has(id))) {
       await this.abort();
       await dropFeedCache(this.dir);
       return false;

@@ -28,6 +28,29 @@ async function* fromChunks(chunks: AsyncIterable<Buffer | string>): AsyncGenerat
   yield first ? '[\n]\n' : '\n]\n';
 }
 
+/** Bytes of JSON per streamed chunk. */
+export const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Lines (batches of them, as a database cursor hands rows out) joined into the chunks
+ * `jsonArrayStream` takes: each line preceded by `,\n`, about CHUNK_BYTES a chunk.
+ */
+export async function* lineChunks(
+  batches: AsyncIterable<readonly string[]> | Iterable<readonly string[]>,
+): AsyncGenerator<string> {
+  let buffer = '';
+  for await (const lines of batches) {
+    for (const line of lines) {
+      buffer += `,\n${line}`;
+      if (buffer.length >= CHUNK_BYTES) {
+        yield buffer;
+        buffer = '';
+      }
+    }
+  }
+  if (buffer) yield buffer;
+}
+
 /** The same shape for elements already in memory (a page). */
 export function jsonArrayText(elements: string[]): string {
   return elements.length === 0 ? '[\n]\n' : `[\n${elements.join(',\n')}\n]\n`;

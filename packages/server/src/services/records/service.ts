@@ -8,6 +8,7 @@ import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { jsonText, jsonValue } from '../../storage/json.js';
+import { CHUNK_BYTES, lineChunks } from '../../http/json-array-stream.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
 import { recordListingTag } from './listing-tag.js';
@@ -29,8 +30,6 @@ export interface RecordLimits {
   maxRecordKeys?: number;
 }
 
-/** Bytes of JSON per streamed chunk. */
-const CHUNK_BYTES = 256 * 1024;
 /** Rows in a listing's first SQLite page, and at most in any (the page size adapts to the records). */
 const FIRST_PAGE_ROWS = 16;
 const MAX_PAGE_ROWS = 256;
@@ -65,19 +64,9 @@ function noneCanMatch(filter: RecordFilter): boolean {
   return filter.revisionIds?.length === 0 || filter.ids?.length === 0;
 }
 
-/** `,\n`-prefixed lines of `recordJson`, joined into chunks of about CHUNK_BYTES. */
-async function* textChunks(batches: AsyncIterable<RecordRow[]>): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const rows of batches) {
-    for (const row of rows) {
-      buffer += `,\n${recordJson(row)}`;
-      if (buffer.length >= CHUNK_BYTES) {
-        yield buffer;
-        buffer = '';
-      }
-    }
-  }
-  if (buffer) yield buffer;
+/** `recordJson` of each row, a batch at a time. */
+async function* jsonLines(batches: AsyncIterable<RecordRow[]>): AsyncGenerator<string[]> {
+  for await (const rows of batches) yield rows.map(recordJson);
 }
 
 /** 409 for a revision whose topic was re-approved since: records belong under the current one. */
@@ -158,7 +147,7 @@ export class RecordsService {
     if (noneCanMatch(filter)) return (async function* () {})();
     return this.storage.dialect === 'sqlite' && filter.limit === undefined && filter.asOf === undefined
       ? this.sqliteChunks(principal.tenantId, filter)
-      : textChunks(this.rowBatches(principal.tenantId, filter));
+      : lineChunks(jsonLines(this.rowBatches(principal.tenantId, filter)));
   }
 
   private async *rowBatches(tenantId: string, filter: RecordFilter): AsyncGenerator<RecordRow[]> {
@@ -245,21 +234,33 @@ export class RecordsService {
    */
   async assertPagingCurrent(principal: Principal, filter: RecordFilter): Promise<void> {
     if (filter.after === undefined || !filter.revisionIds?.length || filter.asOf !== undefined) return;
-    const superseded = await this.db
-      .selectFrom('kt_revisions')
-      .innerJoin('kt_histories', 'kt_histories.id', 'kt_revisions.history_id')
-      .select(['kt_revisions.id as id', 'kt_histories.current_revision_id as current'])
-      .where('kt_revisions.tenant_id', '=', principal.tenantId)
-      .where('kt_revisions.id', 'in', filter.revisionIds)
-      .where('kt_revisions.status', '!=', 'draft')
-      .where('kt_histories.current_revision_id', 'is not', null)
-      .whereRef('kt_histories.current_revision_id', '!=', 'kt_revisions.id')
-      .executeTakeFirst();
+    const superseded = await this.supersededRevision(principal.tenantId, filter.revisionIds);
     if (superseded) {
       throw conflict(
         `Revision ${superseded.id} was re-approved as revision ${superseded.current} while you were paging, and its records moved there: this listing cannot go on. Start again without "after" using context__knowledge_unit_topic_id=${superseded.current}.`,
       );
     }
+  }
+
+  /**
+   * One of these revisions whose topic was re-approved since (its records moved on to `current`),
+   * or undefined when none was (a draft never is).
+   */
+  async supersededRevision(
+    tenantId: string,
+    revisionIds: readonly string[],
+  ): Promise<{ id: string; current: string } | undefined> {
+    const row = await this.db
+      .selectFrom('kt_revisions')
+      .innerJoin('kt_histories', 'kt_histories.id', 'kt_revisions.history_id')
+      .select(['kt_revisions.id as id', 'kt_histories.current_revision_id as current'])
+      .where('kt_revisions.tenant_id', '=', tenantId)
+      .where('kt_revisions.id', 'in', revisionIds)
+      .where('kt_revisions.status', '!=', 'draft')
+      .where('kt_histories.current_revision_id', 'is not', null)
+      .whereRef('kt_histories.current_revision_id', '!=', 'kt_revisions.id')
+      .executeTakeFirst();
+    return row?.current ? { id: row.id, current: row.current } : undefined;
   }
 
   /**

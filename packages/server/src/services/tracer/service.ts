@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { TRACE_BATCH_MAX_EDGES, UNSAFE_NODE_ID_SCHEMES } from '@rxs/sdk';
 import type {
   AuditInfo,
@@ -17,6 +17,7 @@ import type {
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteTrace, insertTrace } from '../../storage/traces-write.js';
@@ -48,6 +49,19 @@ export function toTrace(row: TraceRow): Trace {
     tenant_metadata: { tenant_id: row.tenant_id },
     audit_info: auditOf(row),
   };
+}
+
+/**
+ * How often the tenant's traces changed so far (005_trace_tags.ts; 0 before the first change): what
+ * batch answers' ETags and the trace feed's cursors are made of.
+ */
+export async function traceChangeCount(db: Kysely<Database>, tenantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('trace_listing_tags')
+    .select('changes')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return Number(row?.changes ?? 0);
 }
 
 /** Traces: links between records (and other nodes), and their n-hop batch listing. */
@@ -162,12 +176,8 @@ export class TracerService {
    * deleted in the tenant changes it, also one the batch does not reach.
    */
   async batchTag(principal: Principal, request: BatchRetrieveRequest): Promise<string> {
-    const row = await this.db
-      .selectFrom('trace_listing_tags')
-      .select('changes')
-      .where('tenant_id', '=', principal.tenantId)
-      .executeTakeFirst();
-    return entityTag([TRACE_BATCH_FORMAT, principal.tenantId, request, Number(row?.changes ?? 0)]);
+    const changes = await traceChangeCount(this.db, principal.tenantId);
+    return entityTag([TRACE_BATCH_FORMAT, principal.tenantId, request, changes]);
   }
 
   /**
