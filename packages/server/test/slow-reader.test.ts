@@ -72,6 +72,17 @@ describe('a slow reader cannot pin the database', () => {
     expect(
       (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}&limit=5`)).status,
     ).toBe(200);
+    // A changes feed from the beginning is a whole listing too; from a cursor or from now it is not.
+    const feed = `/records/changes?context__knowledge_unit_topic_id=${revision}`;
+    for (const path of [feed, '/traces/changes']) {
+      const whole = await t.api('GET', path);
+      expect(whole.status, path).toBe(429);
+      expect(whole.body.detail).toMatch(/full listings streaming/);
+    }
+    const now = await t.api('GET', `${feed}&from=now`);
+    expect(now.status).toBe(200);
+    expect((await t.api('GET', `${feed}&since=${now.body.cursor}`)).status).toBe(200);
+    expect((await t.api('GET', '/traces/changes?from=now')).status).toBe(200);
 
     // Writers carry on while the listing's snapshot is held: on SQLite the WAL cannot be reset.
     await write(300, 1000);

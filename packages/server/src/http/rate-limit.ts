@@ -155,9 +155,17 @@ export class RateLimits {
   }
 }
 
-/** `GET /records/` without `limit`: the whole result streams from one database snapshot. */
+/** Routes whose answer can be a whole listing, streamed from one database snapshot. */
+const LISTING_ROUTES = new Set(['/records/', '/records/changes', '/traces/changes']);
+
+/**
+ * A request that streams a whole listing: `GET /records/` without `limit`, or a changes feed started
+ * from the beginning (neither `since` nor `from`), whose first page is the whole listing.
+ */
 function isFullListing(request: FastifyRequest): boolean {
-  if (request.method !== 'GET' || request.routeOptions.url !== '/records/') return false;
-  const query = request.query as Record<string, unknown> | undefined;
-  return query?.limit === undefined;
+  if (request.method !== 'GET' || !LISTING_ROUTES.has(request.routeOptions.url ?? '')) return false;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  return request.routeOptions.url === '/records/'
+    ? query.limit === undefined
+    : query.since === undefined && query.from === undefined;
 }
