@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RxsApiError } from '@rxs/sdk';
@@ -154,6 +155,26 @@ describe('records changes feed', () => {
     const restored = await feed(revision, changed.cursor);
     expect(restored.records.map((r) => r._id)).toEqual([b]);
     expect(restored.removed).toEqual([]);
+  });
+
+  it("Python's json module reads a page whole, and each record line on its own, as the service meant it", async () => {
+    const revision = await approvedTopic('Feed read by Python');
+    const start = await feed(revision);
+    const ugly = 'a\nb\r\n"q" \\ \u2028\u2029 </script> 😀 \t\u0001\u007f ]},{';
+    const id = await create(revision, ugly);
+    const res = await t.api('GET', feedPath(revision, start.cursor));
+    const script = `
+import json, sys
+text = sys.stdin.buffer.read().decode('utf-8')
+whole = json.loads(text)
+lines = [json.loads(l.rstrip(',')) for l in text.split('\\n') if l.startswith('{"_id"')]
+print(json.dumps({'whole': whole, 'lines': lines}))`;
+    const run = spawnSync('/usr/bin/python3', ['-c', script], { input: res.text });
+    expect(run.status, run.stderr?.toString()).toBe(0);
+    const read = JSON.parse(run.stdout.toString('utf8'));
+    expect(read.whole).toEqual(res.body);
+    expect(read.lines).toEqual(res.body.records);
+    expect(read.whole.records[0]).toMatchObject({ _id: id, data: { note: ugly } });
   });
 
   it('a re-approval: the old revision reports its records removed and names the new one; pages may end inside the move', async () => {
