@@ -25,6 +25,7 @@ import { RecordHistoryService } from './services/history/record-history.js';
 import { tracerRoutes } from './services/tracer/routes.js';
 import { TracerService } from './services/tracer/service.js';
 import type { Storage } from './storage/database.js';
+import type { ListingCache } from './services/records/listing-cache.js';
 import { webApp } from './webapp/index.js';
 
 /** The service layer, independent of HTTP: the CLI, the web app and tests use it directly too. */
@@ -65,6 +66,8 @@ export function createServices(storage: Storage, limits: RecordLimits = {}): Ser
 export interface AppOptions {
   config: Pick<ServerConfig, 'bodyLimit' | 'services' | 'logLevel' | 'limits' | 'maxRecordKeys'>;
   storage: Storage;
+  /** Finished listings kept on disk; without it every listing is built from the database. */
+  listingCache?: ListingCache;
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger'];
 }
@@ -186,7 +189,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await scope.register(baselinesRoutes(services.baselines));
     },
     records: () =>
-      recordsRoutes(services.records, services.history, services.readAsOf, services.recordChanges),
+      recordsRoutes(
+        services.records,
+        services.history,
+        services.readAsOf,
+        services.recordChanges,
+        options.listingCache,
+      ),
     tracer: () => tracerRoutes(services.tracer, services.readAsOf, services.traceChanges),
   };
   await app.register(async (scope) => {

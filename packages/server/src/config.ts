@@ -32,7 +32,14 @@ export interface ServerConfig {
   trustedProxies?: string[];
   /** Keys one record's data may have, nested ones included (422 beyond); 2,000 by default. */
   maxRecordKeys?: number;
+  /** Megabytes of finished listings kept on disk (services/records/listing-cache.ts); 0 turns it off. */
+  listingCacheMb?: number;
+  /** Where they are kept; defaults to `<dataDir>/listing-cache`. */
+  listingCacheDir?: string;
 }
+
+/** Megabytes of finished listings kept on disk unless RXS_LISTING_CACHE_MB says otherwise. */
+export const DEFAULT_LISTING_CACHE_MB = 1024;
 
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 
@@ -56,6 +63,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     maxKeyLifetimeDays: maxKeyLifetimeDaysFromEnv(env),
     trustedProxies: trustedProxiesFromEnv(env),
     maxRecordKeys: env.RXS_MAX_RECORD_KEYS ? Number(env.RXS_MAX_RECORD_KEYS) : undefined,
+    listingCacheMb: env.RXS_LISTING_CACHE_MB ? parseListingCacheMb(env.RXS_LISTING_CACHE_MB) : undefined,
+    listingCacheDir: env.RXS_LISTING_CACHE_DIR,
   };
 }
 
@@ -104,4 +113,15 @@ export function parseServices(value: string): ServiceName[] {
     }
   }
   return names as ServiceName[];
+}
+
+/** RXS_LISTING_CACHE_MB: a whole number of megabytes, 0 to keep no listings. */
+export function parseListingCacheMb(value: string): number {
+  const mb = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(mb)) {
+    throw new Error(
+      `RXS_LISTING_CACHE_MB must be a whole number of megabytes (0 keeps no finished listings), got "${value}".`,
+    );
+  }
+  return mb;
 }

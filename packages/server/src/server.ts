@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { databaseUrlOf, type ServerConfig } from './config.js';
+import { join } from 'node:path';
+import { databaseUrlOf, DEFAULT_LISTING_CACHE_MB, type ServerConfig } from './config.js';
+import { ListingCache } from './services/records/listing-cache.js';
 import { openStorage, type Storage } from './storage/database.js';
 
 export interface RunningServer {
@@ -20,7 +22,20 @@ export async function startServer(
     url: databaseUrlOf(config),
     postgres: { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs },
   });
-  const app = await buildApp({ config, storage, logger: options.logger === false ? false : undefined });
+  const cacheMb = config.listingCacheMb ?? DEFAULT_LISTING_CACHE_MB;
+  const listingCache =
+    cacheMb > 0
+      ? await ListingCache.open({
+          dir: config.listingCacheDir ?? join(config.dataDir, 'listing-cache'),
+          maxBytes: cacheMb * 1024 * 1024,
+        })
+      : undefined;
+  const app = await buildApp({
+    config,
+    storage,
+    listingCache,
+    logger: options.logger === false ? false : undefined,
+  });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -43,6 +58,7 @@ export async function startServer(
           clearInterval(sweep);
         }
         await storage.close();
+        await listingCache?.close();
       })();
       return closing;
     },

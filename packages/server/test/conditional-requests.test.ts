@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiResponse, type TestServer } from './harness.js';
+import { startTestServer, type TestServer } from './harness.js';
+import { approvedTopic as approvedTopicOf, createNoteRecord } from './support/topics.js';
 
 /**
  * Conditional GETs (RFC 9110): `GET /records/` (every filter) and `GET /kt/{id}` answer a strong
@@ -15,25 +16,8 @@ describe('conditional requests: ETag and 304', () => {
   const listing = (revision: string, extra = '') =>
     `/records/?context__knowledge_unit_topic_id=${revision}${extra}`;
 
-  async function approvedTopic(name: string): Promise<string> {
-    const draft = await t.api('POST', '/kt/', {
-      body: { knowledge_topic_name: name, type: 'multi_record', knowledge_topic_schema: schema },
-    });
-    expect(draft.status).toBe(201);
-    return (await t.api('POST', `/kt/${draft.body._id}/approve`)).body._id as string;
-  }
-  async function create(revision: string, text: string): Promise<ApiResponse> {
-    const created = await t.api('POST', '/records/', {
-      body: {
-        name: text.slice(0, 40) || 'x',
-        form: {},
-        data: { note: text },
-        context: { knowledge_unit_topic_id: revision },
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    return created;
-  }
+  const approvedTopic = (name: string) => approvedTopicOf(t, name, { schema });
+  const create = (revision: string, text: string) => createNoteRecord(t, revision, text);
 
   beforeAll(async () => {
     t = await startTestServer();
@@ -77,9 +61,9 @@ describe('conditional requests: ETag and 304', () => {
   it('a change under the revision changes the tag; traces, topics, other revisions and other tenants do not', async () => {
     const revision = await approvedTopic('Conditional changes');
     const other = await approvedTopic('Conditional elsewhere');
-    const a = (await create(revision, 'a')).body;
-    const b = (await create(revision, 'b')).body;
-    const elsewhere = (await create(other, 'elsewhere')).body;
+    const a = await create(revision, 'a');
+    const b = await create(revision, 'b');
+    const elsewhere = await create(other, 'elsewhere');
     let etag = (await get(listing(revision))).headers.get('etag')!;
     const unchanged = async (what: string) =>
       expect((await get(listing(revision), etag)).status, what).toBe(304);
@@ -160,8 +144,8 @@ describe('conditional requests: ETag and 304', () => {
 
   it("POST /traces/batch/list: 412 while the tenant's traces are unchanged; a trace created or deleted changes the tag", async () => {
     const revision = await approvedTopic('Conditional traces');
-    const a = (await create(revision, 'a')).body._id as string;
-    const b = (await create(revision, 'b')).body._id as string;
+    const a = (await create(revision, 'a'))._id as string;
+    const b = (await create(revision, 'b'))._id as string;
     const batch = { nodes: [{ node_id: a, node_type: 'Record', version: '1' }], n_hops: 2 };
     const ask = (etag?: string, key?: string) =>
       t.api('POST', '/traces/batch/list', {
@@ -321,7 +305,7 @@ describe('conditional requests: ETag and 304', () => {
         for (const s of steps) {
           if (s.kind === 'create') {
             const created = await create(s.here ? revision : other, s.text);
-            if (s.here) live.push(created.body._id);
+            if (s.here) live.push(created._id);
           } else if (s.kind === 'update' && live.length) {
             const id = live[s.pick % live.length]!;
             await t.api('PATCH', `/records/${id}`, { body: { data: { note: s.text } } });

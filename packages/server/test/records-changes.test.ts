@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RxsApiError } from '@rxs/sdk';
-import { startTestServer, type ApiResponse, type TestServer } from './harness.js';
+import { startTestServer, type TestServer } from './harness.js';
+import { approvedTopic as approvedTopicOf, createNote, reapprove as reapproveOf } from './support/topics.js';
 
 interface Feed {
   revision_id: string;
@@ -28,33 +29,9 @@ describe('records changes feed', () => {
     (since === undefined ? '' : `&since=${encodeURIComponent(since)}`) +
     (limit === undefined ? '' : `&limit=${limit}`);
 
-  async function approvedTopic(name: string, key?: string): Promise<string> {
-    const draft = await t.api('POST', '/kt/', {
-      ...(key && { key }),
-      body: { knowledge_topic_name: name, type: 'multi_record', knowledge_topic_schema: schema },
-    });
-    expect(draft.status).toBe(201);
-    return (await t.api('POST', `/kt/${draft.body._id}/approve`, { ...(key && { key }) })).body._id as string;
-  }
-  async function reapprove(revision: string): Promise<string> {
-    const draft = await t.api('POST', `/kt/${revision}/draft`);
-    expect(draft.status, draft.text).toBe(201);
-    const approved = await t.api('POST', `/kt/${draft.body._id}/approve`);
-    expect(approved.status, approved.text).toBe(200);
-    return approved.body._id as string;
-  }
-  async function create(revision: string, text: string): Promise<string> {
-    const created: ApiResponse = await t.api('POST', '/records/', {
-      body: {
-        name: text.slice(0, 40) || 'x',
-        form: {},
-        data: { note: text },
-        context: { knowledge_unit_topic_id: revision },
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    return created.body._id as string;
-  }
+  const approvedTopic = (name: string, key?: string) => approvedTopicOf(t, name, { key, schema });
+  const reapprove = (revision: string) => reapproveOf(t, revision);
+  const create = (revision: string, text: string) => createNote(t, revision, text);
   async function feed(revision: string, since?: string, limit?: number, key?: string): Promise<Feed> {
     const res = await t.api('GET', feedPath(revision, since, limit), { ...(key && { key }) });
     expect(res.status, res.text).toBe(200);

@@ -3,7 +3,9 @@ import { Command, Option } from 'commander';
 import {
   configFromEnv,
   DEFAULT_LIMITS,
+  DEFAULT_LISTING_CACHE_MB,
   LIMIT_ENV,
+  parseListingCacheMb,
   parseLimit,
   parseServices,
   SERVICES,
@@ -30,6 +32,7 @@ interface ServeOptions {
   anonymousRateLimit?: string;
   rateWindow?: string;
   concurrentListings?: string;
+  listingCacheMb?: string;
 }
 
 /** The flag of each limit of `ServerLimits`, with its help text; the environment variable and default follow. */
@@ -89,6 +92,10 @@ export function serveCommand(): Command {
       'largest request body in bytes; larger is 413 (env RXS_BODY_LIMIT)',
       String(env.bodyLimit),
     )
+    .option(
+      '--listing-cache-mb <mb>',
+      `megabytes of finished listings kept on disk under <data-dir>/listing-cache, 0 for none (env RXS_LISTING_CACHE_MB, default ${DEFAULT_LISTING_CACHE_MB})`,
+    )
     .addHelpText(
       'after',
       `
@@ -120,6 +127,7 @@ Examples:
       logLevel: options.logLevel,
       bodyLimit: Number(options.bodyLimit),
       limits: { ...env.limits, ...limitsFromFlags(options) },
+      listingCacheMb: listingCacheMbOf(options.listingCacheMb) ?? env.listingCacheMb,
     };
     const { closeOnSignals, DEMO_KEY_FILE, seedDemo, startServer } = await import('@rxs/server');
     let server;
@@ -167,6 +175,16 @@ Examples:
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   });
+}
+
+/** --listing-cache-mb, checked like its environment variable. */
+function listingCacheMbOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseListingCacheMb(text);
+  } catch (error) {
+    throw new UserError((error as Error).message.replace('RXS_LISTING_CACHE_MB', '--listing-cache-mb'));
+  }
 }
 
 /** Limits given as flags (they win over the environment's). */

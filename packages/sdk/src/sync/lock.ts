@@ -46,7 +46,8 @@ export interface SyncLock {
   release(): Promise<void>;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this id runs on this machine (one of another user's counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

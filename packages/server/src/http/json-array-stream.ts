@@ -7,11 +7,13 @@ import { Readable } from 'node:stream';
  * chunk only when the socket wants more, so memory stays flat.
  */
 export function jsonArrayStream(chunks: AsyncIterable<Buffer | string>): Readable {
-  return Readable.from(fromChunks(chunks), { objectMode: false });
+  return Readable.from(jsonArrayParts(chunks), { objectMode: false });
 }
 
-/** Chunks of `,\n`-prefixed lines: the first chunk's leading `,\n` becomes the opening `[\n`. */
-async function* fromChunks(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer | string> {
+/** The bytes of `jsonArrayStream` as they go out, for a caller that also keeps them. */
+export async function* jsonArrayParts(
+  chunks: AsyncIterable<Buffer | string>,
+): AsyncGenerator<Buffer | string> {
   let first = true;
   for await (const chunk of chunks) {
     if (chunk.length === 0) continue;
@@ -69,7 +71,7 @@ export function jsonObjectStream(
 ): Readable {
   async function* parts(): AsyncGenerator<Buffer | string> {
     yield head;
-    yield* fromChunks(chunks);
+    yield* jsonArrayParts(chunks);
     yield `${tail()}\n`;
   }
   return Readable.from(parts(), { objectMode: false });

@@ -16,6 +16,17 @@ export interface RecordFilter {
 }
 
 /**
+ * The revision of a listing that is exactly one revision's records, now (no other filter, page or
+ * moment), or undefined: such a listing is what exports download, and what the listing cache keeps.
+ */
+export function wholeRevision(filter: RecordFilter): string | undefined {
+  const { revisionIds, ids, startDate, endDate, after, limit, asOf } = filter;
+  if (revisionIds?.length !== 1 || ids || startDate || endDate || after || limit !== undefined || asOf)
+    return undefined;
+  return revisionIds[0];
+}
+
+/**
  * The audit date range of a listing: creation within it, or (with includeUpdated) the last update
  * too. Columns are named by the caller, so the present listing and the as-of one share it.
  */

@@ -1,4 +1,5 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import {
   AsOf,
@@ -13,7 +14,7 @@ import {
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
-import { jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
+import { jsonArrayParts, jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
 import { parseIsoDate } from '../../http/iso-date.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
 import { answeredNotModified } from '../../http/conditional.js';
@@ -30,6 +31,8 @@ import {
 import type { AsOfReader } from '../history/as-of.js';
 import type { RecordHistoryService } from '../history/record-history.js';
 import type { RecordFilter, RecordsService } from './service.js';
+import { wholeRevision } from './filter.js';
+import type { ListingCache } from './listing-cache.js';
 import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE, type RecordChangesFeed } from './changes-feed.js';
 import { feedStart, sendFeedPage } from '../feeds/reply.js';
 
@@ -109,6 +112,8 @@ export function recordsRoutes(
   history: RecordHistoryService,
   readAsOf: AsOfReader,
   feed: RecordChangesFeed,
+  /** Finished listings kept on disk (listing-cache.ts); none: every listing is built. */
+  listingCache?: ListingCache,
 ): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -139,14 +144,27 @@ export function recordsRoutes(
         const filter = toFilter(request.query);
         filter.asOf = await readAsOf(request.principal!.tenantId, request.query.as_of, ['query', 'as_of']);
         await service.assertPagingCurrent(request.principal!, filter);
-        if (answeredNotModified(request, reply, await service.listingTag(request.principal!, filter)))
-          return reply;
+        const etag = await service.listingTag(request.principal!, filter);
+        if (answeredNotModified(request, reply, etag)) return reply;
         void reply.type('application/json; charset=utf-8');
         if (filter.limit !== undefined) {
           const page = await service.page(request.principal!, { ...filter, limit: filter.limit });
           setNextLink(request, reply, page.next);
           // Raw JSON text: the records are already serialised, one per line.
           return reply.send(jsonArrayText(page.lines) as never);
+        }
+        const revisionId = listingCache && request.method === 'GET' ? wholeRevision(filter) : undefined;
+        if (listingCache && revisionId) {
+          const principal = request.principal!;
+          // The kept bytes do not depend on with_revision: they are keyed by the plain listing's tag.
+          const plain = { ...filter, withRevision: false };
+          const tag = filter.withRevision ? await service.listingTag(principal, plain) : etag;
+          const kept = await listingCache.find(principal.tenantId, revisionId, tag);
+          if (kept) return reply.header('content-length', kept.size).send(kept.stream as never);
+          const parts = jsonArrayParts(service.streamJsonChunks(principal, filter));
+          const unchanged = async () => (await service.listingTag(principal, plain)) === tag;
+          const body = listingCache.record(principal.tenantId, revisionId, tag, parts, unchanged);
+          return reply.send(Readable.from(body, { objectMode: false }) as never);
         }
         return reply.send(jsonArrayStream(service.streamJsonChunks(request.principal!, filter)) as never);
       },
