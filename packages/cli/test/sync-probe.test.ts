@@ -12,6 +12,8 @@ interface Seen {
   url: string;
   conditional: boolean;
   status: number;
+  /** The request body, as text. */
+  body: string;
 }
 
 /**
@@ -23,6 +25,8 @@ async function startProxy(target: string, options: { plain: boolean }) {
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const headers = { ...req.headers, host: upstream.host };
+    const body: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => body.push(chunk));
     if (options.plain) delete headers['if-none-match'];
     const forward = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
@@ -32,6 +36,7 @@ async function startProxy(target: string, options: { plain: boolean }) {
           url: req.url!,
           conditional: req.headers['if-none-match'] !== undefined,
           status: answer.statusCode!,
+          body: Buffer.concat(body).toString('utf8'),
         });
         const out = { ...answer.headers };
         if (options.plain) delete out.etag;
@@ -274,6 +279,19 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     await compare();
 
     let viaFeed = 0;
+    let tracesViaFeed = 0;
+    const links: string[] = [];
+    const outside = t.demo.tenant.topics.verificationTests!.recordIds;
+    const link = async (from: string, to: string) => {
+      const res = await t.api('POST', '/traces/', {
+        body: {
+          source: { node_id: from, node_type: 'Record' },
+          target: { node_id: to, node_type: 'Record' },
+          relation_type: 'mentions',
+        },
+      });
+      if (res.status === 201) links.push(res.body._id);
+    };
     const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\n', '"', ',', 'é', '<'), maxLength: 10 });
     await fc.assert(
       fc.asyncProperty(
@@ -284,6 +302,8 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
             fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
             fc.record({ kind: fc.constant('restore' as const), pick: fc.nat() }),
             fc.record({ kind: fc.constant('link' as const), pick: fc.nat() }),
+            fc.record({ kind: fc.constant('link-out' as const), pick: fc.nat() }),
+            fc.record({ kind: fc.constant('unlink' as const), pick: fc.nat() }),
           ),
           { minLength: 1, maxLength: 4 },
         ),
@@ -304,25 +324,35 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
               await t.api('POST', `/records/${id}/restore`);
               live.push(id!);
             } else if (s.kind === 'link' && live.length > 1) {
-              await t.api('POST', '/traces/', {
-                body: {
-                  source: { node_id: live[s.pick % live.length], node_type: 'Record' },
-                  target: { node_id: live[(s.pick + 1) % live.length], node_type: 'Record' },
-                  relation_type: 'mentions',
-                },
-              });
+              await link(live[s.pick % live.length]!, live[(s.pick + 1) % live.length]!);
+            } else if (s.kind === 'link-out' && live.length) {
+              // To a record of another topic: exported, as a trace with one end in the topic.
+              await link(outside[s.pick % outside.length]!, live[s.pick % live.length]!);
+            } else if (s.kind === 'unlink' && links.length) {
+              const [id] = links.splice(s.pick % links.length, 1);
+              await t.api('DELETE', `/traces/${id}`);
             }
           }
           const asked = await compare();
-          // (a) read the changes, not the whole listing, whenever its records changed.
+          // (a) read the changes, not the whole listing, whenever its records changed; and the
+          // trace changes, never the traces of every record.
           const listed = asked.filter((r) => r.url.startsWith('/records/?') && !r.url.includes('limit=1'));
           const fed = asked.filter((r) => r.url.startsWith('/records/changes?') && r.url.includes('since='));
+          const tracesFed = asked.filter((r) => r.url.startsWith('/traces/changes?since='));
           if (fed.length > 0) viaFeed++;
+          if (tracesFed.length > 0) tracesViaFeed++;
           expect(listed, 'a full listing on the feed path').toEqual([]);
+          expect(
+            asked.filter(
+              (r) => r.url.startsWith('/traces/batch/list') && JSON.parse(r.body).nodes.length > 0,
+            ),
+            'the traces of every record on the feed path',
+          ).toEqual([]);
         },
       ),
       { numRuns: 12 },
     );
     expect(viaFeed).toBeGreaterThan(5);
+    expect(tracesViaFeed).toBeGreaterThan(5);
   }, 240_000);
 });

@@ -20,6 +20,7 @@ import {
   FeedCacheWriter,
   planFromFeed,
   takeFeedCursors,
+  takeTraceCursor,
 } from '@rxs/sdk';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -157,12 +158,17 @@ Examples:
         // With the changes feed (sdk/src/sync/feed-cache.ts): what changed since the cached
         // listings, or, for a full run, the cursors of now, taken before anything is read.
         if (tags) {
+          const withTraces = options.traces === true;
+          // The trace cursor is taken before any record is read (sdk/src/sync/feed-traces.ts says
+          // why); a plan that follows the traces brings its own.
+          const traceCursorNow = withTraces ? await takeTraceCursor(client) : undefined;
           const plan = probedGeneration
-            ? await planFromFeed(client, state, probedGeneration, fingerprint, revisionIds)
+            ? await planFromFeed(client, state, probedGeneration, fingerprint, revisionIds, withTraces)
             : undefined;
+          const traceCursor = plan?.traces ? undefined : traceCursorNow;
           const cursors = plan ? undefined : await takeFeedCursors(client, revisionIds);
-          if (plan) cache = await FeedCacheWriter.open(state, revisionIds, { plan });
-          else if (cursors) cache = await FeedCacheWriter.open(state, revisionIds, { cursors });
+          if (plan) cache = await FeedCacheWriter.open(state, revisionIds, { plan, traceCursor });
+          else if (cursors) cache = await FeedCacheWriter.open(state, revisionIds, { cursors, traceCursor });
         }
         const run = await runExport(
           connection,

@@ -3,12 +3,13 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RxsClient } from '../client/client.js';
-import { RxsApiError } from '../client/errors.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
+import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
 import { fsyncPath, writeFileAtomic } from './durable.js';
 import { compareIds } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
+import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from './feed-traces.js';
 
 /**
  * A poll proportional to the changes: with a service that has the records changes feed
@@ -17,7 +18,8 @@ import { JsonLinesSink } from './jsonl.js';
  *
  *   DIR/feed.json             which snapshot (generation) and export options (fingerprint) the
  *                             cache belongs to, and per topic its revision, cursor and file
- *   DIR/feed-<generation>/    the records of each topic, one JSON line each, in `_id` order
+ *   DIR/feed-<generation>/    the records of each topic, one JSON line each, in `_id` order,
+ *                             and with --traces the traces they touch (feed-traces.ts)
  *
  * The next sync, when something changed, asks the feed for the changes since each cursor and
  * hands the export the cached records with the changes merged in, in `_id` order, exactly as a
@@ -33,6 +35,7 @@ const FEED_VERSION = 1;
 const FOLDER_PREFIX = 'feed-';
 const TEMP_PREFIX = '.tmp-feed-';
 const READ_BATCH = 500;
+const TRACES_FILE = 'traces.jsonl';
 
 interface FeedTopic {
   revisionId: string;
@@ -46,17 +49,16 @@ interface FeedCacheFile {
   generation: string;
   fingerprint: string;
   topics: FeedTopic[];
+  /** With --traces, from a service with the trace feed: its cursor and the traces kept. */
+  traces?: { cursor: string; file: string };
 }
 
 /** The changes of the topics since the cached cursors: per revision, each changed id and its record (null: gone). */
 export interface FeedPlan {
   folder: string;
   topics: { revisionId: string; file: string; changes: Map<string, ServiceRecord | null>; cursor: string }[];
-}
-
-/** Whether an error means "this service has no such feed, or refuses the cursor": then a full run. */
-function feedUnavailable(error: unknown): boolean {
-  return error instanceof RxsApiError && [404, 405, 410, 422, 501].includes(error.status ?? 0);
+  /** The trace changes since the kept traces, when the cache has them and the service says. */
+  traces?: { file: string; plan: TracePlan };
 }
 
 /**
@@ -88,6 +90,7 @@ export async function planFromFeed(
   generation: string,
   fingerprint: string,
   revisionIds: readonly string[],
+  withTraces = false,
 ): Promise<FeedPlan | undefined> {
   let cache: FeedCacheFile;
   try {
@@ -102,6 +105,12 @@ export async function planFromFeed(
   const folder = join(dir, `${FOLDER_PREFIX}${generation}`);
   const plan: FeedPlan = { folder, topics: [] };
   try {
+    // Traces first: their cursor must not pass the records' (feed-traces.ts says why).
+    const tracesFile = cache.traces && join(folder, cache.traces.file);
+    if (withTraces && cache.traces && (await stat(tracesFile!).catch(() => undefined))?.isFile()) {
+      const traces = await planTraces(client, cache.traces.cursor);
+      if (traces) plan.traces = { file: tracesFile!, plan: traces };
+    }
     for (const topic of cache.topics) {
       if (!(await stat(join(folder, topic.file)).catch(() => undefined))?.isFile()) return undefined;
       const changes = new Map<string, ServiceRecord | null>();
@@ -135,6 +144,9 @@ export class FeedCacheWriter {
   private readonly sinks = new Map<string, JsonLinesSink>();
   /** A listing the cache cannot stand for passed (another revision, a moment in the past). */
   private spoiled = false;
+  /** The traces listed, kept in the new cache (false: none, or not ones the cache can stand for). */
+  private tracesKept = false;
+  private tracesListed = false;
 
   private constructor(
     readonly dir: string,
@@ -142,13 +154,18 @@ export class FeedCacheWriter {
     private readonly revisionIds: readonly string[],
     private readonly cursors: Map<string, string>,
     private readonly plan: FeedPlan | undefined,
+    /** The trace feed's cursor the kept traces will stand for (none: traces are not kept). */
+    private readonly traceCursor: string | undefined,
   ) {}
 
-  /** A writer for a full run (cursors taken before the export) or a feed run (`plan`). */
+  /**
+   * A writer for a full run (cursors taken before the export) or a feed run (`plan`). `traceCursor`:
+   * the trace feed's cursor of now, taken before anything was read, when the traces are not planned.
+   */
   static async open(
     dir: string,
     revisionIds: readonly string[],
-    source: { cursors: Map<string, string> } | { plan: FeedPlan },
+    source: ({ cursors: Map<string, string> } | { plan: FeedPlan }) & { traceCursor?: string },
   ): Promise<FeedCacheWriter> {
     await removeStrayTemps(dir);
     const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}`);
@@ -157,16 +174,44 @@ export class FeedCacheWriter {
     const cursors = plan
       ? new Map(plan.topics.map((topic) => [topic.revisionId, topic.cursor]))
       : (source as { cursors: Map<string, string> }).cursors;
-    return new FeedCacheWriter(dir, temp, revisionIds, cursors, plan);
+    const traceCursor = plan?.traces?.plan.cursor ?? source.traceCursor;
+    return new FeedCacheWriter(dir, temp, revisionIds, cursors, plan, traceCursor);
   }
 
-  /** The export source, with its record listings kept (and, in a feed run, made from the cache). */
+  /** The export source, with its record listings and traces kept (in a feed run, made from the cache). */
   wrap(source: ExportSource): ExportSource {
     return {
       ...source,
       listRecords: (query) => singles(this.listRecordBatches(source, query)),
       listRecordBatches: (query) => this.listRecordBatches(source, query),
+      listTraces: (nodes, options) => this.listTraces(source, nodes, options),
     };
+  }
+
+  /** The traces of `nodes`: the kept ones with the feed's changes applied, or the source's; kept. */
+  private async listTraces(
+    source: ExportSource,
+    nodes: BatchRetrieveNode[],
+    options?: { asOf?: string },
+  ): Promise<TraceEdge[]> {
+    const keepable = this.traceCursor !== undefined && options?.asOf === undefined && !this.tracesListed;
+    this.tracesListed = true;
+    const planned = keepable ? this.plan?.traces : undefined;
+    const edges = planned
+      ? await applyTraceChanges(planned.file, planned.plan, nodes)
+      : await source.listTraces(nodes, options);
+    if (!keepable) return edges;
+    const sink = new JsonLinesSink(join(this.temp, TRACES_FILE));
+    try {
+      for (const edge of edges) {
+        sink.push(JSON.stringify(edge));
+        if (sink.full) await sink.flush();
+      }
+    } finally {
+      await sink.close();
+    }
+    this.tracesKept = true;
+    return edges;
   }
 
   private async *listRecordBatches(
@@ -241,6 +286,7 @@ export class FeedCacheWriter {
         cursor: this.cursors.get(revisionId)!,
         file: `topic-${index}.jsonl`,
       })),
+      ...(this.tracesKept && { traces: { cursor: this.traceCursor!, file: TRACES_FILE } }),
     };
     await writeFileAtomic(join(this.dir, FEED_FILE), `${JSON.stringify(content, null, 2)}\n`);
     await removeOtherCaches(this.dir, folder);

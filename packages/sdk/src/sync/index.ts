@@ -65,3 +65,4 @@ export {
   takeFeedCursors,
   type FeedPlan,
 } from './feed-cache.js';
+export { edgeOfTrace, takeTraceCursor, type TracePlan } from './feed-traces.js';
