@@ -18,6 +18,7 @@ import { parseOptions, runsFor, slowRunsFor, USAGE } from './lib/options.mjs';
 import { ROOT, startJsonServer, startLimitServer, startRxs, writeJsonServerDb } from './lib/servers.mjs';
 import { GNU_TIME, timedOk } from './lib/processes.mjs';
 import { measureListing } from './measure/listing.mjs';
+import { measureListingPostgres } from './measure/listing-postgres.mjs';
 import { measureExport } from './measure/export.mjs';
 import { measureSync } from './measure/sync.mjs';
 import { measureLookups, measureWrites } from './measure/load.mjs';
@@ -176,9 +177,17 @@ async function benchSize(size, options, failures) {
           'listing',
           async () => {
             const js = await jsonServer(jsonServerDb.dbFile, 'json-server-listing');
+            // The same database, every listing built from it: what the first listing after a change costs.
+            const rxsBuilt = await startRxs({
+              dataDir: join(dir, 'db'),
+              apiKey: meta.apiKey,
+              logFile: join(dir, 'logs', 'rxs-built.log'),
+              extraArgs: ['--listing-cache-mb', '0'],
+            });
             try {
               const measured = await measureListing({
                 rxs,
+                rxsBuilt,
                 limit,
                 jsonServer: js.unavailable ? undefined : js,
                 revisionId: meta.revisionId,
@@ -189,9 +198,29 @@ async function benchSize(size, options, failures) {
               if (js.unavailable) measured.jsonServerUnavailable = js.unavailable;
               return measured;
             } finally {
+              await rxsBuilt.stop();
               if (!js.unavailable) await js.stop();
             }
           },
+          failures,
+        );
+      }
+
+      if (options.only.includes('listing') && options.postgres) {
+        await step(
+          result,
+          'listingPostgres',
+          () =>
+            measureListingPostgres({
+              adminUrl: options.postgres,
+              sqliteFile: join(cacheDir, 'rxs.db'),
+              meta,
+              size,
+              headerFile,
+              dir,
+              runs,
+              log,
+            }),
           failures,
         );
       }

@@ -30,22 +30,34 @@ const NOTES = {
       ? ` At ${sizeLabel(l.s.size)} records RXS took ${secs(l.s.listing.median.rxs)} against ${secs(l.s.listing.median.limit)} for the same bytes from memory.`
       : '';
     return [
-      `**Listing against the transfer limit.**${at} SQLite builds the records' JSON lines itself`,
+      `**Unchanged listing against the transfer limit.**${at} The kept listing is read from the page`,
+      'cache 4 MiB at a time (services/records/listing-cache.ts) and piped to the socket; the request',
+      'also authenticates the key (a hash and a lookup) and reads the listing tag. What is left is',
+      "Node's file stream against one `res.end(buffer)`: reading the file into memory whole would close",
+      "it, at the cost of the server's memory growing with the topic, which the streaming rule forbids.",
+    ].join('\n');
+  },
+  'listing-built': (results) => {
+    const l = headlineFigure(results, (s) => s.listing?.median?.rxsBuilt);
+    const at = l
+      ? ` At ${sizeLabel(l.s.size)} records a listing built from the database took ${secs(l.s.listing.median.rxsBuilt)} against ${secs(l.s.listing.median.limit)} for the same bytes from memory.`
+      : '';
+    return [
+      `**Built listing against the transfer limit.**${at} SQLite builds the records' JSON lines itself`,
       '(`recordJsonSqlite`, services/records/repository.ts: the same text `recordJson` makes), joins',
       'about 256 KiB of them per statement (`group_concat`), keyset-paged by id inside one read',
       'transaction, and the chunks go to the socket with backpressure (services/records/service.ts,',
       'http/json-array-stream.ts). A CPU profile of a 100k listing (about 0.19 s of CPU): reading the',
       'rows through the `records_by_topic` index about 36 ms, building 100 MB of JSON text in SQLite',
       'about 65 ms, joining each page and copying it into a Buffer about 40 ms, socket writes 35 ms,',
-      `garbage collection 20 ms.${l ? ` 3x the limit is ${secs(3 * l.s.listing.median.limit)} at ${sizeLabel(l.s.size)} records:` : ' 3x the limit is'} less`,
-      'than building the text costs in-process.',
+      'garbage collection 20 ms.',
       '',
-      "*What would close it.* (a) Store each record's finished JSON line in a column at write time",
-      '(a migration; creation, changes and the re-approval that moves records to a new revision rewrite',
-      'it): the listing becomes reading one column (about 36 ms per 100k) and joining it. (b) Keep the',
-      'serialised listing of a revision on disk, written by the first listing after a change and',
-      'invalidated by any write to that revision, and send it with `createReadStream`: repeated listings',
-      'then cost what the limit costs, with flat memory.',
+      "*Tried and left:* each record's finished JSON line stored in a column at write time. Measured",
+      'on the 100k dataset (2026-11-25): only reading 100 MB of stored lines out of SQLite took 118 ms',
+      'against 45 ms for the limit, and the paged listing of the stored lines 170-230 ms against 240-280',
+      'ms for building them: a quarter faster, for a second copy of every record in the database and',
+      'a rewrite on every re-approval. Listings of unchanged topics are served from disk instead (the',
+      'target above); this figure is what the first listing after a change costs.',
     ].join('\n');
   },
   'listing-json-server': (results) => {
@@ -213,7 +225,7 @@ export function closingNotes(results, judged) {
     lines.push('Every target measured in this run was met.');
   } else {
     lines.push(
-      `Missed in this run: ${missed.map((t) => `${t.label.replace(/^\d\. /, '')} (at ${t.missedAt.map(sizeLabel).join(', ')})`).join('; ')}. Why, and what would close each gap:`,
+      `Missed in this run: ${missed.map((t) => `${t.label.replace(/^\d+b?\. /, '')} (at ${t.missedAt.map(sizeLabel).join(', ')})`).join('; ')}. Why, and what would close each gap:`,
       '',
     );
     for (const t of missed) {

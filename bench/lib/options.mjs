@@ -17,6 +17,9 @@ export const USAGE = `Usage: node bench/run.mjs [options]     (npm run bench, np
   --report FILE          the Markdown report                       (default docs/benchmarks.md)
   --data-dir DIR         raw JSON and the SVG chart                (default docs/benchmarks)
   --work DIR             datasets (cached) and scratch files       (default bench/out)
+  --postgres URL         also the listing on PostgreSQL: a server   (default env
+                         where the bench may create databases       RXS_BENCH_POSTGRES_URL;
+                         (e.g. scripts/pg-test-cluster.sh's URL)    none: not measured)
   --fresh                regenerate cached datasets
   --from FILE[,FILE...]  no measuring: rewrite the report, JSON and chart from results.json
                          files (several: their sizes in one report)
@@ -52,6 +55,7 @@ export function parseOptions(argv) {
       'data-dir': { type: 'string' },
       work: { type: 'string' },
       fresh: { type: 'boolean' },
+      postgres: { type: 'string' },
       from: { type: 'string' },
       smoke: { type: 'boolean' },
       'history-baseline': { type: 'string' },
@@ -77,6 +81,7 @@ export function parseOptions(argv) {
     dataDir: values['data-dir'] ?? (smoke ? 'bench/out/smoke' : 'docs/benchmarks'),
     work: values.work ?? 'bench/out',
     fresh: !!values.fresh,
+    postgres: values.postgres ?? process.env.RXS_BENCH_POSTGRES_URL,
     from: values.from,
     // Smoke runs in CI must not depend on git history or spend a build on the side-by-side.
     historyBaseline: values['history-baseline'] ?? (smoke ? 'none' : '63a89d6'),

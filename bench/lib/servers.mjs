@@ -18,15 +18,16 @@ const LIMIT_SERVER = join(ROOT, 'bench/tools/limit-server.mjs');
 /**
  * `rxs serve` on `dataDir` (its rxs.db), on a free port. Logs at `warn`: per-request info logging
  * is an operator's choice, and json-server runs with --quiet too. `bin`: another build's `rxs`
- * (the release before history, for the side-by-side write benchmark).
+ * (the release before history, for the side-by-side write benchmark); `extraArgs`: more flags
+ * (`--listing-cache-mb 0`: every listing built from the database).
  */
-export async function startRxs({ dataDir, apiKey, logFile, bin = RXS_BIN }) {
+export async function startRxs({ dataDir, apiKey, logFile, bin = RXS_BIN, extraArgs = [] }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = await startProcess({
     name: 'rxs serve',
     command: process.execPath,
-    args: [bin, 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn'],
+    args: [bin, 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extraArgs],
     logFile,
     ready: () => answers(`${url}/healthz`),
   });

@@ -1,7 +1,9 @@
 /**
  * 1. Listing: `GET /records/?context__knowledge_unit_topic_id=REV` downloaded in full by curl, against
  * (a) the transfer limit (the same bytes from memory) and (b) json-server 0.17 with the same filter
- * (`?context.knowledge_unit_topic_id=REV`). The contenders take turns within each round, so every
+ * (`?context.knowledge_unit_topic_id=REV`). RXS answers an unchanged topic from the listing it kept
+ * on disk (issue 14); `rxsBuilt`, a second RXS server on the same database with the cache off, is
+ * what a listing built from the database costs (the first after a change, plus writing the file). The contenders take turns within each round, so every
  * ratio compares figures taken seconds apart. The same listing as of now (`&as_of=`, read from the
  * records' history, issue 13) runs as one more contender: it must stream like the present listing,
  * in memory that does not grow with the record count. The RXS server's memory is its peak RSS
@@ -46,8 +48,9 @@ export async function peakAboveStart(pid, work) {
   }
 }
 
-export async function measureListing({ rxs, limit, jsonServer, revisionId, headerFile, runs, log }) {
-  const present = `${rxs.url}/records/?context__knowledge_unit_topic_id=${revisionId}`;
+export async function measureListing({ rxs, rxsBuilt, limit, jsonServer, revisionId, headerFile, runs, log }) {
+  const path = `/records/?context__knowledge_unit_topic_id=${revisionId}`;
+  const present = `${rxs.url}${path}`;
   // Any moment after the dataset was written: every record, as its newest version.
   const asOf = new Date().toISOString();
   const contenders = [
@@ -55,6 +58,7 @@ export async function measureListing({ rxs, limit, jsonServer, revisionId, heade
     { name: 'rxs', url: present, pid: rxs.pid },
     { name: 'rxsAsOf', url: `${present}&as_of=${asOf}`, pid: rxs.pid },
   ];
+  if (rxsBuilt) contenders.push({ name: 'rxsBuilt', url: `${rxsBuilt.url}${path}`, pid: rxsBuilt.pid });
   if (jsonServer) {
     contenders.push({
       name: 'jsonServer',
@@ -64,7 +68,7 @@ export async function measureListing({ rxs, limit, jsonServer, revisionId, heade
   }
   const seconds = Object.fromEntries(contenders.map((c) => [c.name, []]));
   const bytes = {};
-  const memory = { rxs: [], rxsAsOf: [] };
+  const memory = { rxs: [], rxsAsOf: [], rxsBuilt: [] };
   // Warm-up: one request each (JIT, page cache), not counted.
   for (const c of contenders) bytes[c.name] = (await download(c.url, headerFile)).bytes;
   for (let round = 0; round < runs; round++) {
@@ -93,12 +97,15 @@ export async function measureListing({ rxs, limit, jsonServer, revisionId, heade
       rxsOverLimit: median(ratios(seconds.rxs, seconds.limit)),
       jsonServerOverRxs: jsonServer ? median(ratios(seconds.jsonServer, seconds.rxs)) : undefined,
       asOfOverPresent: median(ratios(seconds.rxsAsOf, seconds.rxs)),
+      builtOverLimit: rxsBuilt ? median(ratios(seconds.rxsBuilt, seconds.limit)) : undefined,
     },
     memory: memoryFigures(memory.rxs),
     asOfMemory: memoryFigures(memory.rxsAsOf),
+    builtMemory: rxsBuilt ? memoryFigures(memory.rxsBuilt) : undefined,
     // The same records either way: the as-of listing of now is the present listing, byte for byte
     // in length (the route's tests compare the bytes themselves).
     asOfSameBytes: bytes.rxsAsOf === bytes.rxs,
+    builtSameBytes: rxsBuilt ? bytes.rxsBuilt === bytes.rxs : undefined,
   };
 }
 
