@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { adminCommand } from './commands/admin.js';
 import { baselineCommand } from './commands/baseline.js';
 import { exportCommand } from './commands/export.js';
+import { ktCommand } from './commands/kt.js';
 import { historyCommand } from './commands/history.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand());
   program.addCommand(exportCommand());
   program.addCommand(syncCommand());
+  program.addCommand(ktCommand());
   program.addCommand(historyCommand());
   program.addCommand(baselineCommand());
   program.addCommand(adminCommand());

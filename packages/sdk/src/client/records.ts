@@ -9,7 +9,7 @@ import type {
 import { checkWholeNumber } from './concurrency.js';
 import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
-import { expectArray, expectChangesPage, expectObject } from './shape.js';
+import { expectArray, expectChangesPage, expectObject, type ShapeCheck } from './shape.js';
 import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
 
@@ -52,6 +52,11 @@ export interface RecordsClient {
    * `more` is true. Retried like any read; a cursor the server refuses is a 422.
    */
   recordChanges(revisionId: string, options?: RecordChangesOptions): Promise<RecordChangesPage>;
+  /**
+   * RXS `GET /records/count`: how many records `listRecords` with these filters would list (`limit`
+   * and `after` are ignored), without downloading them. A service without it answers an error.
+   */
+  countRecords(query?: RecordListQuery, options?: RequestOptions): Promise<number>;
   /** `GET /records/{id}`; with `asOf`, the record as it was at that moment (404 if it did not exist then). */
   getRecord(id: string, options?: RequestOptions & AsOfOption): Promise<ServiceRecord>;
   /**
@@ -91,6 +96,10 @@ export interface ReasonOption {
 
 const record = expectObject('a record');
 const changesPage = expectChangesPage('a page of record changes', 'records');
+const recordCount: ShapeCheck = (value) =>
+  typeof value === 'object' && value !== null && Number.isSafeInteger((value as { count?: unknown }).count)
+    ? undefined
+    : 'is not a record count (a JSON object with a whole "count")';
 const version = expectObject('a record version');
 const versions = expectArray('a list of record versions');
 
@@ -225,6 +234,15 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
         }),
         changesPage,
       ),
+
+    countRecords: async (query = {}, options = {}) => {
+      const { limit: _limit, after: _after, with_revision: _withRevision, ...filters } = query;
+      const answer = await transport.json<{ count: number }>(
+        call({ method: 'GET', path: '/records/count', query: { ...filters }, signal: options.signal }),
+        recordCount,
+      );
+      return answer.count;
+    },
 
     getRecord: async (id, options) =>
       transport.json(

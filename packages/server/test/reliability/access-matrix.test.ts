@@ -215,6 +215,14 @@ describe('access: roles, keys and tenants', () => {
       }),
     },
     {
+      name: 'GET /records/count',
+      permission: 'records:read',
+      ok: 200,
+      run: async (key) => ({
+        res: await t.api('GET', `/records/count?context__knowledge_unit_topic_id=${A.revision}`, { key }),
+      }),
+    },
+    {
       name: 'GET /traces/changes',
       permission: 'traces:read',
       ok: 200,
@@ -508,6 +516,11 @@ describe('access: roles, keys and tenants', () => {
         'GET /records/changes',
         (id) => t.api('GET', `/records/changes?context__knowledge_unit_topic_id=${id}`, a),
       ],
+      [
+        'GET /records/count?context__knowledge_unit_topic_id',
+        (id) => t.api('GET', `/records/count?context__knowledge_unit_topic_id=${id}`, a),
+      ],
+      ['GET /records/count?id__in', (id) => t.api('GET', `/records/count?id__in=${id}`, a)],
       ['GET /records/{id}', (id) => t.api('GET', `/records/${id}`, a)],
       ['PATCH /records/{id}', (id) => t.api('PATCH', `/records/${id}`, body({ name: 'stolen', data: {} }))],
       ['DELETE /records/{id}', (id) => t.api('DELETE', `/records/${id}`, a)],

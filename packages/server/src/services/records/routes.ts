@@ -64,6 +64,8 @@ const ListQuery = Type.Object({
   ),
 });
 type ListQuery = (typeof ListQuery)['static'];
+const { limit: _limit, after: _after, with_revision: _withRevision, ...countFilters } = ListQuery.properties;
+const CountQuery = Type.Object(countFilters, { additionalProperties: false });
 
 const ChangesQuery = Type.Object({
   context__knowledge_unit_topic_id: Type.String({
@@ -167,6 +169,27 @@ export function recordsRoutes(
           return reply.send(Readable.from(body, { objectMode: false }) as never);
         }
         return reply.send(jsonArrayStream(service.streamJsonChunks(request.principal!, filter)) as never);
+      },
+    );
+
+    app.get(
+      '/records/count',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'RXS: how many records GET /records/ with these filters lists',
+          description:
+            'The same filters as GET /records/ (also `as_of`), without paging: `{"count": N}`. A topic\'s record count without downloading it.',
+          querystring: CountQuery,
+          response: { 200: Type.Object({ count: Type.Integer({ minimum: 0 }) }), ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'records:read');
+        const filter = toFilter(request.query);
+        filter.asOf = await readAsOf(request.principal!.tenantId, request.query.as_of, ['query', 'as_of']);
+        return { count: await service.count(request.principal!, filter) };
       },
     );
 

@@ -131,6 +131,17 @@ export class RecordsService {
       : recordsAsOfQuery(this.storage, tenantId, filter, filter.asOf);
   }
 
+  /** How many records a listing with this filter (without `limit` and `after`) holds. */
+  async count(principal: Principal, filter: RecordFilter): Promise<number> {
+    if (noneCanMatch(filter)) return 0;
+    const whole = { ...filter, limit: undefined, after: undefined };
+    const row = await this.db
+      .selectFrom(this.selectRows(principal.tenantId, whole).as('matching'))
+      .select(sql<number | string | bigint>`count(*)`.as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
   /** Every matching record as a JSON line, read from a database cursor in batches. */
   async *streamJsonLines(principal: Principal, filter: RecordFilter): AsyncGenerator<string> {
     for await (const rows of this.rowBatches(principal.tenantId, filter))
