@@ -3,6 +3,7 @@ import { adminCommand } from './commands/admin.js';
 import { baselineCommand } from './commands/baseline.js';
 import { exportCommand } from './commands/export.js';
 import { ktCommand } from './commands/kt.js';
+import { recordCommand } from './commands/record.js';
 import { historyCommand } from './commands/history.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   program.addCommand(exportCommand());
   program.addCommand(syncCommand());
   program.addCommand(ktCommand());
+  program.addCommand(recordCommand());
   program.addCommand(historyCommand());
   program.addCommand(baselineCommand());
   program.addCommand(adminCommand());

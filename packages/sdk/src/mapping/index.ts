@@ -8,3 +8,10 @@ export {
   MULTI_VALUE_TYPES,
   type FieldOption,
 } from './options.js';
+export {
+  convertValue,
+  FieldNameError,
+  FieldResolver,
+  FieldValueError,
+  setFieldValue,
+} from './record-input.js';

@@ -1,0 +1,140 @@
+import type { ExportedField } from '../export/model.js';
+import { MULTI_VALUE_TYPES, OPTION_TYPES } from './options.js';
+import { isPlainObject, splitPath } from './paths.js';
+
+/**
+ * The way back from an export's names to a record's data: fields named by their semantic name (the
+ * export's column) or by their form key, values given as text converted to what the form component
+ * stores. What `rxs record create|update --set` and imports use.
+ */
+
+/** A name that is no field, or two fields at once: the message lists the names that are. */
+export class FieldNameError extends Error {
+  override name = 'FieldNameError';
+}
+
+/** A value the field's component cannot hold: the message says what it takes. */
+export class FieldValueError extends Error {
+  override name = 'FieldValueError';
+}
+
+/** Finds a topic's fields by semantic name or form key (nested list items aside: they come whole). */
+export class FieldResolver {
+  private readonly byName = new Map<string, ExportedField>();
+  private readonly byKey = new Map<string, ExportedField>();
+
+  constructor(readonly fields: readonly ExportedField[]) {
+    for (const field of fields) {
+      this.byName.set(field.name, field);
+      this.byKey.set(field.key, field);
+    }
+  }
+
+  /** The field `nameOrKey` names: a semantic name first, then a form key; exact, then ignoring case. */
+  resolve(nameOrKey: string): ExportedField {
+    const named = this.byName.get(nameOrKey);
+    const keyed = this.byKey.get(nameOrKey);
+    if (named && keyed && named !== keyed)
+      throw new FieldNameError(
+        `"${nameOrKey}" is the semantic name of ${named.key} and the form key of "${keyed.name}": say which by the other one (form key ${named.key}, or semantic name "${keyed.name}").`,
+      );
+    const exact = named ?? keyed;
+    if (exact) return exact;
+    const folded = nameOrKey.toLowerCase();
+    const matches = this.fields.filter(
+      (f) => f.name.toLowerCase() === folded || f.key.toLowerCase() === folded,
+    );
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1)
+      throw new FieldNameError(
+        `"${nameOrKey}" names ${matches.length} fields when case is ignored (${matches.map((f) => `"${f.name}"`).join(', ')}): write it as one of them.`,
+      );
+    throw new FieldNameError(
+      `No field is named "${nameOrKey}". The fields are: ${this.fields.map((f) => `"${f.name}" (${f.key})`).join(', ') || 'none (the form has no fields)'}.`,
+    );
+  }
+}
+
+const TRUE = new Set(['true', 'yes', 'y', '1', 'on', 'x']);
+const FALSE = new Set(['false', 'no', 'n', '0', 'off', '']);
+
+/**
+ * `text` as the field's component stores it: a number for number, a boolean for checkbox, an
+ * option's value for select and radio (given as the value or its label), a list of them for
+ * checklist and taglist (a JSON array, or values separated by commas), a list of objects for a
+ * dynamiclist (JSON); text otherwise.
+ */
+export function convertValue(field: ExportedField, text: string): unknown {
+  const type = field.type ?? '';
+  const what = `"${field.name}" (${field.key}, ${type || 'data'})`;
+  if (type === 'number') {
+    const trimmed = text.trim();
+    const value = Number(trimmed);
+    if (trimmed === '' || !Number.isFinite(value))
+      throw new FieldValueError(`${what} takes a number, not "${text}".`);
+    return value;
+  }
+  if (type === 'checkbox') {
+    const folded = text.trim().toLowerCase();
+    if (TRUE.has(folded)) return true;
+    if (FALSE.has(folded)) return false;
+    throw new FieldValueError(`${what} takes true or false (yes/no, 1/0), not "${text}".`);
+  }
+  if (type === 'dynamiclist') {
+    const value = parseJson(text);
+    if (!Array.isArray(value) || !value.every(isPlainObject))
+      throw new FieldValueError(
+        `${what} takes a JSON list of objects, e.g. [{"key": "value"}], not "${text}".`,
+      );
+    return value;
+  }
+  if (MULTI_VALUE_TYPES.has(type)) {
+    const parsed = text.trim().startsWith('[') ? parseJson(text) : undefined;
+    const items = Array.isArray(parsed)
+      ? parsed
+      : text.trim() === ''
+        ? []
+        : text.split(',').map((item) => item.trim());
+    return items.map((item) => optionValue(field, item, what));
+  }
+  if (OPTION_TYPES.has(type)) return optionValue(field, text, what);
+  return text;
+}
+
+/** An option's value, given as the value itself or as its label (ignoring case). */
+function optionValue(field: ExportedField, given: unknown, what: string): unknown {
+  const options = field.options ?? [];
+  if (options.length === 0) return given;
+  const byValue = options.find((o) => o.value === given || String(o.value) === String(given));
+  if (byValue) return byValue.value;
+  const folded = String(given).trim().toLowerCase();
+  const byLabel = options.filter(
+    (o) => o.label.toLowerCase() === folded || String(o.value).toLowerCase() === folded,
+  );
+  if (byLabel.length === 1) return byLabel[0]!.value;
+  throw new FieldValueError(
+    `${what} takes one of ${options.map((o) => (String(o.value) === o.label ? `"${o.label}"` : `"${String(o.value)}" (${o.label})`)).join(', ')}, not "${String(given)}".`,
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sets a form key's value in record data: "a.b" is a path into nested objects, as form-js reads it. */
+export function setFieldValue(data: Record<string, unknown>, key: string, value: unknown): void {
+  const path = splitPath(key);
+  if (path.some((part) => part === '__proto__' || part === 'constructor' || part === 'prototype'))
+    throw new FieldNameError(`The form key "${key}" cannot be written: it names an object's prototype.`);
+  let target = data;
+  for (const part of path.slice(0, -1)) {
+    const next = target[part];
+    if (!isPlainObject(next)) target[part] = {};
+    target = target[part] as Record<string, unknown>;
+  }
+  target[path[path.length - 1]!] = value;
+}
