@@ -95,6 +95,28 @@ describe('rxs record', () => {
     expect((await t.api('GET', `/records/${id}/versions`)).body[0].reason).toBe('CI write-back');
   });
 
+  it('a re-run with the same --idempotency-key answers the record made the first time', async () => {
+    const before = await count();
+    const run = () =>
+      rxs(
+        'record',
+        'create',
+        '--kt',
+        revision,
+        '--name',
+        'Release 2.5.0',
+        '--set',
+        'Commit=9e8d7c6',
+        '--idempotency-key',
+        'ci-run-4711',
+      );
+    const first = await run();
+    const again = await run();
+    expect([first.code, again.code]).toEqual([0, 0]);
+    expect(again.stdout).toBe(first.stdout);
+    expect(await count()).toBe(before + 1);
+  });
+
   it('refuses unknown names and wrong values before writing anything, saying what is valid', async () => {
     const before = await count();
     const unknown = await rxs('record', 'create', '--kt', revision, '--name', 'x', '--set', 'Severity=3');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import {
@@ -22,6 +23,7 @@ interface RecordWriteOptions extends ConnectionOptions {
   set: string[];
   dataFile?: string;
   reason?: string;
+  idempotencyKey?: string;
   json?: boolean;
 }
 
@@ -63,6 +65,10 @@ Examples:
     .option('--set <name=value>', SET_HELP, append, [])
     .option('--data-file <file.json>', 'the data as a JSON object, keys by semantic name or form key')
     .option('--reason <text>', "why, kept in the record's history")
+    .option(
+      '--idempotency-key <key>',
+      'make a re-run safe: the same key within 24 hours answers the record made the first time, e.g. the CI run id (default: a new key, so retries never create twice)',
+    )
     .option('--json', 'print the created record as JSON');
   addConnectionOptions(create).action(async (options: RecordCreateOptions) => {
     if (!isObjectId(options.kt))
@@ -72,13 +78,16 @@ Examples:
     const client = clientFor(resolveConnection(options));
     const resolver = await resolverOf(client, options.kt);
     const data = await dataOf(resolver, options, {});
-    const created = await client.records.createRecord({
-      name: options.name!,
-      form: {},
-      data,
-      context: { knowledge_unit_topic_id: options.kt },
-      ...(options.reason !== undefined && { change_reason: options.reason }),
-    });
+    const created = await client.records.createRecord(
+      {
+        name: options.name!,
+        form: {},
+        data,
+        context: { knowledge_unit_topic_id: options.kt },
+        ...(options.reason !== undefined && { change_reason: options.reason }),
+      },
+      { idempotencyKey: options.idempotencyKey ?? randomUUID() },
+    );
     printRecord(created, options.json);
   });
 
@@ -114,12 +123,17 @@ Examples:
     const data = await dataOf(resolver, options, structuredClone(current.data ?? {}));
     const version = options.expectVersion ?? current.version;
     try {
-      const changed = await client.records.updateRecord(id, {
-        data,
-        version,
-        ...(options.name !== undefined && { name: options.name }),
-        ...(options.reason !== undefined && { change_reason: options.reason }),
-      });
+      const changed = await client.records.updateRecord(
+        id,
+        {
+          data,
+          version,
+          ...(options.name !== undefined && { name: options.name }),
+          ...(options.reason !== undefined && { change_reason: options.reason }),
+        },
+        // Its retries are safe; a run of its own reads the record again, so it is another request.
+        { idempotencyKey: randomUUID() },
+      );
       printRecord(changed, options.json);
     } catch (error) {
       if (error instanceof ConflictError)

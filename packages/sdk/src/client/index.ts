@@ -2,7 +2,13 @@ export { createClient, DEFAULT_TIMEOUT_MS, DEFAULT_TRACE_CONCURRENCY } from './c
 export type { ClientOptions, RxsClient } from './client.js';
 export type { TechdocClient, TopicListQuery } from './techdoc.js';
 export { BaselineNotFoundError } from './techdoc.js';
-export type { RecordsClient, ListRecordsOptions, AsOfOption, ReasonOption } from './records.js';
+export type {
+  RecordsClient,
+  ListRecordsOptions,
+  AsOfOption,
+  IdempotencyOption,
+  ReasonOption,
+} from './records.js';
 export type { TracerClient, TraceListOptions, TraceListing } from './tracer.js';
 export type { ConditionalClient, TagCheck } from './conditional.js';
 export type { RequestOptions, FetchFunction } from './transport.js';

@@ -68,10 +68,18 @@ export interface RecordsClient {
   getRecordVersion(id: string, n: number, options?: RequestOptions): Promise<RecordVersion>;
   /** `POST /records/{id}/restore`: brings a deleted record back as its last version was. Never retried. */
   restoreRecord(id: string, options?: RequestOptions & ReasonOption): Promise<ServiceRecord>;
-  /** `POST /records/` (201): validated against the KT revision's schema (422 lists every problem). Never retried. */
-  createRecord(body: RecordCreate, options?: RequestOptions): Promise<ServiceRecord>;
-  /** `PATCH /records/{id}`: name and data; with `version`, only if unchanged meanwhile (else 409). Never retried. */
-  updateRecord(id: string, body: RecordUpdate, options?: RequestOptions): Promise<ServiceRecord>;
+  /**
+   * `POST /records/` (201): validated against the KT revision's schema (422 lists every problem).
+   * Retried only with `idempotencyKey` (RXS: the service answers a repeat with the first answer, so
+   * a retry never creates twice; another service ignores the header, so give one only to RXS).
+   */
+  createRecord(body: RecordCreate, options?: RequestOptions & IdempotencyOption): Promise<ServiceRecord>;
+  /** `PATCH /records/{id}`: name and data; with `version`, only if unchanged meanwhile (else 409). Retried only with `idempotencyKey`. */
+  updateRecord(
+    id: string,
+    body: RecordUpdate,
+    options?: RequestOptions & IdempotencyOption,
+  ): Promise<ServiceRecord>;
   /** `DELETE /records/{id}` (204), with the traces that touch the record; the reason goes into its history. */
   deleteRecord(id: string, options?: RequestOptions & ReasonOption): Promise<void>;
 }
@@ -87,6 +95,11 @@ export interface RecordChangesOptions extends RequestOptions {
 /** Read the state at a moment (ISO 8601 date-time): `as_of`. */
 export interface AsOfOption {
   asOf?: string;
+}
+
+/** RXS: a key of the caller's that makes a write safe to repeat (`Idempotency-Key`). */
+export interface IdempotencyOption {
+  idempotencyKey?: string;
 }
 
 /** Why a change is made: kept in the record's history (`change_reason`). */
@@ -300,10 +313,28 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
       ),
 
     createRecord: async (body, options) =>
-      transport.json(call({ method: 'POST', path: '/records/', body, signal: options?.signal }), record),
+      transport.json(
+        call({
+          method: 'POST',
+          path: '/records/',
+          body,
+          signal: options?.signal,
+          idempotencyKey: options?.idempotencyKey,
+        }),
+        record,
+      ),
 
     updateRecord: async (id, body, options) =>
-      transport.json(call({ method: 'PATCH', path: recordPath(id), body, signal: options?.signal }), record),
+      transport.json(
+        call({
+          method: 'PATCH',
+          path: recordPath(id),
+          body,
+          signal: options?.signal,
+          idempotencyKey: options?.idempotencyKey,
+        }),
+        record,
+      ),
 
     deleteRecord: async (id, options) =>
       transport.empty(

@@ -49,6 +49,8 @@ export interface Call {
   signal?: AbortSignal;
   /** An entity tag for `If-None-Match` (see `conditional`). */
   ifNoneMatch?: string;
+  /** RXS `Idempotency-Key`: the service answers a repeat with the first answer, so it is retried. */
+  idempotencyKey?: string;
 }
 
 /** An attempt that got a successful answer; its body is still unread. */
@@ -193,7 +195,9 @@ export class Transport {
    * rethrows the error instead when the call may not or should not be repeated.
    */
   async pauseBeforeRetry(error: unknown, retryIndex: number, call: Call): Promise<void> {
-    const idempotent = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
+    const idempotent =
+      call.idempotent ??
+      (call.method === 'GET' || call.method === 'DELETE' || call.idempotencyKey !== undefined);
     const delay = retryDelay(error, retryIndex, idempotent, this.options.retry, this.options.random);
     if (delay === undefined) throw error;
     const failure = error as RxsApiError;
@@ -234,6 +238,7 @@ export class Transport {
         };
         if (body !== undefined) headers['Content-Type'] = 'application/json';
         if (call.ifNoneMatch !== undefined) headers['If-None-Match'] = call.ifNoneMatch;
+        if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey;
         timer.start();
         let response: Response;
         try {

@@ -42,6 +42,15 @@ export const IfNoneMatchHeaders = Type.Object({
   ),
 });
 
+export const IdempotencyKeyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'RXS: a key of your own (1-255 visible ASCII characters, e.g. a UUID) that makes a retry safe: the same key with the same request within 24 hours answers the first success again (header Idempotent-Replayed: true) without writing; with another request, 422',
+    }),
+  ),
+});
+
 /** 304 of a conditional GET: no body; the ETag header is the current one. */
 export const NotModified = Type.Null({
   description: 'Not modified: unchanged since the ETag in If-None-Match',

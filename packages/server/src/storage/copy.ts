@@ -22,6 +22,7 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'trace_events', key: ['id'], json: [] },
   { name: 'kt_revision_versions', key: ['revision_id', 'n'], json: ['schema', 'data'] },
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
+  { name: 'idempotency_keys', key: ['tenant_id', 'key'], json: [] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
   { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
   {

@@ -15,6 +15,7 @@ import * as history from './migrations/003_history.js';
 import * as listingTags from './migrations/004_listing_tags.js';
 import * as traceTags from './migrations/005_trace_tags.js';
 import * as changesFeeds from './migrations/006_changes_feeds.js';
+import * as idempotencyKeys from './migrations/007_idempotency_keys.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -235,6 +236,7 @@ async function migrate(storage: Storage): Promise<void> {
     '004_listing_tags': { up: (db) => listingTags.up(db, storage.dialect) },
     '005_trace_tags': { up: (db) => traceTags.up(db, storage.dialect) },
     '006_changes_feeds': { up: (db) => changesFeeds.up(db, storage.dialect) },
+    '007_idempotency_keys': { up: (db) => idempotencyKeys.up(db) },
   };
   const migrator = new Migrator({
     db: storage.db,

@@ -23,6 +23,7 @@ export interface Database {
   trace_listing_tags: TraceListingTagTable;
   record_listing_changes: RecordListingChangeTable;
   trace_listing_changes: TraceListingChangeTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -241,4 +242,15 @@ export interface RecordListingTagTable {
 export interface TraceListingTagTable {
   tenant_id: string;
   changes: number;
+}
+
+/** The first answer to an `Idempotency-Key` (migrations/007_idempotency_keys.ts). */
+export interface IdempotencyKeyTable {
+  tenant_id: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  /** The answer's JSON text, as sent. */
+  body: string;
+  created_at: string;
 }

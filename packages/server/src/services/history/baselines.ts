@@ -2,6 +2,7 @@ import type { Baseline, BaselineCreate } from '@rxs/sdk';
 import type { Selectable } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
+import { isUniqueViolation } from '../../storage/constraints.js';
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { jsonValue } from '../../storage/json.js';
@@ -23,10 +24,6 @@ function toBaseline(row: BaselineRow): Baseline {
 }
 
 /** A unique index refused the row (SQLite's message, PostgreSQL's SQLSTATE). */
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || /UNIQUE constraint failed/.test(e?.message ?? '');
-}
 
 /**
  * Baselines: a named, immutable moment over some KT revisions. Exporting a baseline is exporting

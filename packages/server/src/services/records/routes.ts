@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
   AsOf,
   ChangeReason,
@@ -12,7 +12,10 @@ import {
   RecordVersion,
   ServiceRecord,
 } from '@rxs/sdk';
-import { requirePermission } from '../../auth/principal.js';
+import { requirePermission, type Principal } from '../../auth/principal.js';
+import { idempotentRequest, replayAnswer, sendAnswer } from '../../http/idempotency.js';
+import { isUniqueViolation } from '../../storage/constraints.js';
+import type { IdempotentRequest } from '../../storage/idempotency-keys.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import { jsonArrayParts, jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
 import { parseIsoDate } from '../../http/iso-date.js';
@@ -24,6 +27,7 @@ import {
   bodyErrorResponses,
   conflictResponse,
   errorResponses,
+  IdempotencyKeyHeaders,
   IfNoneMatchHeaders,
   NotModified,
   RecordParams,
@@ -314,12 +318,18 @@ export function recordsRoutes(
           security,
           summary: "Create a record; its data is validated against the KT revision's form schema",
           body: RecordCreate,
+          headers: IdempotencyKeyHeaders,
           response: { 201: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
         },
       },
       async (request, reply) => {
         requirePermission(request.principal!, 'records:write');
-        return reply.code(201).send(await service.create(request.principal!, request.body));
+        const principal = request.principal!;
+        const idempotency = idempotentRequest(request);
+        if (!idempotency) return reply.code(201).send(await service.create(principal, request.body));
+        return idempotently(reply, service, principal, idempotency, 201, () =>
+          service.create(principal, request.body, idempotency),
+        );
       },
     );
 
@@ -333,12 +343,18 @@ export function recordsRoutes(
             'Change the name and/or data of a record (bumps its version; 409 if read-only or changed meanwhile)',
           params: RecordParams,
           body: RecordUpdate,
+          headers: IdempotencyKeyHeaders,
           response: { 200: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         requirePermission(request.principal!, 'records:write');
-        return service.update(request.principal!, request.params.id, request.body);
+        const principal = request.principal!;
+        const idempotency = idempotentRequest(request);
+        if (!idempotency) return service.update(principal, request.params.id, request.body);
+        return idempotently(reply, service, principal, idempotency, 200, () =>
+          service.update(principal, request.params.id, request.body, idempotency),
+        );
       },
     );
 
@@ -394,6 +410,32 @@ function toFilter(query: ListQuery): RecordFilter {
   filter.includeUpdated = query.audit_info__include_updated ?? false;
   if (query.with_revision) filter.withRevision = true;
   return filter;
+}
+
+/**
+ * A write with an Idempotency-Key: the kept answer when the key was used (the same request: that
+ * answer again; another: 422), else the write, whose answer the service keeps in its transaction. A
+ * concurrent request with the same key that committed first makes the write roll back on the key:
+ * its answer is then the one kept.
+ */
+async function idempotently(
+  reply: FastifyReply,
+  service: RecordsService,
+  principal: Principal,
+  request: IdempotentRequest,
+  status: number,
+  write: () => Promise<ServiceRecord>,
+): Promise<FastifyReply> {
+  const kept = await service.keptAnswer(principal, request.key);
+  if (kept) return replayAnswer(reply, request, kept);
+  try {
+    return sendAnswer(reply, status, JSON.stringify(await write()));
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const first = await service.keptAnswer(principal, request.key);
+    if (!first) throw error;
+    return replayAnswer(reply, request, first);
+  }
 }
 
 function splitList(value: string): string[] {

@@ -12,6 +12,12 @@ import { CHUNK_BYTES, lineChunks } from '../../http/json-array-stream.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
 import { recordListingTag } from './listing-tag.js';
+import {
+  findAnswer,
+  keepAnswer,
+  type IdempotentRequest,
+  type KeptAnswer,
+} from '../../storage/idempotency-keys.js';
 import type { TechdocService } from '../techdoc/service.js';
 export type { RecordFilter } from './filter.js';
 import {
@@ -293,6 +299,11 @@ export class RecordsService {
     return recordListingTag(this.storage, principal.tenantId, filter, revisions);
   }
 
+  /** The answer kept for an Idempotency-Key of the tenant within its 24 hours, if any. */
+  keptAnswer(principal: Principal, key: string): Promise<KeptAnswer | undefined> {
+    return findAnswer(this.db, principal.tenantId, key);
+  }
+
   /** One page of records (`limit` set): the JSON lines and the last id when more remain. */
   async page(
     principal: Principal,
@@ -332,7 +343,15 @@ export class RecordsService {
     return row;
   }
 
-  async create(principal: Principal, input: RecordCreate): Promise<ServiceRecord> {
+  /**
+   * Creates a record. With `idempotency`, the answer is kept under its key in the same transaction
+   * (storage/idempotency-keys.ts) as `JSON.stringify` of the record returned.
+   */
+  async create(
+    principal: Principal,
+    input: RecordCreate,
+    idempotency?: IdempotentRequest,
+  ): Promise<ServiceRecord> {
     const revisionId = input.context.knowledge_unit_topic_id;
     if (!revisionId) {
       throw unprocessable([
@@ -376,6 +395,8 @@ export class RecordsService {
       updated_at: null,
       last_action: 'created',
     };
+    const record = toServiceRecord(row);
+    const text = idempotency ? JSON.stringify(record) : '';
     await inTransaction(this.db, async (trx) => {
       // A re-approval moves the topic's records in the transaction that updates its history row:
       // reading that row again here, share-locked on PostgreSQL (SQLite runs one transaction at a
@@ -385,11 +406,18 @@ export class RecordsService {
       const now = await current.executeTakeFirstOrThrow();
       assertNotSuperseded(revision, now.current_revision_id);
       await insertRecords(trx, [row], changeActor(principal, input.change_reason, row.created_at));
+      if (idempotency) await keepAnswer(trx, principal.tenantId, idempotency, 201, text, row.created_at);
     });
-    return toServiceRecord(row);
+    return record;
   }
 
-  async update(principal: Principal, id: string, input: RecordUpdate): Promise<ServiceRecord> {
+  /** Changes a record; `idempotency` as for `create`. */
+  async update(
+    principal: Principal,
+    id: string,
+    input: RecordUpdate,
+    idempotency?: IdempotentRequest,
+  ): Promise<ServiceRecord> {
     const row = await this.load(principal.tenantId, id);
     if (row.read_only) throw conflict(`Record ${id} is read-only and refuses changes.`);
     if (input.version !== undefined && input.version !== row.version) {
@@ -413,11 +441,15 @@ export class RecordsService {
     };
     // The version guard makes concurrent updates fail loudly instead of overwriting.
     const actor = changeActor(principal, input.change_reason, changes.updated_at);
-    const updated = await inTransaction(this.db, (trx) =>
-      updateRecord(trx, principal.tenantId, id, row.version, changes, actor),
-    );
+    const record = toServiceRecord({ ...row, ...changes });
+    const text = idempotency ? JSON.stringify(record) : '';
+    const updated = await inTransaction(this.db, async (trx) => {
+      if (!(await updateRecord(trx, principal.tenantId, id, row.version, changes, actor))) return false;
+      if (idempotency) await keepAnswer(trx, principal.tenantId, idempotency, 200, text, changes.updated_at);
+      return true;
+    });
     if (!updated) throw conflict(`Record ${id} changed meanwhile. Reload it and apply your change again.`);
-    return toServiceRecord({ ...row, ...changes });
+    return record;
   }
 
   /**

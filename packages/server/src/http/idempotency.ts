@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { canonicalJson } from '@rxs/sdk';
+import type { IdempotentRequest, KeptAnswer } from '../storage/idempotency-keys.js';
+import { unprocessable, validationItem } from './errors.js';
+
+/**
+ * `Idempotency-Key` (the convention of Stripe and the IETF draft): a client that may send a write
+ * twice (a retry after a timeout, a CI job run again) names it with a key of its own; the first
+ * successful answer is kept 24 hours (storage/idempotency-keys.ts), and the same key with the same
+ * request gets that answer again without writing; with another request, 422.
+ */
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's key and what it asks (method, path, body in canonical JSON), or undefined without one. */
+export function idempotentRequest(request: FastifyRequest): IdempotentRequest | undefined {
+  const given = request.headers['idempotency-key'];
+  if (given === undefined) return undefined;
+  const key = Array.isArray(given) ? given.join(',') : given;
+  if (!KEY.test(key))
+    throw unprocessable([
+      validationItem(
+        ['header', 'idempotency-key'],
+        'Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces), e.g. a UUID.',
+        'value_error',
+      ),
+    ]);
+  const path = request.url.split('?')[0]!;
+  const fingerprint = createHash('sha256')
+    .update(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`)
+    .digest('base64url');
+  return { key, fingerprint };
+}
+
+/** Answers with the kept answer to the key, or 422 when the key was used for another request. */
+export function replayAnswer(
+  reply: FastifyReply,
+  request: IdempotentRequest,
+  kept: KeptAnswer,
+): FastifyReply {
+  if (kept.fingerprint !== request.fingerprint)
+    throw unprocessable([
+      validationItem(
+        ['header', 'idempotency-key'],
+        `Idempotency-Key "${request.key}" was used within the last 24 hours for another request (another record, or another body). Use a new key for a new request.`,
+        'idempotency_key_reused',
+      ),
+    ]);
+  return sendAnswer(reply, kept.status, kept.body).header('idempotent-replayed', 'true');
+}
+
+/** An answer as kept: its JSON text, sent as is, so a replay is the first answer byte for byte. */
+export function sendAnswer(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
