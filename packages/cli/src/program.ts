@@ -4,6 +4,7 @@ import { baselineCommand } from './commands/baseline.js';
 import { exportCommand } from './commands/export.js';
 import { ktCommand } from './commands/kt.js';
 import { recordCommand } from './commands/record.js';
+import { traceReportCommand } from './commands/trace-report.js';
 import { historyCommand } from './commands/history.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   program.addCommand(syncCommand());
   program.addCommand(ktCommand());
   program.addCommand(recordCommand());
+  program.addCommand(traceReportCommand());
   program.addCommand(historyCommand());
   program.addCommand(baselineCommand());
   program.addCommand(adminCommand());

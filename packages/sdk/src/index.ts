@@ -8,3 +8,4 @@ export * from './export/limits.js';
 export * from './export/writers/index.js';
 export * from './sync/index.js';
 export * from './client/index.js';
+export * from './trace-report/coverage.js';

@@ -1,0 +1,142 @@
+import { Command, Option } from 'commander';
+import { CoverageCollector, coverageMarkdown, type CoverageReport } from '@rxs/sdk';
+import { createAtomicFile } from '../atomic-file.js';
+import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
+import { UserError } from '../errors.js';
+import { runExport } from '../export-run.js';
+import { Progress } from '../progress.js';
+import { collect, positiveInteger } from './export.js';
+
+interface TraceReportOptions extends ConnectionOptions {
+  kt?: string[];
+  mapping?: string;
+  format: 'json' | 'md';
+  out?: string;
+  failUnder?: string;
+  asOf?: string;
+  baseline?: string;
+  json?: boolean;
+  quiet?: boolean;
+  timeout: string;
+  retries: string;
+}
+
+/** Exit code when a rule's coverage is under --fail-under: a pipeline gates a release on it. */
+export const COVERAGE_GATE_EXIT = 3;
+
+/** `rxs trace-report`: coverage per rule, uncovered records, orphans and links; a CI gate. */
+export function traceReportCommand(): Command {
+  const command = new Command('trace-report')
+    .description(
+      'Traceability: is every record of a topic linked to the next (verified), and what links to nothing',
+    )
+    .option(
+      '--kt <revision-id>',
+      'KT revision ids, in the order of the V (requirements first; repeat)',
+      collect,
+    )
+    .option('--mapping <file>', 'mapping file whose links name which traces count between which topics')
+    .addOption(new Option('--format <format>', 'report format').choices(['md', 'json']).default('md'))
+    .option('--out <file>', 'write the report to this file (default: standard output)')
+    .option(
+      '--fail-under <percent>',
+      `exit ${COVERAGE_GATE_EXIT} when a rule's coverage is under this percentage`,
+    )
+    .option('--as-of <time>', 'the traceability at this past moment (ISO 8601)')
+    .option(
+      '--baseline <name>',
+      'the traceability of a baseline (its moment, and its topics unless --kt names some)',
+    )
+    .option('--json', 'print a summary as JSON on standard output (with --out)')
+    .option('--quiet', 'no progress line')
+    .option('--timeout <ms>', 'per-request timeout', '30000')
+    .option('--retries <n>', 'retries of idempotent requests', '4')
+    .addHelpText(
+      'after',
+      `
+Rules: each link of the mapping file between two of the topics (from → to, only traces named so);
+and consecutive topics (--kt order) without such a link: any trace between them, either way. For
+each rule: coverage (records of the first topic linked to the second), the records not linked, and
+the orphans (records of the second topic linked from none).
+
+Examples:
+  rxs trace-report --profile prod --kt REQS_REV --kt TESTS_REV --fail-under 100
+  rxs trace-report --profile prod --kt USER_REV --kt SYS_REV --kt TESTS_REV --mapping rxs-mapping.json --format json --out trace.json`,
+    );
+  addConnectionOptions(command);
+  return command.action(async (options: TraceReportOptions) => {
+    const failUnder = percentOf(options.failUnder);
+    if (options.json && options.out === undefined)
+      throw new UserError('--json prints a summary on standard output: write the report with --out FILE.');
+    const connection = resolveConnection(options);
+    const collector = new CoverageCollector();
+    const progress = new Progress({ quiet: options.quiet || options.out === undefined });
+    await runExport(
+      connection,
+      {
+        revisionIds: [...new Set(options.kt ?? [])],
+        format: 'json',
+        traces: true,
+        labels: false,
+        followLatest: false,
+        timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
+        retries: positiveInteger(options.retries, '--retries'),
+        ...(options.mapping !== undefined && { mapping: options.mapping }),
+        ...(options.asOf !== undefined && { asOf: options.asOf }),
+        ...(options.baseline !== undefined && { baseline: options.baseline }),
+      },
+      progress,
+      collector,
+    );
+    const report = collector.report();
+    const text =
+      options.format === 'json'
+        ? `${JSON.stringify(jsonReport(report, failUnder), null, 2)}\n`
+        : coverageMarkdown(report, failUnder);
+    if (options.out === undefined) process.stdout.write(text);
+    else {
+      const file = createAtomicFile(options.out);
+      file.stream.end(text);
+      await file.commit();
+    }
+    if (options.json)
+      process.stdout.write(`${JSON.stringify(jsonReport(report, failUnder).summary, null, 2)}\n`);
+    const failing = failUnder === undefined ? [] : report.rules.filter((r) => r.percent < failUnder);
+    if (failing.length > 0)
+      throw new UserError(
+        `Coverage under ${failUnder}%: ${failing.map((r) => `${r.rule.source.name} → ${r.rule.target.name} ${r.percent.toFixed(1)}% (${r.uncovered.length} not linked)`).join('; ')}.`,
+        COVERAGE_GATE_EXIT,
+      );
+  });
+}
+
+function percentOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const percent = Number(value.replace(/%$/, ''));
+  if (value.trim() === '' || !Number.isFinite(percent) || percent < 0 || percent > 100)
+    throw new UserError(`--fail-under takes a percentage from 0 to 100, not "${value}".`);
+  return percent;
+}
+
+function jsonReport(report: CoverageReport, failUnder: number | undefined) {
+  const summary = report.rules.map((r) => ({
+    source: r.rule.source.name,
+    target: r.rule.target.name,
+    linkType: r.rule.linkType ?? null,
+    covered: r.covered,
+    total: r.total,
+    percent: Math.round(r.percent * 10) / 10,
+    uncovered: r.uncovered.length,
+    orphans: r.orphans.length,
+    passed: failUnder === undefined ? null : r.percent >= failUnder,
+  }));
+  return {
+    summary: {
+      failUnder: failUnder ?? null,
+      passed: summary.every((s) => s.passed !== false),
+      rules: summary,
+    },
+    topics: report.topics,
+    rules: report.rules,
+  };
+}

@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { approvedTopic, createNote } from '../../server/test/support/topics.js';
+import { runCli } from './run-cli.js';
+
+/** `rxs trace-report`: coverage between topics as a CI gate (exit 3 under --fail-under). */
+describe('rxs trace-report', () => {
+  let t: TestServer;
+  let dir: string;
+  let keyFile: string;
+  let requirements: string;
+  let tests: string;
+  const report = (...args: string[]) =>
+    runCli([
+      'trace-report',
+      '--kt',
+      requirements,
+      '--kt',
+      tests,
+      '--url',
+      t.url,
+      '--api-key-file',
+      keyFile,
+      ...args,
+    ]);
+  const link = async (from: string, to: string) => {
+    const res = await t.api('POST', '/traces/', {
+      body: {
+        source: { node_id: from, node_type: 'Record' },
+        target: { node_id: to, node_type: 'Record' },
+        relation_type: 'is_related',
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+  };
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-trace-report-'));
+    keyFile = join(dir, 'owner.key');
+    writeFileSync(keyFile, `${t.ownerKey}\n`);
+    requirements = await approvedTopic(t, 'System Requirements (traced)');
+    tests = await approvedTopic(t, 'Verification Tests (traced)');
+    const reqs = [];
+    for (const name of ['REQ_001 Sterilize', 'REQ_002 Alarm', 'REQ_003 Battery', 'REQ_004 Label | IFU'])
+      reqs.push(await createNote(t, requirements, name));
+    const tsts = [];
+    for (const name of ['TST_001 Autoclave run', 'TST_002 Alarm test', 'TST_003 Drop test'])
+      tsts.push(await createNote(t, tests, name));
+    await link(reqs[0]!, tsts[0]!);
+    await link(tsts[1]!, reqs[1]!); // the other way round counts too
+    await link(reqs[0]!, tsts[1]!);
+    // A trace to a record of another topic counts for nothing here.
+    await link(reqs[2]!, t.demo.tenant.topics.systemRequirements!.recordIds[0]!);
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports coverage, the records not linked and the orphans, as JSON', async () => {
+    const out = join(dir, 'trace.json');
+    const res = await report('--format', 'json', '--out', out, '--json', '--quiet');
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const summary = JSON.parse(res.stdout);
+    expect(summary.rules).toEqual([
+      {
+        source: 'System Requirements (traced)',
+        target: 'Verification Tests (traced)',
+        linkType: null,
+        covered: 2,
+        total: 4,
+        percent: 50,
+        uncovered: 2,
+        orphans: 1,
+        passed: null,
+      },
+    ]);
+    const full = JSON.parse(readFileSync(out, 'utf8'));
+    const rule = full.rules[0];
+    expect(rule.uncovered.map((id: string) => id.slice(0, 7))).toEqual(['REQ_003', 'REQ_004']);
+    expect(rule.orphans.map((id: string) => id.slice(0, 7))).toEqual(['TST_003']);
+    expect(rule.links.map(([a, b]: string[]) => `${a.slice(0, 7)}>${b.slice(0, 7)}`)).toEqual([
+      'REQ_001>TST_001',
+      'REQ_001>TST_002',
+      'REQ_002>TST_002',
+    ]);
+  });
+
+  it('gates a pipeline: exit 3 under --fail-under, 0 at or above it', async () => {
+    const failing = await report('--fail-under', '75', '--quiet');
+    expect(failing.code).toBe(3);
+    expect(failing.stderr).toContain('Coverage under 75%');
+    expect(failing.stderr).toContain('50.0% (2 not linked)');
+    expect(failing.stdout).toContain(
+      '| System Requirements (traced) → Verification Tests (traced) | 2 | 4 | 50.0% ❌ |',
+    );
+    expect(failing.stdout).toContain('REQ_004');
+    const passing = await report('--fail-under', '50%', '--quiet');
+    expect(passing.code).toBe(0);
+    const bad = await report('--fail-under', 'most');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--fail-under takes a percentage from 0 to 100');
+  });
+});

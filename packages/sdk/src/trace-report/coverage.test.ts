@@ -1,0 +1,110 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { LinkType } from '../export/model.js';
+import { coverageMarkdown, coverageOf, type CoverageTopic } from './coverage.js';
+
+const topic = (n: number): CoverageTopic => ({
+  revisionId: `rev${n}`,
+  historyId: `hist${n}`,
+  name: `Topic ${n}`,
+});
+
+/**
+ * Coverage and orphans against an independent count: for each source record, is there any counted
+ * trace to a record of the target topic; for each target record, from one of the source topic.
+ */
+describe('coverageOf', () => {
+  it('property: coverage, uncovered records and orphans equal a direct count on random graphs', () => {
+    const graph = fc.record({
+      sizes: fc.tuple(fc.nat(6), fc.nat(6), fc.nat(4)),
+      links: fc.array(
+        fc.record({
+          from: fc.tuple(fc.nat(2), fc.nat(6)),
+          to: fc.tuple(fc.nat(2), fc.nat(6)),
+          named: fc.boolean(),
+        }),
+        { maxLength: 25 },
+      ),
+      withType: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(graph, ({ sizes, links, withType }) => {
+        const topics = [topic(0), topic(1), topic(2)];
+        const records = new Map(
+          topics.map((t, i) => [
+            t.revisionId,
+            new Map(Array.from({ length: sizes[i]! }, (_, r) => [`t${i}r${r}`, `T${i}-${r}`])),
+          ]),
+        );
+        const recordId = ([t, r]: [number, number]) => `t${t}r${r}`;
+        const traces = links.map((l) => ({
+          source: recordId(l.from),
+          target: recordId(l.to),
+          linkType: withType && l.named && l.from[0] === 0 && l.to[0] === 1 ? 'verified_by' : undefined,
+        }));
+        const linkTypes: LinkType[] = withType
+          ? [
+              {
+                name: 'verified_by',
+                incoming: 'verifies',
+                sourceTopicHistoryId: 'hist0',
+                targetTopicHistoryId: 'hist1',
+              },
+            ]
+          : [];
+        const report = coverageOf(topics, records, traces, linkTypes);
+        for (const r of report.rules) {
+          const s = Number(r.rule.source.revisionId.slice(3));
+          const g = Number(r.rule.target.revisionId.slice(3));
+          const counts = (tr: (typeof traces)[number], a: string, b: string) =>
+            r.rule.linkType !== undefined
+              ? tr.linkType === r.rule.linkType && tr.source === a && tr.target === b
+              : (tr.source === a && tr.target === b) || (tr.source === b && tr.target === a);
+          const sourceIds = [...records.get(`rev${s}`)!.keys()];
+          const targetIds = [...records.get(`rev${g}`)!.keys()];
+          const linked = (a: string) => targetIds.some((b) => traces.some((tr) => counts(tr, a, b)));
+          const linkedFrom = (b: string) => sourceIds.some((a) => traces.some((tr) => counts(tr, a, b)));
+          const uncovered = sourceIds.filter((a) => !linked(a));
+          expect(r.total).toBe(sourceIds.length);
+          expect(r.covered).toBe(sourceIds.length - uncovered.length);
+          expect(r.uncovered).toEqual(uncovered.map((a) => records.get(`rev${s}`)!.get(a)));
+          expect(r.orphans).toEqual(
+            targetIds.filter((b) => !linkedFrom(b)).map((b) => records.get(`rev${g}`)!.get(b)),
+          );
+          expect(r.percent).toBeCloseTo(
+            sourceIds.length === 0 ? 100 : (100 * (sourceIds.length - uncovered.length)) / sourceIds.length,
+          );
+          for (const [a, b] of r.links) expect(a.startsWith(`T${s}-`) && b.startsWith(`T${g}-`)).toBe(true);
+        }
+        // Rules: the named link, then consecutive topics without one.
+        const names = report.rules.map(
+          (r) => `${r.rule.source.name}>${r.rule.target.name}:${r.rule.linkType ?? ''}`,
+        );
+        expect(names).toEqual(
+          withType
+            ? ['Topic 0>Topic 1:verified_by', 'Topic 1>Topic 2:']
+            : ['Topic 0>Topic 1:', 'Topic 1>Topic 2:'],
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes Markdown a reader can trust: cells escaped, the gate marked', () => {
+    const records = new Map([
+      [
+        'rev0',
+        new Map([
+          ['a', 'REQ|1'],
+          ['b', 'REQ_2'],
+        ]),
+      ],
+      ['rev1', new Map([['c', 'TST_1']])],
+    ]);
+    const report = coverageOf([topic(0), topic(1)], records, [{ source: 'a', target: 'c' }], []);
+    const md = coverageMarkdown(report, 75);
+    expect(md).toContain('| Topic 0 → Topic 1 | 1 | 2 | 50.0% ❌ | 1 | 0 |');
+    expect(md).toContain('Not linked (1): REQ_2');
+    expect(md).toContain('| REQ\\|1 | TST_1 |');
+  });
+});

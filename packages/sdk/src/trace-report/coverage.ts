@@ -1,0 +1,204 @@
+import type { ExportPart, LinkType } from '../export/model.js';
+
+/**
+ * Traceability coverage (issue 16): is every record of a source topic linked to the target topic
+ * (every requirement verified), and which target records link to nothing (tests without a
+ * requirement)? Computed from an export's parts (records with their readable ids, traces, the
+ * mapping file's link types), so `--mapping`, `--as-of` and `--baseline` mean what they mean for
+ * `rxs export`.
+ */
+
+export interface CoverageTopic {
+  revisionId: string;
+  historyId: string;
+  name: string;
+}
+
+/** Which links count: a named link type from the mapping file, or any trace between two topics. */
+export interface CoverageRule {
+  source: CoverageTopic;
+  target: CoverageTopic;
+  /** The mapping file's link type counted (only traces from source to target records); none: any trace either way. */
+  linkType?: string;
+}
+
+export interface RuleCoverage {
+  rule: CoverageRule;
+  /** Source records, and those with at least one counted link. */
+  total: number;
+  covered: number;
+  /** covered / total in percent (100 for a source topic without records). */
+  percent: number;
+  /** Readable ids of the source records without a counted link, in export order. */
+  uncovered: string[];
+  /** Readable ids of the target records no source record links to, in export order. */
+  orphans: string[];
+  /** The counted links as [source readable id, target readable id], sorted. */
+  links: [string, string][];
+}
+
+export interface CoverageReport {
+  topics: CoverageTopic[];
+  rules: RuleCoverage[];
+}
+
+interface Link {
+  source: string;
+  target: string;
+  linkType?: string;
+}
+
+/** Gathers what coverage needs from an export's parts, in flat memory per record (ids only). */
+export class CoverageCollector {
+  private readonly topics: CoverageTopic[] = [];
+  /** Per topic revision: record id -> readable id, in export order. */
+  private readonly records = new Map<string, Map<string, string>>();
+  private readonly links: Link[] = [];
+  private linkTypes: LinkType[] = [];
+
+  async write(part: ExportPart): Promise<void> {
+    this.take(part);
+  }
+
+  async writeParts(parts: readonly ExportPart[]): Promise<void> {
+    for (const part of parts) this.take(part);
+  }
+
+  private take(part: ExportPart): void {
+    if (part.kind === 'topic') {
+      const { revisionId, historyId, name } = part.topic;
+      this.topics.push({ revisionId, historyId, name });
+      this.records.set(revisionId, new Map());
+    } else if (part.kind === 'record') {
+      this.records.get(part.record.topicRevisionId)?.set(part.record.id, part.record.readableId);
+    } else if (part.kind === 'traces') {
+      this.linkTypes = part.linkTypes;
+      for (const trace of part.traces) {
+        if (trace.source.type !== 'Record' || trace.target.type !== 'Record') continue;
+        this.links.push({ source: trace.source.id, target: trace.target.id, linkType: trace.linkType });
+      }
+    }
+  }
+
+  /** The coverage of each rule: the mapping's link types, then consecutive topics without one. */
+  report(): CoverageReport {
+    return coverageOf(this.topics, this.records, this.links, this.linkTypes);
+  }
+}
+
+/** Rules, then each rule's coverage, orphans and links. */
+export function coverageOf(
+  topics: readonly CoverageTopic[],
+  records: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  links: readonly Link[],
+  linkTypes: readonly LinkType[],
+): CoverageReport {
+  const byHistory = new Map(topics.map((t) => [t.historyId, t]));
+  const rules: CoverageRule[] = [];
+  const named = new Set<string>();
+  for (const type of linkTypes) {
+    const source = byHistory.get(type.sourceTopicHistoryId);
+    const target = byHistory.get(type.targetTopicHistoryId);
+    if (!source || !target) continue;
+    rules.push({ source, target, linkType: type.name });
+    named
+      .add(`${source.historyId}\u0000${target.historyId}`)
+      .add(`${target.historyId}\u0000${source.historyId}`);
+  }
+  // Without a named link, consecutive topics as given (a V-model's chain): any trace either way.
+  for (let i = 0; i + 1 < topics.length; i++) {
+    const [source, target] = [topics[i]!, topics[i + 1]!];
+    if (!named.has(`${source.historyId}\u0000${target.historyId}`)) rules.push({ source, target });
+  }
+  return { topics: [...topics], rules: rules.map((rule) => ruleCoverage(rule, records, links)) };
+}
+
+function ruleCoverage(
+  rule: CoverageRule,
+  records: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  links: readonly Link[],
+): RuleCoverage {
+  const sources = records.get(rule.source.revisionId) ?? new Map<string, string>();
+  const targets = records.get(rule.target.revisionId) ?? new Map<string, string>();
+  const linkedSources = new Set<string>();
+  const linkedTargets = new Set<string>();
+  const pairs = new Set<string>();
+  const counted: [string, string][] = [];
+  const count = (source: string, target: string) => {
+    linkedSources.add(source);
+    linkedTargets.add(target);
+    const key = `${source}\u0000${target}`;
+    if (pairs.has(key)) return;
+    pairs.add(key);
+    counted.push([sources.get(source)!, targets.get(target)!]);
+  };
+  for (const link of links) {
+    if (rule.linkType !== undefined) {
+      if (link.linkType === rule.linkType && sources.has(link.source) && targets.has(link.target))
+        count(link.source, link.target);
+      continue;
+    }
+    if (sources.has(link.source) && targets.has(link.target)) count(link.source, link.target);
+    else if (sources.has(link.target) && targets.has(link.source)) count(link.target, link.source);
+  }
+  const uncovered = [...sources].filter(([id]) => !linkedSources.has(id)).map(([, readable]) => readable);
+  const orphans = [...targets].filter(([id]) => !linkedTargets.has(id)).map(([, readable]) => readable);
+  const total = sources.size;
+  const covered = total - uncovered.length;
+  counted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return {
+    rule,
+    total,
+    covered,
+    percent: total === 0 ? 100 : (covered / total) * 100,
+    uncovered,
+    orphans,
+    links: counted,
+  };
+}
+
+/** The report as Markdown: coverage per rule, then the uncovered records, orphans and links. */
+export function coverageMarkdown(report: CoverageReport, failUnder?: number): string {
+  const cell = (text: string) =>
+    text
+      .replace(/\\/g, '\\\\')
+      .replace(/\|/g, '\\|')
+      .replace(/\r?\n|\r/g, ' ');
+  const ruleName = (r: CoverageRule) =>
+    `${r.source.name} → ${r.target.name}${r.linkType ? ` (${r.linkType})` : ''}`;
+  const lines = ['# Traceability report', ''];
+  if (report.rules.length === 0) {
+    lines.push('No rule: give at least two topics (--kt), or a mapping file with links between them.', '');
+    return lines.join('\n');
+  }
+  lines.push(
+    '| rule | covered | of | coverage | uncovered | orphans |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const r of report.rules) {
+    const gate = failUnder !== undefined && r.percent < failUnder ? ' ❌' : '';
+    lines.push(
+      `| ${cell(ruleName(r.rule))} | ${r.covered} | ${r.total} | ${r.percent.toFixed(1)}%${gate} | ${r.uncovered.length} | ${r.orphans.length} |`,
+    );
+  }
+  for (const r of report.rules) {
+    lines.push('', `## ${cell(ruleName(r.rule))}`, '');
+    lines.push(
+      r.uncovered.length === 0
+        ? `Every record of ${cell(r.rule.source.name)} is linked.`
+        : `Not linked (${r.uncovered.length}): ${r.uncovered.map(cell).join(', ')}`,
+    );
+    lines.push(
+      '',
+      r.orphans.length === 0
+        ? `Every record of ${cell(r.rule.target.name)} is linked from ${cell(r.rule.source.name)}.`
+        : `Orphans of ${cell(r.rule.target.name)} (${r.orphans.length}): ${r.orphans.map(cell).join(', ')}`,
+    );
+    if (r.links.length > 0) {
+      lines.push('', `| ${cell(r.rule.source.name)} | ${cell(r.rule.target.name)} |`, '| --- | --- |');
+      for (const [source, target] of r.links) lines.push(`| ${cell(source)} | ${cell(target)} |`);
+    }
+  }
+  lines.push('');
+  return lines.join('\n');
+}
