@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot } from '../../server/test/support/browser.js';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { approvedTopic, createNote } from '../../server/test/support/topics.js';
 import { runCli } from './run-cli.js';
@@ -105,5 +108,79 @@ describe('rxs trace-report', () => {
     const bad = await report('--fail-under', 'most');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--fail-under takes a percentage from 0 to 100');
+  });
+});
+
+describe('rxs trace-report --format html in a browser', () => {
+  let t: TestServer;
+  let dir: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-trace-html-'));
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is one self-contained file: it asks no server for anything, shows the bars and marks uncovered rows', async () => {
+    const keyFile = join(dir, 'owner.key');
+    writeFileSync(keyFile, `${t.ownerKey}\n`);
+    const reqs = await approvedTopic(t, 'User Needs');
+    const tests = await approvedTopic(t, 'Validation Studies');
+    const a = await createNote(t, reqs, 'UN_001 Clean the probe in one step');
+    await createNote(t, reqs, 'UN_002 Read the display at 2 m');
+    const v = await createNote(t, tests, 'VAL_001 Cleaning study');
+    const res = await t.api('POST', '/traces/', {
+      body: {
+        source: { node_id: a, node_type: 'Record' },
+        target: { node_id: v, node_type: 'Record' },
+        relation_type: 'is_related',
+      },
+    });
+    expect(res.status).toBe(201);
+    const out = join(dir, 'trace.html');
+    const made = await runCli([
+      'trace-report',
+      '--kt',
+      reqs,
+      '--kt',
+      tests,
+      '--format',
+      'html',
+      '--out',
+      out,
+      '--fail-under',
+      '100',
+      '--url',
+      t.url,
+      '--api-key-file',
+      keyFile,
+      '--quiet',
+    ]);
+    expect(made.code).toBe(3);
+
+    const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    const dialogs: string[] = [];
+    page.on('dialog', async (dialog) => {
+      dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    await page.goto(pathToFileURL(out).href);
+    expect(requests).toEqual([pathToFileURL(out).href]);
+    expect(dialogs).toEqual([]);
+    expect(await page.locator('h2').first().textContent()).toBe('Coverage');
+    const rule = page.locator('tbody tr').first();
+    expect(await rule.textContent()).toContain('50.0%');
+    expect(await page.locator('.bar.fail span').getAttribute('style')).toContain('width:50.00%');
+    expect(await page.locator('tr.uncovered th').allTextContents()).toEqual(['UN_002']);
+    await screenshot(page, 'trace-report');
+    await page.close();
   });
 });

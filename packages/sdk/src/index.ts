@@ -9,3 +9,4 @@ export * from './export/writers/index.js';
 export * from './sync/index.js';
 export * from './client/index.js';
 export * from './trace-report/coverage.js';
+export * from './trace-report/html.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { CoverageCollector, coverageMarkdown, type CoverageReport } from '@rxs/sdk';
+import { CoverageCollector, coverageHtml, coverageMarkdown, type CoverageReport } from '@rxs/sdk';
 import { createAtomicFile } from '../atomic-file.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
@@ -10,7 +10,7 @@ import { collect, positiveInteger } from './export.js';
 interface TraceReportOptions extends ConnectionOptions {
   kt?: string[];
   mapping?: string;
-  format: 'json' | 'md';
+  format: 'json' | 'md' | 'html';
   out?: string;
   failUnder?: string;
   asOf?: string;
@@ -36,7 +36,7 @@ export function traceReportCommand(): Command {
       collect,
     )
     .option('--mapping <file>', 'mapping file whose links name which traces count between which topics')
-    .addOption(new Option('--format <format>', 'report format').choices(['md', 'json']).default('md'))
+    .addOption(new Option('--format <format>', 'report format').choices(['md', 'json', 'html']).default('md'))
     .option('--out <file>', 'write the report to this file (default: standard output)')
     .option(
       '--fail-under <percent>',
@@ -71,7 +71,7 @@ Examples:
     const connection = resolveConnection(options);
     const collector = new CoverageCollector();
     const progress = new Progress({ quiet: options.quiet || options.out === undefined });
-    await runExport(
+    const run = await runExport(
       connection,
       {
         revisionIds: [...new Set(options.kt ?? [])],
@@ -90,9 +90,11 @@ Examples:
     );
     const report = collector.report();
     const text =
-      options.format === 'json'
-        ? `${JSON.stringify(jsonReport(report, failUnder), null, 2)}\n`
-        : coverageMarkdown(report, failUnder);
+      options.format === 'html'
+        ? coverageHtml(report, { failUnder, generatedAt: run.summary.exportedAt })
+        : options.format === 'json'
+          ? `${JSON.stringify(jsonReport(report, failUnder), null, 2)}\n`
+          : coverageMarkdown(report, failUnder);
     if (options.out === undefined) process.stdout.write(text);
     else {
       const file = createAtomicFile(options.out);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LinkType } from '../export/model.js';
 import { coverageMarkdown, coverageOf, type CoverageTopic } from './coverage.js';
+import { coverageHtml } from './html.js';
 
 const topic = (n: number): CoverageTopic => ({
   revisionId: `rev${n}`,
@@ -106,5 +107,29 @@ describe('coverageOf', () => {
     expect(md).toContain('| Topic 0 → Topic 1 | 1 | 2 | 50.0% ❌ | 1 | 0 |');
     expect(md).toContain('Not linked (1): REQ_2');
     expect(md).toContain('| REQ\\|1 | TST_1 |');
+  });
+});
+
+describe('coverageHtml', () => {
+  it('escapes every name and id, fetches nothing, and lists links instead of a huge matrix', () => {
+    const hostile = { revisionId: 'r0', historyId: 'h0', name: '<script>alert(1)</script> & "x"' };
+    const records = new Map([
+      ['r0', new Map([['a', '<img src=x onerror=alert(1)>']])],
+      ['r1', new Map([['b', 'TST_1']])],
+    ]);
+    const html = coverageHtml(coverageOf([hostile, topic(1)], records, [{ source: 'a', target: 'b' }], []));
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;');
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    expect(html).not.toMatch(/(src|href)=["']?https?:/);
+
+    const many = new Map([
+      ['rev0', new Map(Array.from({ length: 300 }, (_, i) => [`s${i}`, `REQ_${i}`]))],
+      ['rev1', new Map(Array.from({ length: 300 }, (_, i) => [`t${i}`, `TST_${i}`]))],
+    ]);
+    const big = coverageHtml(coverageOf([topic(0), topic(1)], many, [{ source: 's1', target: 't2' }], []));
+    expect(big).not.toContain('class="matrix"');
+    expect(big).toContain('<tr><td>REQ_1</td><td>TST_2</td></tr>');
   });
 });
