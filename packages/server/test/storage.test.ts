@@ -114,6 +114,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '004_listing_tags',
         '005_trace_tags',
         '006_changes_feeds',
+        '007_idempotency_keys',
       ]);
       await storage.close();
     } finally {
