@@ -105,6 +105,12 @@ describe('rxs trace-report', () => {
     expect(failing.stdout).toContain('REQ_004');
     const passing = await report('--fail-under', '50%', '--quiet');
     expect(passing.code).toBe(0);
+    const xlsx = join(dir, 'trace.xlsx');
+    const workbook = await report('--format', 'xlsx', '--out', xlsx, '--quiet');
+    expect(workbook.code).toBe(0);
+    expect(readFileSync(xlsx).subarray(0, 2).toString()).toBe('PK');
+    const nowhere = await report('--format', 'xlsx');
+    expect(nowhere.stderr).toContain('name it with --out FILE.xlsx');
     const bad = await report('--fail-under', 'most');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--fail-under takes a percentage from 0 to 100');

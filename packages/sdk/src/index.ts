@@ -10,3 +10,4 @@ export * from './sync/index.js';
 export * from './client/index.js';
 export * from './trace-report/coverage.js';
 export * from './trace-report/html.js';
+export * from './trace-report/xlsx.js';

@@ -1,5 +1,12 @@
+import type { Writable } from 'node:stream';
 import { Command, Option } from 'commander';
-import { CoverageCollector, coverageHtml, coverageMarkdown, type CoverageReport } from '@rxs/sdk';
+import {
+  CoverageCollector,
+  coverageHtml,
+  coverageMarkdown,
+  writeCoverageXlsx,
+  type CoverageReport,
+} from '@rxs/sdk';
 import { createAtomicFile } from '../atomic-file.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
@@ -10,7 +17,7 @@ import { collect, positiveInteger } from './export.js';
 interface TraceReportOptions extends ConnectionOptions {
   kt?: string[];
   mapping?: string;
-  format: 'json' | 'md' | 'html';
+  format: 'json' | 'md' | 'html' | 'xlsx';
   out?: string;
   failUnder?: string;
   asOf?: string;
@@ -36,7 +43,9 @@ export function traceReportCommand(): Command {
       collect,
     )
     .option('--mapping <file>', 'mapping file whose links name which traces count between which topics')
-    .addOption(new Option('--format <format>', 'report format').choices(['md', 'json', 'html']).default('md'))
+    .addOption(
+      new Option('--format <format>', 'report format').choices(['md', 'json', 'html', 'xlsx']).default('md'),
+    )
     .option('--out <file>', 'write the report to this file (default: standard output)')
     .option(
       '--fail-under <percent>',
@@ -68,6 +77,8 @@ Examples:
     const failUnder = percentOf(options.failUnder);
     if (options.json && options.out === undefined)
       throw new UserError('--json prints a summary on standard output: write the report with --out FILE.');
+    if (options.format === 'xlsx' && options.out === undefined)
+      throw new UserError('An XLSX report is a file: name it with --out FILE.xlsx.');
     const connection = resolveConnection(options);
     const collector = new CoverageCollector();
     const progress = new Progress({ quiet: options.quiet || options.out === undefined });
@@ -89,17 +100,12 @@ Examples:
       collector,
     );
     const report = collector.report();
-    const text =
-      options.format === 'html'
-        ? coverageHtml(report, { failUnder, generatedAt: run.summary.exportedAt })
-        : options.format === 'json'
-          ? `${JSON.stringify(jsonReport(report, failUnder), null, 2)}\n`
-          : coverageMarkdown(report, failUnder);
-    if (options.out === undefined) process.stdout.write(text);
+    if (options.format === 'xlsx')
+      await writeAtomically(options.out!, (stream) => writeCoverageXlsx(report, stream, { failUnder }));
     else {
-      const file = createAtomicFile(options.out);
-      file.stream.end(text);
-      await file.commit();
+      const text = reportText(report, options.format, failUnder, run.summary.exportedAt);
+      if (options.out === undefined) process.stdout.write(text);
+      else await writeAtomically(options.out, async (stream) => void stream.end(text));
     }
     if (options.json)
       process.stdout.write(`${JSON.stringify(jsonReport(report, failUnder).summary, null, 2)}\n`);
@@ -110,6 +116,30 @@ Examples:
         COVERAGE_GATE_EXIT,
       );
   });
+}
+
+/** The report in a text format. */
+function reportText(
+  report: CoverageReport,
+  format: 'json' | 'md' | 'html',
+  failUnder: number | undefined,
+  exportedAt: string,
+): string {
+  if (format === 'html') return coverageHtml(report, { failUnder, generatedAt: exportedAt });
+  if (format === 'json') return `${JSON.stringify(jsonReport(report, failUnder), null, 2)}\n`;
+  return coverageMarkdown(report, failUnder);
+}
+
+/** A file that appears whole or not at all (atomic-file.ts). */
+async function writeAtomically(path: string, write: (stream: Writable) => Promise<void>): Promise<void> {
+  const file = createAtomicFile(path);
+  try {
+    await write(file.stream);
+    await file.commit();
+  } catch (error) {
+    await file.abort();
+    throw error;
+  }
 }
 
 function percentOf(value: string | undefined): number | undefined {

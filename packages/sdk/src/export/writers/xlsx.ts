@@ -301,7 +301,7 @@ export class XlsxWriter implements ExportWriter {
  * Adds a row of values; `onChange` hears of each value that had to be changed to fit (by its index
  * in `values`). The font is set before the row is committed (a streamed row is final then).
  */
-function addRow(
+export function addRow(
   sheet: ExcelJS.Worksheet,
   values: readonly unknown[],
   onChange?: (index: number, change: string) => void,

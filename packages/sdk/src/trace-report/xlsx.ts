@@ -1,0 +1,86 @@
+import type { Writable } from 'node:stream';
+import type ExcelJS from 'exceljs';
+import { addRow } from '../export/writers/xlsx.js';
+import type { CoverageReport, CoverageRule, RuleCoverage } from './coverage.js';
+import { MAX_MATRIX_CELLS } from './html.js';
+
+/**
+ * The traceability report as a workbook: a "Coverage" sheet (a row per rule) and a sheet per rule
+ * with the matrix of source against target records (✓ where linked; the links listed instead
+ * beyond MAX_MATRIX_CELLS), then the records not linked and the orphans. Text goes in as text
+ * (a readable id starting with "=" stays a text), as the export's XLSX writes it.
+ */
+export async function writeCoverageXlsx(
+  report: CoverageReport,
+  out: Writable,
+  options: { failUnder?: number } = {},
+): Promise<void> {
+  const { default: excel } = await import('exceljs');
+  const book = new excel.stream.xlsx.WorkbookWriter({
+    stream: out,
+    useStyles: true,
+    useSharedStrings: false,
+  });
+  const bold = { bold: true };
+  const summary = book.addWorksheet('Coverage');
+  addRow(
+    summary,
+    [
+      'rule',
+      'source topic',
+      'target topic',
+      'link type',
+      'linked',
+      'records',
+      'coverage %',
+      'not linked',
+      'orphans',
+      'passed',
+    ],
+    undefined,
+    bold,
+  );
+  report.rules.forEach((r, index) =>
+    addRow(summary, [
+      `${index + 1}. ${ruleName(r.rule)}`,
+      r.rule.source.name,
+      r.rule.target.name,
+      r.rule.linkType ?? '',
+      r.covered,
+      r.total,
+      Math.round(r.percent * 10) / 10,
+      r.uncovered.length,
+      r.orphans.length,
+      options.failUnder === undefined ? '' : r.percent >= options.failUnder ? 'yes' : 'no',
+    ]),
+  );
+  summary.commit();
+  report.rules.forEach((r, index) => ruleSheet(book.addWorksheet(`Rule ${index + 1}`), r, bold));
+  await book.commit();
+}
+
+const ruleName = (r: CoverageRule) =>
+  `${r.source.name} → ${r.target.name}${r.linkType ? ` (${r.linkType})` : ''}`;
+
+function ruleSheet(sheet: ExcelJS.Worksheet, r: RuleCoverage, bold: Partial<ExcelJS.Font>): void {
+  addRow(sheet, [ruleName(r.rule)], undefined, bold);
+  addRow(sheet, []);
+  const rows = [...new Set([...r.links.map(([s]) => s), ...r.uncovered])].sort();
+  const columns = [...new Set([...r.links.map(([, t]) => t), ...r.orphans])].sort();
+  if (rows.length > 0 && columns.length > 0 && rows.length * columns.length <= MAX_MATRIX_CELLS) {
+    const linked = new Set(r.links.map(([s, t]) => `${s}\u0000${t}`));
+    addRow(sheet, [`${r.rule.source.name} \\ ${r.rule.target.name}`, ...columns], undefined, bold);
+    for (const row of rows)
+      addRow(sheet, [row, ...columns.map((c) => (linked.has(`${row}\u0000${c}`) ? '✓' : ''))]);
+  } else if (r.links.length > 0) {
+    addRow(sheet, [r.rule.source.name, r.rule.target.name], undefined, bold);
+    for (const [s, t] of r.links) addRow(sheet, [s, t]);
+  }
+  addRow(sheet, []);
+  addRow(sheet, [`Not linked (${r.uncovered.length})`], undefined, bold);
+  for (const id of r.uncovered) addRow(sheet, [id]);
+  addRow(sheet, []);
+  addRow(sheet, [`Orphans (${r.orphans.length})`], undefined, bold);
+  for (const id of r.orphans) addRow(sheet, [id]);
+  sheet.commit();
+}
