@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AsOf,
   ChangeReason,
@@ -10,10 +10,12 @@ import {
   RecordCreate,
   RecordUpdate,
   RecordVersion,
+  roleAllows,
   ServiceRecord,
 } from '@rxs/sdk';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { idempotentRequest, replayAnswer, sendAnswer } from '../../http/idempotency.js';
+import { toValidationItems } from '../../http/validation.js';
 import { isUniqueViolation } from '../../storage/constraints.js';
 import type { IdempotentRequest } from '../../storage/idempotency-keys.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
@@ -321,8 +323,11 @@ export function recordsRoutes(
           headers: IdempotencyKeyHeaders,
           response: { 201: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
         },
+        // A refused shape still gets the form's problems in the same answer (refuseShape).
+        attachValidation: true,
       },
       async (request, reply) => {
+        if (request.validationError) return refuseShape(request, service);
         requirePermission(request.principal!, 'records:write');
         const principal = request.principal!;
         const idempotency = idempotentRequest(request);
@@ -346,8 +351,10 @@ export function recordsRoutes(
           headers: IdempotencyKeyHeaders,
           response: { 200: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
         },
+        attachValidation: true,
       },
       async (request, reply) => {
+        if (request.validationError) return refuseShape(request, service, request.params.id);
         requirePermission(request.principal!, 'records:write');
         const principal = request.principal!;
         const idempotency = idempotentRequest(request);
@@ -436,6 +443,28 @@ async function idempotently(
     if (!first) throw error;
     return replayAnswer(reply, request, first);
   }
+}
+
+/**
+ * 422 for a request whose shape was refused. For the body, the form's problems with its data join
+ * the shape's (an empty name must not hide a wrong priority): one answer names every problem. Only
+ * for a caller who may write records; others get the shape's problems, as any refused request.
+ */
+async function refuseShape(
+  request: FastifyRequest,
+  service: RecordsService,
+  recordId?: string,
+): Promise<never> {
+  const error = request.validationError!;
+  const context = error.validationContext ?? 'body';
+  const items = toValidationItems(error.validation as never, context);
+  const principal = request.principal!;
+  if (context === 'body' && roleAllows(principal.role, 'records:write')) {
+    const seen = new Set(items.map((item) => JSON.stringify(item.loc)));
+    for (const item of await service.formProblems(principal, request.body, recordId))
+      if (!seen.has(JSON.stringify(item.loc))) items.push(item);
+  }
+  throw unprocessable(items);
 }
 
 function splitList(value: string): string[] {

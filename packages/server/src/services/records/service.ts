@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { sql, type CompiledQuery } from 'kysely';
-import type { RecordCreate, RecordUpdate, ServiceRecord, FormSchema } from '@rxs/sdk';
-import { nextRecordVersion } from '@rxs/sdk';
+import type { RecordCreate, RecordUpdate, ServiceRecord, FormSchema, ValidationErrorItem } from '@rxs/sdk';
+import { isObjectId, nextRecordVersion } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, HttpError, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
@@ -64,6 +64,9 @@ function ascending(ids: string): boolean {
     start = end + 1;
   }
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** An empty list of revision ids or record ids matches nothing (and SQL has no empty `in ()`). */
 function noneCanMatch(filter: RecordFilter): boolean {
@@ -341,6 +344,36 @@ export class RecordsService {
       .executeTakeFirst();
     if (!row) throw notFound(`Record ${id} was not found.`);
     return row;
+  }
+
+  /**
+   * The form's problems with a body whose shape was refused (an empty name, say), so that one 422
+   * names every problem: the data checked against the form of the revision it names (a create) or
+   * of the record's revision (a change, `recordId`). None when the data or the revision cannot be
+   * read from the body; the shape's own problems say why.
+   */
+  async formProblems(principal: Principal, body: unknown, recordId?: string): Promise<ValidationErrorItem[]> {
+    if (!isPlainObject(body) || !isPlainObject(body.data)) return [];
+    let revisionId: unknown;
+    if (recordId === undefined) {
+      revisionId = isPlainObject(body.context) ? body.context.knowledge_unit_topic_id : undefined;
+    } else {
+      const row = await this.db
+        .selectFrom('records')
+        .select('kt_revision_id')
+        .where('tenant_id', '=', principal.tenantId)
+        .where('id', '=', recordId)
+        .executeTakeFirst();
+      revisionId = row?.kt_revision_id;
+    }
+    if (typeof revisionId !== 'string' || !isObjectId(revisionId)) return [];
+    try {
+      const { revision } = await this.techdoc.loadRevision(principal.tenantId, revisionId);
+      return validateRecordData(jsonValue<FormSchema>(revision.schema), body.data);
+    } catch (error) {
+      if (error instanceof HttpError) return [];
+      throw error;
+    }
   }
 
   /**
