@@ -26,6 +26,7 @@ import { tracerRoutes } from './services/tracer/routes.js';
 import { TracerService } from './services/tracer/service.js';
 import type { Storage } from './storage/database.js';
 import type { ListingCache } from './services/records/listing-cache.js';
+import { prettyLogs, prettyStream, type LogFormat } from './logging/pretty.js';
 import { webApp } from './webapp/index.js';
 
 /** The service layer, independent of HTTP: the CLI, the web app and tests use it directly too. */
@@ -64,7 +65,8 @@ export function createServices(storage: Storage, limits: RecordLimits = {}): Ser
 }
 
 export interface AppOptions {
-  config: Pick<ServerConfig, 'bodyLimit' | 'services' | 'logLevel' | 'limits' | 'maxRecordKeys'>;
+  config: Pick<ServerConfig, 'bodyLimit' | 'services' | 'logLevel' | 'limits' | 'maxRecordKeys'> &
+    Partial<Pick<ServerConfig, 'logFormat'>>;
   storage: Storage;
   /** Finished listings kept on disk; without it every listing is built from the database. */
   listingCache?: ListingCache;
@@ -80,10 +82,14 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[Redacted]');
 }
 
-/** Pino options: keys, cookies and secrets in URLs are redacted from every request log line. */
-export function loggerOptions(level: string) {
+/**
+ * Pino options: keys, cookies and secrets in URLs are redacted from every request log line. JSON
+ * lines, or readable lines on a terminal (`format`, logging/pretty.ts).
+ */
+export function loggerOptions(level: string, format: LogFormat = 'json') {
   return {
     level,
+    ...(prettyLogs(format, process.stdout) && { stream: prettyStream(process.stdout) }),
     redact: {
       paths: [
         'req.url',
@@ -107,7 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     requestTimeout: timeouts.requestTimeout,
     connectionTimeout: timeouts.connectionTimeout,
-    logger: options.logger ?? loggerOptions(config.logLevel),
+    logger: options.logger ?? loggerOptions(config.logLevel, config.logFormat),
     bodyLimit: config.bodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

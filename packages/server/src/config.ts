@@ -1,3 +1,4 @@
+import { LOG_FORMATS, type LogFormat } from './logging/pretty.js';
 import { join } from 'node:path';
 import { limitsFromEnv, type ServerLimits } from './http/limits.js';
 
@@ -19,6 +20,8 @@ export interface ServerConfig {
   /** Largest request body in bytes; larger bodies are 413. */
   bodyLimit: number;
   logLevel: string;
+  /** JSON lines, readable lines, or by whether the output is a terminal (default). */
+  logFormat?: LogFormat;
   /** Public base URL when behind a proxy (used in printed URLs only). */
   publicUrl?: string;
   /** PostgreSQL connections per process and the statement time limit. */
@@ -54,6 +57,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     services: env.RXS_SERVICES ? parseServices(env.RXS_SERVICES) : [...SERVICES],
     bodyLimit: env.RXS_BODY_LIMIT ? Number(env.RXS_BODY_LIMIT) : DEFAULT_BODY_LIMIT,
     logLevel: env.RXS_LOG_LEVEL ?? 'info',
+    logFormat: env.RXS_LOG_FORMAT ? parseLogFormat(env.RXS_LOG_FORMAT) : 'auto',
     publicUrl: env.RXS_PUBLIC_URL,
     dbPoolSize: env.RXS_DB_POOL_SIZE ? Number(env.RXS_DB_POOL_SIZE) : undefined,
     dbStatementTimeoutMs: env.RXS_DB_STATEMENT_TIMEOUT_MS
@@ -124,4 +128,10 @@ export function parseListingCacheMb(value: string): number {
     );
   }
   return mb;
+}
+
+/** RXS_LOG_FORMAT / --log-format: json, pretty or auto. */
+export function parseLogFormat(value: string): LogFormat {
+  if ((LOG_FORMATS as readonly string[]).includes(value)) return value as LogFormat;
+  throw new Error(`The log format must be json, pretty or auto (pretty on a terminal), got "${value}".`);
 }

@@ -23,6 +23,7 @@ interface ServeOptions {
   only?: string;
   demo?: boolean;
   logLevel: string;
+  logFormat: 'json' | 'pretty' | 'auto';
   bodyLimit: string;
   requestTimeout?: string;
   headersTimeout?: string;
@@ -87,6 +88,14 @@ export function serveCommand(): Command {
       'pino log level: fatal, error, warn, info, debug (env RXS_LOG_LEVEL)',
       env.logLevel,
     )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'log lines as JSON, readable (pretty), or readable on a terminal and JSON otherwise (env RXS_LOG_FORMAT)',
+      )
+        .choices(['json', 'pretty', 'auto'])
+        .default(env.logFormat ?? 'auto'),
+    )
     .option(
       '--body-limit <bytes>',
       'largest request body in bytes; larger is 413 (env RXS_BODY_LIMIT)',
@@ -125,6 +134,7 @@ Examples:
       databaseUrl: options.database,
       services: options.only ? parseServices(options.only) : env.services,
       logLevel: options.logLevel,
+      logFormat: options.logFormat,
       bodyLimit: Number(options.bodyLimit),
       limits: { ...env.limits, ...limitsFromFlags(options) },
       listingCacheMb: listingCacheMbOf(options.listingCacheMb) ?? env.listingCacheMb,
