@@ -115,6 +115,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '005_trace_tags',
         '006_changes_feeds',
         '007_idempotency_keys',
+        '008_record_numbers',
       ]);
       await storage.close();
     } finally {

@@ -23,6 +23,7 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'kt_revision_versions', key: ['revision_id', 'n'], json: ['schema', 'data'] },
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
   { name: 'idempotency_keys', key: ['tenant_id', 'key'], json: [] },
+  { name: 'record_numbers', key: ['tenant_id', 'history_id', 'prefix'], json: [] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
   { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
   {

@@ -24,6 +24,7 @@ export interface Database {
   record_listing_changes: RecordListingChangeTable;
   trace_listing_changes: TraceListingChangeTable;
   idempotency_keys: IdempotencyKeyTable;
+  record_numbers: RecordNumberTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -253,4 +254,12 @@ export interface IdempotencyKeyTable {
   /** The answer's JSON text, as sent. */
   body: string;
   created_at: string;
+}
+
+/** The last auto-number given per topic and name prefix (migrations/008_record_numbers.ts). */
+export interface RecordNumberTable {
+  tenant_id: string;
+  history_id: string;
+  prefix: string;
+  last: number;
 }

@@ -11,6 +11,7 @@ import { jsonText, jsonValue } from '../../storage/json.js';
 import { CHUNK_BYTES, lineChunks } from '../../http/json-array-stream.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
+import { nextRecordNumber } from '../../storage/record-numbers.js';
 import { recordListingTag } from './listing-tag.js';
 import {
   findAnswer,
@@ -402,16 +403,7 @@ export class RecordsService {
     const problems = validateRecordData(jsonValue<FormSchema>(revision.schema), data);
     if (problems.length > 0) throw unprocessable(problems);
 
-    let name = input.name.trim();
-    if (input.auto_number) {
-      const { count } = await this.db
-        .selectFrom('records')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('tenant_id', '=', principal.tenantId)
-        .where('kt_revision_id', '=', revisionId)
-        .executeTakeFirstOrThrow();
-      name = `${name}-${Number(count) + 1}`;
-    }
+    const name = input.name.trim();
     const row: RecordRow = {
       id: newObjectId(),
       tenant_id: principal.tenantId,
@@ -428,8 +420,7 @@ export class RecordsService {
       updated_at: null,
       last_action: 'created',
     };
-    const record = toServiceRecord(row);
-    const text = idempotency ? JSON.stringify(record) : '';
+    let record: ServiceRecord | undefined;
     await inTransaction(this.db, async (trx) => {
       // A re-approval moves the topic's records in the transaction that updates its history row:
       // reading that row again here, share-locked on PostgreSQL (SQLite runs one transaction at a
@@ -438,10 +429,15 @@ export class RecordsService {
       if (this.storage.dialect !== 'sqlite') current = current.forShare();
       const now = await current.executeTakeFirstOrThrow();
       assertNotSuperseded(revision, now.current_revision_id);
+      // The number is taken in this transaction: concurrent creates get distinct ones.
+      if (input.auto_number)
+        row.name = `${name}-${await nextRecordNumber(trx, principal.tenantId, history.id, name)}`;
       await insertRecords(trx, [row], changeActor(principal, input.change_reason, row.created_at));
-      if (idempotency) await keepAnswer(trx, principal.tenantId, idempotency, 201, text, row.created_at);
+      record = toServiceRecord(row);
+      if (idempotency)
+        await keepAnswer(trx, principal.tenantId, idempotency, 201, JSON.stringify(record), row.created_at);
     });
-    return record;
+    return record!;
   }
 
   /** Changes a record; `idempotency` as for `create`. */
