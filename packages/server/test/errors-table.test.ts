@@ -66,6 +66,9 @@ describe('the documented errors', () => {
     const revoked = await t.api('GET', `/kt/${revision}`, { key: revocable.key });
     expect(revoked.status).toBe(401);
     expect(revoked.body.detail).toMatch(/revoked/);
+    // Settings has no Regenerate button for a revoked key: the message sends to a new key.
+    expect(revoked.body.detail).toMatch(/Create a new key in Settings → API keys/);
+    expect(revoked.body.detail).not.toMatch(/Regenerate the key/);
   });
 
   it("403: a valid key whose user's role lacks the permission", async () => {

@@ -69,7 +69,7 @@ describe('error statuses become typed errors that say what to do', () => {
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect(error).toBeInstanceOf(RxsApiError);
     expect(error.message).toContain(
-      'The API key was refused (missing, expired or invalid). Regenerate the key in Settings → API keys and check the X-API-Key header.',
+      'The API key was refused (missing, invalid, expired or revoked). Check the X-API-Key header; in Settings → API keys, regenerate an expired key, or create a new one for a revoked key.',
     );
     expect(error.message).toContain('Invalid or expired API key.');
     expect(error).toMatchObject({

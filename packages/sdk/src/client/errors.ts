@@ -73,7 +73,7 @@ export class UnauthorizedError extends RxsApiError {
   constructor(request: RequestSummary, response: ErrorResponse) {
     super(
       compose(
-        'The API key was refused (missing, expired or invalid). Regenerate the key in Settings → API keys and check the X-API-Key header.',
+        'The API key was refused (missing, invalid, expired or revoked). Check the X-API-Key header; in Settings → API keys, regenerate an expired key, or create a new one for a revoked key.',
         request,
         response,
       ),

@@ -40,11 +40,17 @@ export async function authenticateApiKey(storage: Storage, request: FastifyReque
   const matches = apiKeyMatches(key.trim(), row?.hash ?? DECOY_HASH);
   if (!row || !matches) throw unauthorized(`The API key is invalid. ${REGENERATE}`);
   const now = nowIso();
-  if (row.revoked_at) throw unauthorized(`The API key was revoked on ${row.revoked_at}. ${REGENERATE}`);
+  // A revoked key cannot be regenerated (Settings offers no button for it): a new key is the way.
+  if (row.revoked_at)
+    throw unauthorized(
+      `The API key was revoked on ${row.revoked_at}; a revoked key cannot be used again or regenerated. Create a new key in Settings → API keys (or ask an admin of your tenant for one) and send it in the X-API-Key header.`,
+    );
   if (row.expires_at && row.expires_at <= now)
     throw unauthorized(`The API key expired on ${row.expires_at}. ${REGENERATE}`);
   if (row.deleted_at || !isRole(row.role))
-    throw unauthorized(`The API key's user no longer exists. ${REGENERATE}`);
+    throw unauthorized(
+      "The API key's user no longer exists, and with it every key of the user. Ask an admin of your tenant for an account and a key of your own.",
+    );
 
   if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
     await storage.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();

@@ -5,7 +5,7 @@ const detail = (description: string) => Type.Object({ detail: Type.String() }, {
 
 /** The error answers every authenticated route may give, for the OpenAPI document. */
 export const errorResponses = {
-  401: detail('API key missing, expired or invalid'),
+  401: detail('API key missing, invalid, expired or revoked'),
   403: detail("The key's user lacks permission for the operation"),
   404: detail('Object not found'),
   422: Type.Object({ detail: Type.Array(ValidationErrorItem) }, { description: 'Validation error' }),
