@@ -23,19 +23,23 @@ export async function startServer(
     postgres: { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs },
   });
   const cacheMb = config.listingCacheMb ?? DEFAULT_LISTING_CACHE_MB;
-  const listingCache =
-    cacheMb > 0
-      ? await ListingCache.open({
-          dir: config.listingCacheDir ?? join(config.dataDir, 'listing-cache'),
-          maxBytes: cacheMb * 1024 * 1024,
-        })
-      : undefined;
+  const cacheDir = config.listingCacheDir ?? join(config.dataDir, 'listing-cache');
+  let listingCache: ListingCache | undefined;
+  let cacheProblem: string | undefined;
+  try {
+    if (cacheMb > 0)
+      listingCache = await ListingCache.open({ dir: cacheDir, maxBytes: cacheMb * 1024 * 1024 });
+  } catch (error) {
+    // A cache it cannot keep (a read-only disk, say) must not keep the service from starting.
+    cacheProblem = `The listing cache cannot be kept in ${cacheDir} (${(error as Error).message}): every listing is built from the database. Set RXS_LISTING_CACHE_DIR to a writable directory, or RXS_LISTING_CACHE_MB=0 to go without.`;
+  }
   const app = await buildApp({
     config,
     storage,
     listingCache,
     logger: options.logger === false ? false : undefined,
   });
+  if (cacheProblem) app.log.warn(cacheProblem);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

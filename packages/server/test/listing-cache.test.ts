@@ -182,6 +182,27 @@ describe('the listing cache switched off', () => {
   });
 });
 
+describe('a listing cache that cannot be kept', () => {
+  it('does not keep the service from starting: listings are built from the database', async () => {
+    // A file where the cache's directory should be: nothing can be created under it.
+    const blocked = join(mkdtempSync(join(tmpdir(), 'rxs-blocked-')), 'file');
+    writeFileSync(blocked, 'not a directory');
+    const t = await startTestServer({ listingCacheDir: join(blocked, 'cache') });
+    try {
+      const revision = await approvedTopic(t, 'No cache');
+      await createNote(t, revision, 'still listed');
+      const first = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`);
+      const second = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`);
+      expect(first.status).toBe(200);
+      expect((first.body as unknown[]).length).toBe(1);
+      expect(second.text).toBe(first.text);
+      expect(second.headers.get('content-length')).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('ListingCache', () => {
   let dir: string;
   beforeAll(() => {
