@@ -157,6 +157,29 @@ function ruleCoverage(
   };
 }
 
+/** A rule as the reports name it: `Source → Target (link type)`. */
+export function ruleName(rule: CoverageRule): string {
+  return `${rule.source.name} → ${rule.target.name}${rule.linkType ? ` (${rule.linkType})` : ''}`;
+}
+
+/** Cells of one matrix at most; beyond, reports list the links (a 10k x 20k grid helps nobody). */
+export const MAX_MATRIX_CELLS = 40_000;
+
+/**
+ * A rule's matrix: source records (linked ones and those not linked) against target records (all),
+ * both sorted, and whether a pair is linked; undefined when empty or over MAX_MATRIX_CELLS.
+ */
+export function coverageMatrix(
+  r: RuleCoverage,
+): { rows: string[]; columns: string[]; linked: (row: string, column: string) => boolean } | undefined {
+  const rows = [...new Set([...r.links.map(([s]) => s), ...r.uncovered])].sort();
+  const columns = [...new Set([...r.links.map(([, t]) => t), ...r.orphans])].sort();
+  if (rows.length === 0 || columns.length === 0 || rows.length * columns.length > MAX_MATRIX_CELLS)
+    return undefined;
+  const pairs = new Set(r.links.map(([s, t]) => `${s}\u0000${t}`));
+  return { rows, columns, linked: (row, column) => pairs.has(`${row}\u0000${column}`) };
+}
+
 /** The report as Markdown: coverage per rule, then the uncovered records, orphans and links. */
 export function coverageMarkdown(report: CoverageReport, failUnder?: number): string {
   const cell = (text: string) =>
@@ -164,8 +187,6 @@ export function coverageMarkdown(report: CoverageReport, failUnder?: number): st
       .replace(/\\/g, '\\\\')
       .replace(/\|/g, '\\|')
       .replace(/\r?\n|\r/g, ' ');
-  const ruleName = (r: CoverageRule) =>
-    `${r.source.name} → ${r.target.name}${r.linkType ? ` (${r.linkType})` : ''}`;
   const lines = ['# Traceability report', ''];
   if (report.rules.length === 0) {
     lines.push('No rule: give at least two topics (--kt), or a mapping file with links between them.', '');

@@ -1,4 +1,4 @@
-import type { CoverageReport, CoverageRule, RuleCoverage } from './coverage.js';
+import { coverageMatrix, ruleName, type CoverageReport, type RuleCoverage } from './coverage.js';
 
 /**
  * The traceability report as one self-contained HTML file: inline style, no script, no request to
@@ -6,9 +6,6 @@ import type { CoverageReport, CoverageRule, RuleCoverage } from './coverage.js';
  * linked, the orphans and the matrix of source against target records (uncovered rows marked). A
  * matrix larger than MAX_MATRIX_CELLS is shown as a list of links instead.
  */
-
-/** Cells of one matrix at most; beyond, the links are listed (a 10k x 20k grid helps nobody). */
-export const MAX_MATRIX_CELLS = 40_000;
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;margin:2rem auto;max-width:70rem;padding:0 1rem}
@@ -30,9 +27,6 @@ const escape = (text: string) =>
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
-
-const ruleName = (r: CoverageRule) =>
-  `${r.source.name} → ${r.target.name}${r.linkType ? ` (${r.linkType})` : ''}`;
 
 export function coverageHtml(
   report: CoverageReport,
@@ -88,17 +82,15 @@ function ruleSection(r: RuleCoverage): string {
       ? `<p>Every record of ${target} is linked from ${source}.</p>`
       : `<p>Orphans of ${target} (${r.orphans.length}):</p><ul class="ids">${r.orphans.map((id) => `<li>${escape(id)}</li>`).join('')}</ul>`,
   );
-  const rows = [...new Set([...r.links.map(([s]) => s), ...r.uncovered])].sort();
-  const columns = [...new Set([...r.links.map(([, t]) => t), ...r.orphans])].sort();
-  const uncovered = new Set(r.uncovered);
-  if (rows.length * columns.length <= MAX_MATRIX_CELLS && rows.length > 0 && columns.length > 0) {
-    const linked = new Set(r.links.map(([s, t]) => `${s}\u0000${t}`));
+  const matrix = coverageMatrix(r);
+  if (matrix) {
+    const uncovered = new Set(r.uncovered);
     out.push(
-      `<table class="matrix"><thead><tr><th>${source} \\ ${target}</th>${columns.map((c) => `<th class="col">${escape(c)}</th>`).join('')}</tr></thead><tbody>`,
+      `<table class="matrix"><thead><tr><th>${source} \\ ${target}</th>${matrix.columns.map((c) => `<th class="col">${escape(c)}</th>`).join('')}</tr></thead><tbody>`,
     );
-    for (const row of rows)
+    for (const row of matrix.rows)
       out.push(
-        `<tr${uncovered.has(row) ? ' class="uncovered"' : ''}><th>${escape(row)}</th>${columns.map((c) => `<td>${linked.has(`${row}\u0000${c}`) ? '✓' : ''}</td>`).join('')}</tr>`,
+        `<tr${uncovered.has(row) ? ' class="uncovered"' : ''}><th>${escape(row)}</th>${matrix.columns.map((c) => `<td>${matrix.linked(row, c) ? '✓' : ''}</td>`).join('')}</tr>`,
       );
     out.push('</tbody></table>');
   } else if (r.links.length > 0) {

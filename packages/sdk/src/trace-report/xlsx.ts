@@ -1,8 +1,7 @@
 import type { Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import { addRow } from '../export/writers/xlsx.js';
-import type { CoverageReport, CoverageRule, RuleCoverage } from './coverage.js';
-import { MAX_MATRIX_CELLS } from './html.js';
+import { coverageMatrix, ruleName, type CoverageReport, type RuleCoverage } from './coverage.js';
 
 /**
  * The traceability report as a workbook: a "Coverage" sheet (a row per rule) and a sheet per rule
@@ -59,19 +58,14 @@ export async function writeCoverageXlsx(
   await book.commit();
 }
 
-const ruleName = (r: CoverageRule) =>
-  `${r.source.name} → ${r.target.name}${r.linkType ? ` (${r.linkType})` : ''}`;
-
 function ruleSheet(sheet: ExcelJS.Worksheet, r: RuleCoverage, bold: Partial<ExcelJS.Font>): void {
   addRow(sheet, [ruleName(r.rule)], undefined, bold);
   addRow(sheet, []);
-  const rows = [...new Set([...r.links.map(([s]) => s), ...r.uncovered])].sort();
-  const columns = [...new Set([...r.links.map(([, t]) => t), ...r.orphans])].sort();
-  if (rows.length > 0 && columns.length > 0 && rows.length * columns.length <= MAX_MATRIX_CELLS) {
-    const linked = new Set(r.links.map(([s, t]) => `${s}\u0000${t}`));
-    addRow(sheet, [`${r.rule.source.name} \\ ${r.rule.target.name}`, ...columns], undefined, bold);
-    for (const row of rows)
-      addRow(sheet, [row, ...columns.map((c) => (linked.has(`${row}\u0000${c}`) ? '✓' : ''))]);
+  const matrix = coverageMatrix(r);
+  if (matrix) {
+    addRow(sheet, [`${r.rule.source.name} \\ ${r.rule.target.name}`, ...matrix.columns], undefined, bold);
+    for (const row of matrix.rows)
+      addRow(sheet, [row, ...matrix.columns.map((c) => (matrix.linked(row, c) ? '✓' : ''))]);
   } else if (r.links.length > 0) {
     addRow(sheet, [r.rule.source.name, r.rule.target.name], undefined, bold);
     for (const [s, t] of r.links) addRow(sheet, [s, t]);
