@@ -162,8 +162,15 @@ describe('conditional requests: ETag and 304', () => {
     expect(unchanged.body.detail).toMatch(/Not modified/);
     expect(unchanged.text).not.toContain('results');
 
-    // Record writes, topics and another tenant's traces leave it; this tenant's trace changes move it.
+    // A record write moves it: the answer shows the record's version and audit info.
     await t.api('PATCH', `/records/${a}`, { body: { data: { note: 'changed' } } });
+    const afterWrite = await ask(etag);
+    expect(afterWrite.status).toBe(200);
+    expect(afterWrite.body.results[a].source_node.version).not.toBe(
+      first.body.results[a].source_node.version,
+    );
+    etag = afterWrite.headers.get('etag')!;
+    // Another tenant's traces leave it; this tenant's trace changes move it.
     const otherKey = t.demo.otherTenant.users.owner.apiKey;
     const theirs = t.demo.otherTenant.topics.riskRegister!.recordIds;
     expect(

@@ -116,6 +116,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '006_changes_feeds',
         '007_idempotency_keys',
         '008_record_numbers',
+        '009_suspect_traces',
       ]);
       await storage.close();
     } finally {

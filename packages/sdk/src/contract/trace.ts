@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AuditInfo, Nullable, ObjectId, TenantMetadata, Dictionary } from './common.js';
+import { ChangeAuthor, MAX_CHANGE_REASON } from './history.js';
 
 const literals = <const T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as never) as ReturnType<typeof Type.Union>;
@@ -103,12 +104,51 @@ export const Trace = Type.Object({
   relation_type: RelationTypeSchema,
   tenant_metadata: TenantMetadata,
   audit_info: AuditInfo,
+  /**
+   * RXS: suspect, as `outdated` of the batch answers: a record at either end changed since the trace
+   * was made or last reviewed (`POST /traces/{id}/review`). Absent from servers without reviews.
+   */
+  outdated: Type.Optional(Type.Boolean()),
 });
 export type Trace = Static<typeof Trace>;
 
+/** RXS: `POST /traces/{id}/review`: the links were checked against their records as they are now. */
+export const TraceReview = Type.Object(
+  {
+    comment: Type.Optional(
+      Type.String({
+        maxLength: MAX_CHANGE_REASON,
+        description: "Why the link still holds; kept in the trace's history",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TraceReview = Static<typeof TraceReview>;
+
+export const TRACE_EVENT_ACTIONS = ['created', 'suspect', 'reviewed', 'deleted'] as const;
+export type TraceEventAction = (typeof TRACE_EVENT_ACTIONS)[number];
+
 /**
- * RXS: one page of `GET /traces/changes`, the traces created and deleted in the tenant since a
- * cursor. Traces never change: a trace is new (in `traces`, whole) or deleted (its id in `removed`).
+ * RXS: one event of a trace's history (`GET /traces/{id}/history`): made, made suspect by a change of
+ * a record end (`reason`: that change's reason), reviewed (`reason`: the comment), deleted. The
+ * versions are those of the record ends the trace stood for after the event.
+ */
+export const TraceEvent = Type.Composite([
+  Type.Object({
+    trace_id: ObjectId,
+    action: Type.Union(TRACE_EVENT_ACTIONS.map((a) => Type.Literal(a))),
+    source_version: Nullable(Type.String()),
+    target_version: Nullable(Type.String()),
+  }),
+  ChangeAuthor,
+]);
+export type TraceEvent = Static<typeof TraceEvent>;
+
+/**
+ * RXS: one page of `GET /traces/changes`, the traces created, deleted, made suspect or reviewed in
+ * the tenant since a cursor: a trace that is there is listed whole (in `traces`), a deleted one by
+ * its id (in `removed`).
  */
 export const TraceChangesPage = Type.Object({
   /** Pass as `since` to continue; opaque, bound to the tenant. */

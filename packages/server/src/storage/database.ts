@@ -17,6 +17,7 @@ import * as traceTags from './migrations/005_trace_tags.js';
 import * as changesFeeds from './migrations/006_changes_feeds.js';
 import * as idempotencyKeys from './migrations/007_idempotency_keys.js';
 import * as recordNumbers from './migrations/008_record_numbers.js';
+import * as suspectTraces from './migrations/009_suspect_traces.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -239,6 +240,7 @@ async function migrate(storage: Storage): Promise<void> {
     '006_changes_feeds': { up: (db) => changesFeeds.up(db, storage.dialect) },
     '007_idempotency_keys': { up: (db) => idempotencyKeys.up(db) },
     '008_record_numbers': { up: (db) => recordNumbers.up(db) },
+    '009_suspect_traces': { up: (db) => suspectTraces.up(db) },
   };
   const migrator = new Migrator({
     db: storage.db,

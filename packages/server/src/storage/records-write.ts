@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Transaction } from 'kysely';
 import type { RecordRow } from '../services/records/repository.js';
 import { actorColumns, type ChangeActor } from './change-actor.js';
 import type { Database } from './schema.js';
-import { deleteTracesTouching } from './traces-write.js';
+import { deleteTracesTouching, markTracesSuspect } from './traces-write.js';
 
 /**
  * The one write path of records. Every change of a record goes through here, inside the caller's
@@ -72,6 +72,9 @@ export async function updateRecord(
     .executeTakeFirst();
   if (updated.numUpdatedRows === 0n) return false;
   await appendVersions(trx, tenantId, [id], 'updated', actor);
+  // A new version of a record makes the links to it suspect until someone reviews them.
+  if (changes.version !== undefined && changes.version !== expectedVersion)
+    await markTracesSuspect(trx, tenantId, id, expectedVersion, actor);
   return true;
 }
 

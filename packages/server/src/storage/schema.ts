@@ -131,6 +131,12 @@ export interface TraceTable {
   relation_type: string;
   created_by: string;
   created_at: string;
+  /**
+   * The version of a record end when the trace was made or last reviewed; null for other node kinds
+   * (migrations/009_suspect_traces.ts). A record end at another version makes the trace suspect.
+   */
+  source_version: string | null;
+  target_version: string | null;
 }
 
 export interface SessionTable {
@@ -184,12 +190,12 @@ export interface RecordVersionTable extends Omit<RecordTable, 'id'>, ChangeActor
   reason: string | null;
 }
 
-/** A trace was created or deleted: appended with the change, never changed. */
+/** A trace was created, became suspect, was reviewed or deleted: appended, never changed. */
 export interface TraceEventTable extends Omit<TraceTable, 'id'>, ChangeActorColumns {
   id: string;
   trace_id: string;
   tenant_id: string;
-  /** `created` or `deleted`. */
+  /** `created`, `suspect` (a record end changed), `reviewed` (reason: the comment) or `deleted`. */
   action: string;
   reason: string | null;
 }

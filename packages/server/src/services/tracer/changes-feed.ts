@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from '../feeds/cursor.js';
 import { presentLines, readChanges } from '../feeds/log.js';
 import { NOW } from '../feeds/reply.js';
 import type { TraceRow } from './batch-walk.js';
-import { toTrace, traceChangeCount } from './service.js';
+import { traceChangeCount, tracesWithStatus } from './service.js';
 
 /** The cursors of this feed are bound to this scope (and the tenant). */
 const SCOPE = 'traces';
@@ -23,10 +23,11 @@ export interface TraceFeedPage {
 }
 
 /**
- * The trace changes feed (`GET /traces/changes`): the traces created and deleted in the tenant since
- * a cursor, from the log of its trace counter (storage/migrations/006_changes_feeds.ts). Traces never
- * change, so a trace is either new (listed whole) or deleted (its id). The counter is read first and
- * bounds the page, as in the records feed (services/records/changes-feed.ts).
+ * The trace changes feed (`GET /traces/changes`): the traces created, deleted, made suspect or
+ * reviewed in the tenant since a cursor, from the log of its trace counter (storage/migrations/
+ * 006_changes_feeds.ts). A trace that is there is listed whole, with whether it is suspect now; a
+ * deleted one by its id. The counter is read first and bounds the page, as in the records feed
+ * (services/records/changes-feed.ts).
  */
 export class TraceChangesFeed {
   constructor(private readonly storage: Storage) {}
@@ -72,7 +73,7 @@ export class TraceChangesFeed {
       .orderBy('id')
       .compile();
     for await (const rows of this.storage.streamBatches<TraceRow>(query))
-      yield rows.map((row) => JSON.stringify(toTrace(row)));
+      yield (await tracesWithStatus(this.storage.db, tenantId, rows)).map((trace) => JSON.stringify(trace));
   }
 
   /** The traces of `ids` that exist now, as lines; the others (deleted) go to `removed`. */
@@ -86,7 +87,8 @@ export class TraceChangesFeed {
           .where('tenant_id', '=', tenantId)
           .where('id', 'in', batch)
           .execute();
-        return new Map(rows.map((row) => [row.id, JSON.stringify(toTrace(row))]));
+        const traces = await tracesWithStatus(this.storage.db, tenantId, rows);
+        return new Map(traces.map((trace) => [trace._id, JSON.stringify(trace)]));
       },
       removed,
     );

@@ -7,6 +7,8 @@ import {
   Trace,
   TraceChangesPage,
   TraceCreate,
+  TraceEvent,
+  TraceReview,
   TRACE_BATCH_MAX_EDGES,
   TRACE_BATCH_MAX_NODES,
   TRACE_BATCH_TOO_LARGE,
@@ -14,6 +16,7 @@ import {
 } from '@rxs/sdk';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
 import type { AsOfReader } from '../history/as-of.js';
 import {
   apiKeySecurity,
@@ -66,9 +69,9 @@ export function tracerRoutes(
           tags,
           security,
           summary:
-            'RXS: the traces created and deleted in the tenant since a cursor, in the order it happened',
+            'RXS: the traces created, deleted, made suspect or reviewed in the tenant since a cursor, in the order it happened',
           description:
-            'Without `since`: every trace of the tenant and a cursor. With the `cursor` of an earlier answer: the traces created since (whole) and the ids of those deleted (also by deleting a record). `more` says another page waits. The cursor is also in the `RXS-Next-Cursor` header; it is bound to the tenant, and any other is 422. Streamed, one trace per line.',
+            'Without `since`: every trace of the tenant and a cursor. With the `cursor` of an earlier answer: the traces created, made suspect (a record end changed) or reviewed since (whole, with `outdated`) and the ids of those deleted (also by deleting a record). `more` says another page waits. The cursor is also in the `RXS-Next-Cursor` header; it is bound to the tenant, and any other is 422. Streamed, one trace per line.',
           querystring: TraceChangesQuery,
           response: { 200: TraceChangesPage, ...errorResponses },
         },
@@ -116,6 +119,48 @@ export function tracerRoutes(
       },
     );
 
+    app.post(
+      '/traces/:trace_id/review',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'RXS: review a trace: the link still holds for its records as they are now',
+          description:
+            'A trace is suspect (`outdated`) when a record at either end changed since the trace was made or last reviewed. ' +
+            "A review clears it until the next change; the review, with its optional comment, goes to the trace's history. " +
+            'Reviewing a trace that is not suspect records the review too.',
+          params: TraceParams,
+          body: TraceReview,
+          response: { 200: Trace, ...errorResponses, ...bodyErrorResponses },
+        },
+        preValidation: absentBodyAsEmpty,
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'traces:write');
+        return service.review(request.principal!, request.params.trace_id, request.body.comment);
+      },
+    );
+
+    app.get(
+      '/traces/:trace_id/history',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "RXS: a trace's history, oldest first: made, made suspect, reviewed, deleted",
+          description:
+            "Each event with who, when, how and why (a review's comment, or the reason of the record change that made the trace suspect), and the record versions the trace stood for after it. Readable after the trace was deleted.",
+          params: TraceParams,
+          response: { 200: Type.Array(TraceEvent), ...errorResponses },
+        },
+      },
+      async (request) => {
+        requirePermission(request.principal!, 'traces:read');
+        return service.history(request.principal!, request.params.trace_id);
+      },
+    );
+
     app.delete(
       '/traces/:trace_id',
       {
@@ -147,7 +192,7 @@ export function tracerRoutes(
             `(an edge reached from two requested nodes counts twice); a request whose answer would hold more ` +
             `is 422 with a detail item of type "${TRACE_BATCH_TOO_LARGE}": ask for fewer nodes at once, or fewer hops. ` +
             'Only mode "legacy_connected_nodes" is served. ' +
-            "Conditional: the answer carries a strong ETag that changes with any change of the tenant's traces; " +
+            "Conditional: the answer carries a strong ETag that changes with any change of the tenant's traces or records; " +
             'send it back in If-None-Match and an unchanged answer is 412 (RFC 9110: not 304, as this is a POST) without the traces.',
           headers: IfNoneMatchHeaders,
           body: BatchRetrieveRequest,

@@ -13,6 +13,8 @@ import type {
   Trace,
   TraceCreate,
   TraceEdge,
+  TraceEvent,
+  TraceEventAction,
 } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
@@ -20,7 +22,14 @@ import type { Storage } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { changeActor } from '../../storage/change-actor.js';
-import { deleteTrace, insertTrace } from '../../storage/traces-write.js';
+import {
+  deleteTrace,
+  endVersions,
+  insertTrace,
+  isSuspect,
+  recordVersions,
+  reviewTrace,
+} from '../../storage/traces-write.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { entityTag } from '../../http/conditional.js';
 import { unindexed } from '../../storage/unindexed.js';
@@ -40,7 +49,8 @@ function auditOf(row: TraceRow): AuditInfo {
   };
 }
 
-export function toTrace(row: TraceRow): Trace {
+/** The trace as answered; `outdated` when known (a record end changed since it was reviewed). */
+export function toTrace(row: TraceRow, outdated?: boolean): Trace {
   return {
     _id: row.id,
     source: { node_id: row.source_id, node_type: row.source_type as NodeType },
@@ -48,7 +58,40 @@ export function toTrace(row: TraceRow): Trace {
     relation_type: row.relation_type as RelationType,
     tenant_metadata: { tenant_id: row.tenant_id },
     audit_info: auditOf(row),
+    ...(outdated !== undefined && { outdated }),
   };
+}
+
+/** Traces as answered, each with whether it is suspect now. */
+export async function tracesWithStatus(
+  db: Kysely<Database>,
+  tenantId: string,
+  rows: readonly TraceRow[],
+): Promise<Trace[]> {
+  const recordEnds = rows.flatMap((row) => [
+    ...(row.source_type === 'Record' ? [row.source_id] : []),
+    ...(row.target_type === 'Record' ? [row.target_id] : []),
+  ]);
+  const versions = await recordVersions(db, tenantId, recordEnds);
+  return rows.map((row) =>
+    toTrace(
+      row,
+      isSuspect(row, (id) => versions.get(id)),
+    ),
+  );
+}
+
+/**
+ * How often the records of a tenant changed, over all its revisions (every counter only grows, so
+ * the sum moves with every change): batch answers show record versions, which their ETag must follow.
+ */
+async function recordChangeCount(db: Kysely<Database>, tenantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('record_listing_tags')
+    .select((eb) => eb.fn.sum<string | number>('changes').as('changes'))
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return Number(row?.changes ?? 0);
 }
 
 /**
@@ -64,9 +107,10 @@ export async function traceChangeCount(db: Kysely<Database>, tenantId: string): 
   return Number(row?.changes ?? 0);
 }
 
-/** Traces: links between records (and other nodes), and their n-hop batch listing. */
 /** Raised when the JSON text of batch answers changes: tags given before stop matching. */
-const TRACE_BATCH_FORMAT = 1;
+const TRACE_BATCH_FORMAT = 2;
+
+/** Traces: links between records (and other nodes), their reviews, and their n-hop batch listing. */
 
 export class TracerService {
   constructor(private readonly storage: Storage) {}
@@ -119,11 +163,51 @@ export class TracerService {
       relation_type: input.relation_type,
       created_by: principal.userId,
       created_at: nowIso(),
+      source_version: null,
+      target_version: null,
     };
-    await inTransaction(this.db, (trx) =>
-      insertTrace(trx, row, changeActor(principal, null, row.created_at)),
+    // A new trace stands for its record ends as they are: not suspect.
+    await inTransaction(this.db, async (trx) => {
+      Object.assign(row, await endVersions(trx, principal.tenantId, row));
+      await insertTrace(trx, row, changeActor(principal, null, row.created_at));
+    });
+    return toTrace(row, false);
+  }
+
+  /** Reviews a trace (it is no longer suspect); the comment goes to its history. */
+  async review(principal: Principal, id: string, comment: string | undefined): Promise<Trace> {
+    const reviewed = await inTransaction(this.db, (trx) =>
+      reviewTrace(trx, principal.tenantId, id, comment ?? null, changeActor(principal, comment ?? null)),
     );
-    return toTrace(row);
+    if (!reviewed) throw notFound(`Trace ${id} was not found.`);
+    return toTrace(reviewed, false);
+  }
+
+  /** A trace's history, oldest first; readable after the trace was deleted. */
+  async history(principal: Principal, id: string): Promise<TraceEvent[]> {
+    const rows = await this.db
+      .selectFrom('trace_events as e')
+      .leftJoin('users as u', 'u.id', 'e.actor_user_id')
+      .selectAll('e')
+      .select('u.email as user_email')
+      .where('e.tenant_id', '=', principal.tenantId)
+      .where('e.trace_id', '=', id)
+      .orderBy('e.at')
+      .orderBy('e.id')
+      .execute();
+    if (rows.length === 0) throw notFound(`Trace ${id} was not found, and there is no history of it.`);
+    return rows.map((row) => ({
+      trace_id: row.trace_id,
+      action: row.action as TraceEventAction,
+      source_version: row.source_version,
+      target_version: row.target_version,
+      at: row.at,
+      user_id: row.actor_user_id,
+      user_email: row.user_email,
+      key_id: row.actor_key_id,
+      via: row.via as TraceEvent['via'],
+      reason: row.reason,
+    }));
   }
 
   /**
@@ -160,7 +244,8 @@ export class TracerService {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound(`Trace ${id} was not found.`);
-    return toTrace(row);
+    const [trace] = await tracesWithStatus(this.db, principal.tenantId, [row]);
+    return trace!;
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
@@ -171,13 +256,15 @@ export class TracerService {
   }
 
   /**
-   * The ETag of a batch answer: the request and how often the tenant's traces changed (migrations/
-   * 005_trace_tags.ts), read before the answer is, without walking a trace. Any trace created or
-   * deleted in the tenant changes it, also one the batch does not reach.
+   * The ETag of a batch answer: the request and how often the tenant's traces (migrations/
+   * 005_trace_tags.ts) and records changed, read before the answer is, without walking a trace. Any
+   * trace created, deleted, reviewed or made suspect, and any record changed in the tenant (answers
+   * show the versions of records), change it, also those the batch does not reach.
    */
   async batchTag(principal: Principal, request: BatchRetrieveRequest): Promise<string> {
-    const changes = await traceChangeCount(this.db, principal.tenantId);
-    return entityTag([TRACE_BATCH_FORMAT, principal.tenantId, request, changes]);
+    const traces = await traceChangeCount(this.db, principal.tenantId);
+    const records = await recordChangeCount(this.db, principal.tenantId);
+    return entityTag([TRACE_BATCH_FORMAT, principal.tenantId, request, traces, records]);
   }
 
   /**
@@ -234,6 +321,7 @@ export class TracerService {
       for (const reached of walk.reached.values()) if (reached.type === 'Record') recordIds.add(reached.id);
     }
     const nodeFacts = await this.recordFacts(principal.tenantId, [...recordIds], asOf);
+    const outdated = (row: TraceRow) => isSuspect(row, (id) => nodeFacts.get(id)?.version);
     const tenant = { tenant_id: principal.tenantId };
     const graphNode = (id: string, type: NodeType, fallbackAudit: AuditInfo): GraphNode => {
       const facts = type === 'Record' ? nodeFacts.get(id) : undefined;
@@ -263,7 +351,7 @@ export class TracerService {
           target_node: { node_id: row.target_id, type: row.target_type as NodeType },
           tenant_metadata: tenant,
           audit_info: auditOf(row),
-          outdated: false,
+          outdated: outdated(row),
           trace_metadata: { origin: 'manual' },
           depth,
         };
@@ -300,7 +388,7 @@ export class TracerService {
           relation_type: node.via.relation_type as RelationType,
           tenant_metadata: tenant,
           audit_info: audit,
-          outdated: false,
+          outdated: outdated(node.via),
           trace_metadata: { origin: 'manual' },
           hopsAwayFromSource: node.depth,
         });
@@ -340,14 +428,17 @@ export class TracerService {
     return [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  /** The traces that existed at `asOf`: created by then, and not deleted by then. */
-  private tracesTouchingAsOf(
+  /**
+   * The traces that existed at `asOf`: created by then, and not deleted by then, standing for the
+   * record versions of their last review by then (or of their creation).
+   */
+  private async tracesTouchingAsOf(
     tenantId: string,
     ids: string[],
     limit: number,
     asOf: string,
   ): Promise<TraceRow[]> {
-    return this.db
+    const rows = await this.db
       .selectFrom('trace_events as e')
       .select([
         'e.trace_id as id',
@@ -359,6 +450,8 @@ export class TracerService {
         'e.relation_type',
         'e.created_by',
         'e.created_at',
+        'e.source_version',
+        'e.target_version',
       ])
       .where('e.tenant_id', '=', tenantId)
       .where('e.action', '=', 'created')
@@ -378,6 +471,31 @@ export class TracerService {
       .orderBy('e.trace_id')
       .limit(limit)
       .execute();
+    if (rows.length === 0) return rows;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (let i = 0; i < rows.length; i += IN_CHUNK) {
+      const reviews = await this.db
+        .selectFrom('trace_events as r')
+        .select(['r.trace_id', 'r.source_version', 'r.target_version'])
+        .where('r.tenant_id', '=', tenantId)
+        .where('r.action', '=', 'reviewed')
+        .where(
+          'r.trace_id',
+          'in',
+          rows.slice(i, i + IN_CHUNK).map((row) => row.id),
+        )
+        .where(sql<boolean>`${unindexed(this.storage, 'r.at')} <= ${asOf}`)
+        .orderBy('r.at')
+        .orderBy('r.id')
+        .execute();
+      // In time order: the last review by then wins.
+      for (const review of reviews) {
+        const row = byId.get(review.trace_id)!;
+        row.source_version = review.source_version;
+        row.target_version = review.target_version;
+      }
+    }
+    return rows;
   }
 
   private async recordFacts(tenantId: string, ids: string[], asOf?: string) {
