@@ -5,6 +5,7 @@ import { exportCommand } from './commands/export.js';
 import { ktCommand } from './commands/kt.js';
 import { recordCommand } from './commands/record.js';
 import { traceReportCommand } from './commands/trace-report.js';
+import { traceCommand } from './commands/trace.js';
 import { historyCommand } from './commands/history.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   program.addCommand(syncCommand());
   program.addCommand(ktCommand());
   program.addCommand(recordCommand());
+  program.addCommand(traceCommand());
   program.addCommand(traceReportCommand());
   program.addCommand(historyCommand());
   program.addCommand(baselineCommand());

@@ -80,6 +80,7 @@ describe('rxs trace-report', () => {
         percent: 50,
         uncovered: 2,
         orphans: 1,
+        suspect: 0,
         passed: null,
       },
     ]);
@@ -92,6 +93,74 @@ describe('rxs trace-report', () => {
       'REQ_001>TST_002',
       'REQ_002>TST_002',
     ]);
+  });
+
+  it('shows a link suspect after a change of its record, until rxs trace review', async () => {
+    const [req] = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${requirements}`)).body;
+    const edited = await t.api('PATCH', `/records/${req._id}`, {
+      body: { data: { note: `${req.data.note} (revised)` }, change_reason: 'sterilization at 134 °C' },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    const out = join(dir, 'suspect.json');
+    const res = await report('--format', 'json', '--out', out, '--json', '--quiet');
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).rules[0].suspect).toBe(2);
+    const rule = JSON.parse(readFileSync(out, 'utf8')).rules[0];
+    expect(rule.suspect.map(([a, b]: string[]) => `${a.slice(0, 7)}>${b.slice(0, 7)}`)).toEqual([
+      'REQ_001>TST_001',
+      'REQ_001>TST_002',
+    ]);
+    // Still counted: a suspect link is a link to check, not a missing one.
+    expect(rule.covered).toBe(2);
+    const md = await report('--quiet');
+    expect(md.stdout).toContain('Suspect links (2), a record changed since the link was reviewed: REQ_001');
+
+    // The export marks them too.
+    const exported = join(dir, 'suspect-export.json');
+    const exportRun = await runCli([
+      'export',
+      '--kt',
+      requirements,
+      '--traces',
+      '--format',
+      'json',
+      '--out',
+      exported,
+      '--url',
+      t.url,
+      '--api-key-file',
+      keyFile,
+      '--quiet',
+    ]);
+    expect(exportRun.code, exportRun.stderr).toBe(0);
+    const traces = JSON.parse(readFileSync(exported, 'utf8')).traces as { id: string; suspect: boolean }[];
+    const suspectIds = traces.filter((x) => x.suspect).map((x) => x.id);
+    expect(suspectIds).toHaveLength(2);
+
+    const connection = ['--url', t.url, '--api-key-file', keyFile];
+    const shown = await runCli(['trace', 'show', suspectIds[0]!, ...connection]);
+    expect(shown.stdout).toContain('Status: SUSPECT');
+    for (const id of suspectIds) {
+      const reviewed = await runCli([
+        'trace',
+        'review',
+        id,
+        '--comment',
+        'Autoclave run still covers it',
+        ...connection,
+      ]);
+      expect(reviewed.code, reviewed.stderr).toBe(0);
+      expect(reviewed.stdout).toContain('no longer suspect');
+    }
+    const history = await runCli(['trace', 'history', suspectIds[0]!, ...connection]);
+    expect(history.stdout).toMatch(
+      /made {2}by .*\n.*suspect: a record changed {2}by .* — sterilization at 134 °C\n.*reviewed {2}by .* — Autoclave run still covers it\n/,
+    );
+    const after = await report('--format', 'json', '--out', out, '--json', '--quiet');
+    expect(JSON.parse(after.stdout).rules[0].suspect).toBe(0);
+    const missing = await runCli(['trace', 'review', '0123456789abcdef01234567', ...connection]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('was not found');
   });
 
   it('gates a pipeline: exit 3 under --fail-under, 0 at or above it', async () => {
@@ -149,6 +218,20 @@ describe('rxs trace-report --format html in a browser', () => {
       },
     });
     expect(res.status).toBe(201);
+    // A second study, linked, then revised: its link is suspect.
+    const w = await createNote(t, tests, 'VAL_002 Display study');
+    const second = await t.api('POST', '/traces/', {
+      body: {
+        source: { node_id: a, node_type: 'Record' },
+        target: { node_id: w, node_type: 'Record' },
+        relation_type: 'is_related',
+      },
+    });
+    expect(second.status).toBe(201);
+    expect(
+      (await t.api('PATCH', `/records/${w}`, { body: { data: { note: 'VAL_002 Display study, 3 m' } } }))
+        .status,
+    ).toBe(200);
     const out = join(dir, 'trace.html');
     const made = await runCli([
       'trace-report',
@@ -186,6 +269,11 @@ describe('rxs trace-report --format html in a browser', () => {
     expect(await rule.textContent()).toContain('50.0%');
     expect(await page.locator('.bar.fail span').getAttribute('style')).toContain('width:50.00%');
     expect(await page.locator('tr.uncovered th').allTextContents()).toEqual(['UN_002']);
+    // The suspect link: counted in the summary, listed, and marked in the matrix.
+    expect(await rule.locator('td').last().textContent()).toBe('1');
+    expect(await page.locator('td.suspect').count()).toBe(1);
+    expect(await page.locator('td.suspect').textContent()).toBe('⚠');
+    expect(await page.locator('text=Suspect links (1)').count()).toBe(1);
     await screenshot(page, 'trace-report');
     await page.close();
   });

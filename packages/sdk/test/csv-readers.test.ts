@@ -45,10 +45,11 @@ function expectedTable(json: JsonExport): string[][] {
     json.traces
       .filter((t) => t.source.id === id)
       .flatMap((t) =>
-        t.relationTypes.map((relation) =>
-          t.target.readableId === undefined
-            ? `${relation}:${t.target.id}`
-            : `${relation}:${t.target.readableId} (${t.target.id})`,
+        t.relationTypes.map(
+          (relation) =>
+            (t.target.readableId === undefined
+              ? `${relation}:${t.target.id}`
+              : `${relation}:${t.target.readableId} (${t.target.id})`) + (t.suspect ? ' [suspect]' : ''),
         ),
       )
       .join('; ');

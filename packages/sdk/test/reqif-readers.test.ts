@@ -58,7 +58,7 @@ interface ReadBack {
     type: string;
     values: Record<string, ReadValue>;
   }[];
-  relations: { type: string; source: string; target: string }[];
+  relations: { type: string; source: string; target: string; values: Record<string, unknown> }[];
 }
 
 /** The file as Python's xml.etree reads it: every object's values by attribute name, typed. */
@@ -94,9 +94,16 @@ for obj in root.iter(ns + 'SPEC-OBJECT'):
         values[definitions[ref]] = {'kind': kind, 'value': read}
     objects.append({'identifier': obj.get('IDENTIFIER'), 'longName': obj.get('LONG-NAME'),
                     'type': types[obj.find(f'{ns}TYPE/{ns}SPEC-OBJECT-TYPE-REF').text], 'values': values})
+def relation_values(rel):
+    values = {}
+    for value in (rel.find(ns + 'VALUES') or []):
+        kind = local(value)[len('ATTRIBUTE-VALUE-'):]
+        values[definitions[value.find(ns + 'DEFINITION')[0].text]] = typed(kind, value.get('THE-VALUE'))
+    return values
 relations = [{'type': types[rel.find(f'{ns}TYPE/{ns}SPEC-RELATION-TYPE-REF').text],
               'source': rel.find(f'{ns}SOURCE/{ns}SPEC-OBJECT-REF').text,
-              'target': rel.find(f'{ns}TARGET/{ns}SPEC-OBJECT-REF').text} for rel in root.iter(ns + 'SPEC-RELATION')]
+              'target': rel.find(f'{ns}TARGET/{ns}SPEC-OBJECT-REF').text,
+              'values': relation_values(rel)} for rel in root.iter(ns + 'SPEC-RELATION')]
 comment = root.find(f'{ns}THE-HEADER/{ns}REQ-IF-HEADER/{ns}COMMENT').text
 sys.stdout.write(json.dumps({'comment': comment, 'datatypes': datatypes, 'objects': objects, 'relations': relations}))
 `;
@@ -161,9 +168,12 @@ function expectRelations(read: ReadBack, json: JsonExport) {
       type,
       source: `R-${trace.source.id}`,
       target: `R-${trace.target.id}`,
+      values: { Suspect: trace.suspect },
     })),
   );
   expect(read.relations).toEqual(expected);
+  // The sources hold a suspect link, so "true" is read back as well as "false".
+  if (json.traces.length > 1) expect(json.traces.filter((t) => t.suspect)).toHaveLength(1);
   for (const trace of json.traces) {
     const longName = (id: string) => read.objects.find((o) => o.identifier === `R-${id}`)?.longName;
     expect(longName(trace.source.id)).toBe(trace.source.readableId);

@@ -24,7 +24,7 @@ const topic = (n: number, name: string): CoverageTopic => ({
   name,
 });
 
-/** The XLSX traceability report as LibreOffice reads it, each sheet compared cell by cell. */
+/** The XLSX traceability report as LibreOffice reads it, each sheet compared cell by cell (a suspect link ⚠). */
 describe('trace report XLSX', () => {
   it.skipIf(shouldSkip(libreOffice) || shouldSkip(python))(
     'opens in LibreOffice with the coverage sheet, the matrix, the records not linked and the orphans',
@@ -51,7 +51,7 @@ describe('trace report XLSX', () => {
         records,
         [
           { source: 'a', target: 'x' },
-          { source: 'x', target: 'c' },
+          { source: 'x', target: 'c', suspect: true },
         ],
         [],
       );
@@ -71,6 +71,7 @@ describe('trace report XLSX', () => {
           'coverage %',
           'not linked',
           'orphans',
+          'suspect links',
           'passed',
         ],
         [
@@ -81,6 +82,7 @@ describe('trace report XLSX', () => {
           '2',
           '3',
           '66.7',
+          '1',
           '1',
           '1',
           'no',
@@ -95,13 +97,16 @@ describe('trace report XLSX', () => {
         ['System Requirements \\ Verification Tests', 'TST_001', 'TST_002'],
         ['=1+1'],
         ['REQ_001', '✓'],
-        ['REQ_003 "quoted", comma', '✓'],
+        ['REQ_003 "quoted", comma', '⚠'],
         [''],
         ['Not linked (1)'],
         ['=1+1'],
         [''],
         ['Orphans (1)'],
         ['TST_002'],
+        [''],
+        ['Suspect links (1)'],
+        ['REQ_003 "quoted", comma', 'TST_001'],
       ]);
     },
     120_000,

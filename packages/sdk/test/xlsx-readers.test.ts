@@ -67,6 +67,7 @@ function expectedTraces(json: JsonExport): string[][] {
       'target_id',
       'target_readable_id',
       'target_type',
+      'suspect',
     ],
     ...json.traces.map((t) => [
       t.id,
@@ -78,6 +79,7 @@ function expectedTraces(json: JsonExport): string[][] {
       t.target.id,
       t.target.readableId ?? '',
       t.target.type,
+      t.suspect ? 'TRUE' : 'FALSE',
     ]),
   ];
 }

@@ -244,6 +244,42 @@ describe('web app end to end', () => {
   );
 
   it(
+    'marks a link suspect after its record changed, and reviews it with a comment',
+    async () => {
+      const recordId = /\/records\/([0-9a-f]{24})/.exec(state.recordUrl!)![1]!;
+      const record = (await t.api('GET', `/records/${recordId}`)).body;
+      const changed = await t.api('PATCH', `/records/${recordId}`, {
+        body: { data: { ...record.data, textfield_hz: 'Burns from chamber surfaces above 60 °C' } },
+      });
+      expect(changed.status, changed.text).toBe(200);
+      // Changed back: two new versions, still one event making the link suspect.
+      const back = await t.api('PATCH', `/records/${recordId}`, { body: { data: record.data } });
+      expect(back.status, back.text).toBe(200);
+      await page.reload();
+      const links = page.getByTestId('links-panel');
+      await links.getByText('1 link is suspect').waitFor();
+      expect(await page.getByTestId('links-table').locator('.badge-warning').textContent()).toBe('Suspect');
+      await shot(page, 'record-suspect-link');
+      await links.getByRole('button', { name: 'Review the link to Requirements-1' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Comment (optional)').fill('Still applies at 60 °C');
+      await dialog.getByRole('button', { name: 'Link still holds' }).click();
+      await expect.poll(() => links.locator('.badge-warning').count()).toBe(0);
+      expect(await links.getByText('is suspect').count()).toBe(0);
+      const [trace] = (
+        await t.api('POST', '/traces/batch/list', {
+          body: { nodes: [{ node_id: recordId, node_type: 'Record', version: '' }] },
+        })
+      ).body.results[recordId].edges;
+      expect(trace.outdated).toBe(false);
+      const history = (await t.api('GET', `/traces/${trace._id}/history`)).body;
+      expect(history.map((e: { action: string }) => e.action)).toEqual(['created', 'suspect', 'reviewed']);
+      expect(history[2]).toMatchObject({ reason: 'Still applies at 60 °C', via: 'session' });
+    },
+    STEP,
+  );
+
+  it(
     're-approves after edits: the page shows the new revision id and that the records moved',
     async () => {
       await page.goto(`${t.url}/topics/${state.historyId}`);

@@ -66,7 +66,8 @@ export function traceReportCommand(): Command {
 Rules: each link of the mapping file between two of the topics (from → to, only traces named so);
 and consecutive topics (--kt order) without such a link: any trace between them, either way. For
 each rule: coverage (records of the first topic linked to the second), the records not linked, and
-the orphans (records of the second topic linked from none).
+the orphans (records of the second topic linked from none), and the suspect links (a record changed
+since the link was made or reviewed: they still count; check and review them with rxs trace review).
 
 Examples:
   rxs trace-report --profile prod --kt REQS_REV --kt TESTS_REV --fail-under 100
@@ -160,6 +161,7 @@ function jsonReport(report: CoverageReport, failUnder: number | undefined) {
     percent: Math.round(r.percent * 10) / 10,
     uncovered: r.uncovered.length,
     orphans: r.orphans.length,
+    suspect: r.suspect.length,
     passed: failUnder === undefined ? null : r.percent >= failUnder,
   }));
   return {

@@ -8,10 +8,11 @@ import {
   type TraceChangesPage,
   type TraceCreate,
   type TraceEdge,
+  type TraceEvent,
 } from '../contract/trace.js';
 import { checkConcurrency, checkWholeNumber, mapBounded } from './concurrency.js';
 import { ValidationError } from './errors.js';
-import { expectChangesPage, expectObject, expectObjectWith } from './shape.js';
+import { expectArray, expectChangesPage, expectObject, expectObjectWith } from './shape.js';
 import type { Call, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
 
@@ -43,6 +44,13 @@ export interface TracerClient {
   getTrace(id: string, options?: RequestOptions): Promise<Trace>;
   /** `DELETE /traces/{id}` (204). */
   deleteTrace(id: string, options?: RequestOptions): Promise<void>;
+  /**
+   * RXS `POST /traces/{id}/review`: the link still holds for its records as they are now; it is no
+   * longer suspect (`outdated`). The comment goes to the trace's history. Never retried.
+   */
+  reviewTrace(id: string, comment?: string, options?: RequestOptions): Promise<Trace>;
+  /** RXS `GET /traces/{id}/history`: made, made suspect, reviewed, deleted; oldest first. */
+  traceHistory(id: string, options?: RequestOptions): Promise<TraceEvent[]>;
   /** `POST /traces/batch/list`: one batch (a read, so retried like a GET). */
   batchList(request: BatchRetrieveRequest, options?: RequestOptions): Promise<BatchRetrieveResponse>;
   /**
@@ -53,7 +61,7 @@ export interface TracerClient {
    */
   listTracesFor(nodes: readonly BatchRetrieveNode[], options?: TraceListOptions): Promise<TraceListing>;
   /**
-   * RXS `GET /traces/changes`: the traces created and deleted in the tenant since `since` (the
+   * RXS `GET /traces/changes`: the traces created, deleted, made suspect or reviewed in the tenant since `since` (the
    * `cursor` of an earlier page). Without `since`, every trace of the tenant (held in memory); with
    * `fromNow`, only a cursor at the newest change. Ask again with the page's `cursor` while `more`.
    */
@@ -74,6 +82,7 @@ export interface TracerDefaults {
 }
 
 const trace = expectObject('a trace');
+const traceEvents = expectArray('a trace history');
 const batchAnswer = expectObjectWith('a batch trace listing', 'results');
 
 /** The server's refusal of a batch whose answer would exceed TRACE_BATCH_MAX_EDGES. */
@@ -117,6 +126,23 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
 
     deleteTrace: async (id, options) =>
       transport.empty(call({ method: 'DELETE', path: tracePath(id), signal: options?.signal })),
+
+    reviewTrace: async (id, comment, options) =>
+      transport.json(
+        call({
+          method: 'POST',
+          path: `${tracePath(id)}/review`,
+          body: comment === undefined ? {} : { comment },
+          signal: options?.signal,
+        }),
+        trace,
+      ),
+
+    traceHistory: async (id, options) =>
+      transport.json(
+        call({ method: 'GET', path: `${tracePath(id)}/history`, signal: options?.signal }),
+        traceEvents,
+      ),
 
     batchList,
 

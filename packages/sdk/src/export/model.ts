@@ -119,6 +119,11 @@ export interface ExportedTrace {
   relationTypes: RelationType[];
   /** The named link type of this pair of topics (from the mapping file), when one is set. */
   linkType?: string;
+  /**
+   * Suspect: a record at either end changed since the trace was made or last reviewed (the answer's
+   * `outdated`), so the link needs a look before it counts as evidence.
+   */
+  suspect: boolean;
 }
 
 export interface ExportServers {

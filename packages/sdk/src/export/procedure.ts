@@ -301,6 +301,7 @@ export async function* exportPartBatches(
         target: { id: edge.target, type: targetType, ...(targetEnd && { readableId: targetEnd.readableId }) },
         relationTypes: [...edge.relation_type],
         ...(linkType && { linkType: linkType.name }),
+        suspect: edge.outdated === true,
       });
     }
     traces.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -7,17 +7,17 @@ import type { BatchRetrieveNode, Trace, TraceEdge } from '../contract/trace.js';
 /**
  * The traces half of the feed cache (feed-cache.ts): with `--traces`, a sync keeps the traces it
  * exported (as `POST /traces/batch/list` answered them) and the trace feed's cursor
- * (`GET /traces/changes`), and a changed poll applies the traces created and deleted since instead
- * of asking for the traces of every record again.
+ * (`GET /traces/changes`), and a changed poll applies the traces created, deleted, made suspect or
+ * reviewed since instead of asking for the traces of every record again.
  *
- * Why the result is what `batch/list` would answer: traces never change (they are created or
- * deleted), the kept file is every trace touching the exported records when the cursor was taken,
+ * Why the result is what `batch/list` would answer: a trace changes only by an event the feed lists
+ * (created, made suspect, reviewed, deleted; the feed gives it whole, with `outdated`), the kept file is every trace touching the exported records when the cursor was taken,
  * and the cursor is always taken before the records are read. A record exported now but not then
  * was created after the cursor, so its traces are in the changes; a record gone was deleted, and
  * its traces with it (the changes say so).
  */
 export interface TracePlan {
-  /** The traces created since the cursor (whole), and the ids of those deleted. */
+  /** The traces created, made suspect or reviewed since the cursor (whole), and the ids of those deleted. */
   created: Map<string, Trace>;
   removed: Set<string>;
   /** The cursor after these changes. */
@@ -71,7 +71,7 @@ export function edgeOfTrace(trace: Trace): TraceEdge {
     target_node: { node_id: trace.target.node_id, type: trace.target.node_type },
     tenant_metadata: trace.tenant_metadata,
     audit_info: trace.audit_info,
-    outdated: false,
+    outdated: trace.outdated === true,
     trace_metadata: { origin: 'manual' },
     depth: 1,
   } as TraceEdge;

@@ -126,7 +126,8 @@ function fieldText(field: FieldChange, show: (value: unknown) => string): string
 }
 
 function traceText(trace: ExportedTrace): string {
-  return `${trace.id}: ${trace.source.type} ${trace.source.id} -> ${trace.target.type} ${trace.target.id} (${trace.relationTypes.join(', ')})`;
+  const suspect = trace.suspect ? ', suspect' : '';
+  return `${trace.id}: ${trace.source.type} ${trace.source.id} -> ${trace.target.type} ${trace.target.id} (${trace.relationTypes.join(', ')}${suspect})`;
 }
 
 function list<T>(

@@ -117,6 +117,7 @@ const trace = (
   source: { id: oid(from), type: 'Record' },
   target: { id: oid(to), type: 'Record' },
   relationTypes: [relation],
+  suspect: false,
 });
 
 interface Snapshot {
@@ -357,6 +358,22 @@ describe('sync sessions', () => {
     expect(renderReportText(report)).toContain(
       `+ ${oid(4, 'cc')}: Record ${oid(3)} -> Record ${oid(1)} (is_related)`,
     );
+
+    // A link that became suspect is a changed trace, and says so; a review changes it back.
+    const suspect = { ...trace(1, 1, 2), suspect: true };
+    const flagged = await sync(dir, {
+      ...one(records),
+      traces: [suspect, trace(3, 1, 3, 'is_parent'), trace(4, 3, 1)],
+    });
+    expect(flagged.traces.changed).toEqual([{ before: trace(1, 1, 2), after: suspect }]);
+    expect(renderReportText(flagged)).toContain(
+      `(is_related) => ${oid(1, 'cc')}: Record ${oid(1)} -> Record ${oid(2)} (is_related, suspect)`,
+    );
+    const reviewed = await sync(dir, {
+      ...one(records),
+      traces: [trace(1, 1, 2), trace(3, 1, 3, 'is_parent'), trace(4, 3, 1)],
+    });
+    expect(reviewed.traces.changed).toEqual([{ before: suspect, after: trace(1, 1, 2) }]);
 
     // An export without traces compares none and keeps none; the next one with traces adds all.
     const without = await sync(dir, one(records));

@@ -485,8 +485,8 @@ export class SyncSession {
   }
 }
 
-function fromStoredTrace([id, source, target, relationTypes]: StoredTrace): ExportedTrace {
-  return { id, source, target, relationTypes };
+function fromStoredTrace([id, source, target, relationTypes, suspect]: StoredTrace): ExportedTrace {
+  return { id, source, target, relationTypes, suspect: suspect === true };
 }
 
 /** Opens a sync on the state folder `dir`; see `SyncSession`. */

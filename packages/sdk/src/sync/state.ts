@@ -34,12 +34,16 @@ export interface StoredRecord {
   values: Record<string, unknown>;
 }
 
-/** One line of the traces file: id, source, target, relation types. */
+/**
+ * One line of the traces file: id, source, target, relation types, and `true` last when the trace is
+ * suspect (absent otherwise, as in the files of earlier versions, so they read the same).
+ */
 export type StoredTrace = [
   id: string,
   source: { id: string; type: NodeType },
   target: { id: string; type: NodeType },
   relationTypes: RelationType[],
+  suspect?: true,
 ];
 
 export interface StoredTopic {
@@ -113,11 +117,14 @@ export function toStoredTrace(trace: {
   source: { id: string; type: NodeType };
   target: { id: string; type: NodeType };
   relationTypes: RelationType[];
+  suspect?: boolean;
 }): StoredTrace {
-  return [
+  const stored: StoredTrace = [
     trace.id,
     { id: trace.source.id, type: trace.source.type },
     { id: trace.target.id, type: trace.target.type },
     [...trace.relationTypes],
   ];
+  if (trace.suspect) stored.push(true);
+  return stored;
 }

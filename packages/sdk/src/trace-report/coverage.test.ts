@@ -23,6 +23,7 @@ describe('coverageOf', () => {
           from: fc.tuple(fc.nat(2), fc.nat(6)),
           to: fc.tuple(fc.nat(2), fc.nat(6)),
           named: fc.boolean(),
+          suspect: fc.boolean(),
         }),
         { maxLength: 25 },
       ),
@@ -42,6 +43,7 @@ describe('coverageOf', () => {
           source: recordId(l.from),
           target: recordId(l.to),
           linkType: withType && l.named && l.from[0] === 0 && l.to[0] === 1 ? 'verified_by' : undefined,
+          suspect: l.suspect,
         }));
         const linkTypes: LinkType[] = withType
           ? [
@@ -76,6 +78,15 @@ describe('coverageOf', () => {
             sourceIds.length === 0 ? 100 : (100 * (sourceIds.length - uncovered.length)) / sourceIds.length,
           );
           for (const [a, b] of r.links) expect(a.startsWith(`T${s}-`) && b.startsWith(`T${g}-`)).toBe(true);
+          // Suspect: the counted pairs of which some counted trace is suspect.
+          const readable = (a: string, b: string) =>
+            `${records.get(`rev${s}`)!.get(a)}>${records.get(`rev${g}`)!.get(b)}`;
+          const suspectPairs = sourceIds.flatMap((a) =>
+            targetIds
+              .filter((b) => traces.some((tr) => tr.suspect && counts(tr, a, b)))
+              .map((b) => readable(a, b)),
+          );
+          expect(r.suspect.map(([a, b]) => `${a}>${b}`).sort()).toEqual(suspectPairs.sort());
         }
         // Rules: the named link, then consecutive topics without one.
         const names = report.rules.map(
@@ -104,9 +115,19 @@ describe('coverageOf', () => {
     ]);
     const report = coverageOf([topic(0), topic(1)], records, [{ source: 'a', target: 'c' }], []);
     const md = coverageMarkdown(report, 75);
-    expect(md).toContain('| Topic 0 → Topic 1 | 1 | 2 | 50.0% ❌ | 1 | 0 |');
+    expect(md).toContain('| Topic 0 → Topic 1 | 1 | 2 | 50.0% ❌ | 1 | 0 | 0 |');
     expect(md).toContain('Not linked (1): REQ_2');
-    expect(md).toContain('| REQ\\|1 | TST_1 |');
+    expect(md).toContain('| REQ\\|1 | TST_1 |  |');
+    expect(md).not.toContain('Suspect links');
+
+    const flagged = coverageMarkdown(
+      coverageOf([topic(0), topic(1)], records, [{ source: 'a', target: 'c', suspect: true }], []),
+    );
+    expect(flagged).toContain('| Topic 0 → Topic 1 | 1 | 2 | 50.0% | 1 | 0 | 1 |');
+    expect(flagged).toContain(
+      'Suspect links (1), a record changed since the link was reviewed: REQ\\|1 → TST_1',
+    );
+    expect(flagged).toContain('| REQ\\|1 | TST_1 | yes |');
   });
 });
 
@@ -130,6 +151,6 @@ describe('coverageHtml', () => {
     ]);
     const big = coverageHtml(coverageOf([topic(0), topic(1)], many, [{ source: 's1', target: 't2' }], []));
     expect(big).not.toContain('class="matrix"');
-    expect(big).toContain('<tr><td>REQ_1</td><td>TST_2</td></tr>');
+    expect(big).toContain('<tr><td>REQ_1</td><td>TST_2</td><td></td></tr>');
   });
 });

@@ -35,6 +35,11 @@ export interface RuleCoverage {
   orphans: string[];
   /** The counted links as [source readable id, target readable id], sorted. */
   links: [string, string][];
+  /**
+   * The counted links of which a trace is suspect (a record changed since it was reviewed), sorted:
+   * they still count, and need a look before the next release.
+   */
+  suspect: [string, string][];
 }
 
 export interface CoverageReport {
@@ -46,6 +51,7 @@ interface Link {
   source: string;
   target: string;
   linkType?: string;
+  suspect?: boolean;
 }
 
 /** Gathers what coverage needs from an export's parts, in flat memory per record (ids only). */
@@ -75,7 +81,12 @@ export class CoverageCollector {
       this.linkTypes = part.linkTypes;
       for (const trace of part.traces) {
         if (trace.source.type !== 'Record' || trace.target.type !== 'Record') continue;
-        this.links.push({ source: trace.source.id, target: trace.target.id, linkType: trace.linkType });
+        this.links.push({
+          source: trace.source.id,
+          target: trace.target.id,
+          linkType: trace.linkType,
+          suspect: trace.suspect,
+        });
       }
     }
   }
@@ -123,29 +134,40 @@ function ruleCoverage(
   const linkedSources = new Set<string>();
   const linkedTargets = new Set<string>();
   const pairs = new Set<string>();
+  const suspectPairs = new Set<string>();
   const counted: [string, string][] = [];
-  const count = (source: string, target: string) => {
+  const suspect: [string, string][] = [];
+  const count = (source: string, target: string, isSuspect: boolean) => {
     linkedSources.add(source);
     linkedTargets.add(target);
     const key = `${source}\u0000${target}`;
+    const readable: [string, string] = [sources.get(source)!, targets.get(target)!];
+    if (isSuspect && !suspectPairs.has(key)) {
+      suspectPairs.add(key);
+      suspect.push(readable);
+    }
     if (pairs.has(key)) return;
     pairs.add(key);
-    counted.push([sources.get(source)!, targets.get(target)!]);
+    counted.push(readable);
   };
   for (const link of links) {
+    const isSuspect = link.suspect === true;
     if (rule.linkType !== undefined) {
       if (link.linkType === rule.linkType && sources.has(link.source) && targets.has(link.target))
-        count(link.source, link.target);
+        count(link.source, link.target, isSuspect);
       continue;
     }
-    if (sources.has(link.source) && targets.has(link.target)) count(link.source, link.target);
-    else if (sources.has(link.target) && targets.has(link.source)) count(link.target, link.source);
+    if (sources.has(link.source) && targets.has(link.target)) count(link.source, link.target, isSuspect);
+    else if (sources.has(link.target) && targets.has(link.source)) count(link.target, link.source, isSuspect);
   }
   const uncovered = [...sources].filter(([id]) => !linkedSources.has(id)).map(([, readable]) => readable);
   const orphans = [...targets].filter(([id]) => !linkedTargets.has(id)).map(([, readable]) => readable);
   const total = sources.size;
   const covered = total - uncovered.length;
-  counted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const byPair = (a: [string, string], b: [string, string]) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+  counted.sort(byPair);
+  suspect.sort(byPair);
   return {
     rule,
     total,
@@ -154,6 +176,7 @@ function ruleCoverage(
     uncovered,
     orphans,
     links: counted,
+    suspect,
   };
 }
 
@@ -165,19 +188,31 @@ export function ruleName(rule: CoverageRule): string {
 /** Cells of one matrix at most; beyond, reports list the links (a 10k x 20k grid helps nobody). */
 export const MAX_MATRIX_CELLS = 40_000;
 
+/** What a matrix cell shows: a link, a suspect link, or nothing. */
+export const MATRIX_LINKED = '✓';
+export const MATRIX_SUSPECT = '⚠';
+
 /**
  * A rule's matrix: source records (linked ones and those not linked) against target records (all),
- * both sorted, and whether a pair is linked; undefined when empty or over MAX_MATRIX_CELLS.
+ * both sorted, and each pair's cell (MATRIX_LINKED, MATRIX_SUSPECT or ''); undefined when empty or
+ * over MAX_MATRIX_CELLS.
  */
 export function coverageMatrix(
   r: RuleCoverage,
-): { rows: string[]; columns: string[]; linked: (row: string, column: string) => boolean } | undefined {
+): { rows: string[]; columns: string[]; cell: (row: string, column: string) => string } | undefined {
   const rows = [...new Set([...r.links.map(([s]) => s), ...r.uncovered])].sort();
   const columns = [...new Set([...r.links.map(([, t]) => t), ...r.orphans])].sort();
   if (rows.length === 0 || columns.length === 0 || rows.length * columns.length > MAX_MATRIX_CELLS)
     return undefined;
-  const pairs = new Set(r.links.map(([s, t]) => `${s}\u0000${t}`));
-  return { rows, columns, linked: (row, column) => pairs.has(`${row}\u0000${column}`) };
+  const key = ([s, t]: [string, string]) => `${s}\u0000${t}`;
+  const pairs = new Set(r.links.map(key));
+  const suspect = new Set(r.suspect.map(key));
+  return {
+    rows,
+    columns,
+    cell: (row, column) =>
+      suspect.has(key([row, column])) ? MATRIX_SUSPECT : pairs.has(key([row, column])) ? MATRIX_LINKED : '',
+  };
 }
 
 /** The report as Markdown: coverage per rule, then the uncovered records, orphans and links. */
@@ -193,13 +228,13 @@ export function coverageMarkdown(report: CoverageReport, failUnder?: number): st
     return lines.join('\n');
   }
   lines.push(
-    '| rule | covered | of | coverage | uncovered | orphans |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    '| rule | covered | of | coverage | uncovered | orphans | suspect links |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const r of report.rules) {
     const gate = failUnder !== undefined && r.percent < failUnder ? ' ❌' : '';
     lines.push(
-      `| ${cell(ruleName(r.rule))} | ${r.covered} | ${r.total} | ${r.percent.toFixed(1)}%${gate} | ${r.uncovered.length} | ${r.orphans.length} |`,
+      `| ${cell(ruleName(r.rule))} | ${r.covered} | ${r.total} | ${r.percent.toFixed(1)}%${gate} | ${r.uncovered.length} | ${r.orphans.length} | ${r.suspect.length} |`,
     );
   }
   for (const r of report.rules) {
@@ -215,9 +250,22 @@ export function coverageMarkdown(report: CoverageReport, failUnder?: number): st
         ? `Every record of ${cell(r.rule.target.name)} is linked from ${cell(r.rule.source.name)}.`
         : `Orphans of ${cell(r.rule.target.name)} (${r.orphans.length}): ${r.orphans.map(cell).join(', ')}`,
     );
+    if (r.suspect.length > 0)
+      lines.push(
+        '',
+        `Suspect links (${r.suspect.length}), a record changed since the link was reviewed: ${r.suspect.map(([s, t]) => `${cell(s)} → ${cell(t)}`).join(', ')}`,
+      );
     if (r.links.length > 0) {
-      lines.push('', `| ${cell(r.rule.source.name)} | ${cell(r.rule.target.name)} |`, '| --- | --- |');
-      for (const [source, target] of r.links) lines.push(`| ${cell(source)} | ${cell(target)} |`);
+      const suspect = new Set(r.suspect.map(([s, t]) => `${s}\u0000${t}`));
+      lines.push(
+        '',
+        `| ${cell(r.rule.source.name)} | ${cell(r.rule.target.name)} | suspect |`,
+        '| --- | --- | --- |',
+      );
+      for (const [source, target] of r.links)
+        lines.push(
+          `| ${cell(source)} | ${cell(target)} | ${suspect.has(`${source}\u0000${target}`) ? 'yes' : ''} |`,
+        );
     }
   }
   lines.push('');

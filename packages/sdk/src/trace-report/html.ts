@@ -1,4 +1,10 @@
-import { coverageMatrix, ruleName, type CoverageReport, type RuleCoverage } from './coverage.js';
+import {
+  coverageMatrix,
+  MATRIX_SUSPECT,
+  ruleName,
+  type CoverageReport,
+  type RuleCoverage,
+} from './coverage.js';
 
 /**
  * The traceability report as one self-contained HTML file: inline style, no script, no request to
@@ -17,7 +23,7 @@ th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .bar span{position:absolute;left:0;top:0;bottom:0;background:#2da44e}.bar.fail span{background:#cf222e}
 .fail-text{color:#cf222e;font-weight:600}.ok-text{color:#1a7f37;font-weight:600}
 .matrix td{text-align:center;min-width:1.5rem}.matrix th.col{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}
-tr.uncovered th,tr.uncovered td{background:#fff1f0}
+tr.uncovered th,tr.uncovered td{background:#fff1f0}td.suspect{background:#fff8c5;color:#7d4e00;font-weight:600}
 ul.ids{columns:3 12rem;margin:.25rem 0;padding-left:1.25rem}
 @media print{body{margin:0;max-width:none}h2{break-after:avoid}table,.bar{break-inside:avoid}.bar span{print-color-adjust:exact;-webkit-print-color-adjust:exact}}
 `;
@@ -52,14 +58,14 @@ export function coverageHtml(
     return parts.join('\n');
   }
   parts.push(
-    '<h2>Coverage</h2><table><thead><tr><th>rule</th><th>coverage</th><th></th><th>linked</th><th>not linked</th><th>orphans</th></tr></thead><tbody>',
+    '<h2>Coverage</h2><table><thead><tr><th>rule</th><th>coverage</th><th></th><th>linked</th><th>not linked</th><th>orphans</th><th>suspect links</th></tr></thead><tbody>',
   );
   for (const r of report.rules) {
     parts.push(
       `<tr><td>${escape(ruleName(r.rule))}</td>` +
         `<td><div class="bar${failing(r) ? ' fail' : ''}" role="img" aria-label="${r.percent.toFixed(1)}%"><span style="width:${r.percent.toFixed(2)}%"></span></div></td>` +
         `<td class="num ${failing(r) ? 'fail-text' : 'ok-text'}">${r.percent.toFixed(1)}%</td>` +
-        `<td class="num">${r.covered} of ${r.total}</td><td class="num">${r.uncovered.length}</td><td class="num">${r.orphans.length}</td></tr>`,
+        `<td class="num">${r.covered} of ${r.total}</td><td class="num">${r.uncovered.length}</td><td class="num">${r.orphans.length}</td><td class="num">${r.suspect.length}</td></tr>`,
     );
   }
   parts.push('</tbody></table>');
@@ -82,6 +88,10 @@ function ruleSection(r: RuleCoverage): string {
       ? `<p>Every record of ${target} is linked from ${source}.</p>`
       : `<p>Orphans of ${target} (${r.orphans.length}):</p><ul class="ids">${r.orphans.map((id) => `<li>${escape(id)}</li>`).join('')}</ul>`,
   );
+  if (r.suspect.length > 0)
+    out.push(
+      `<p>Suspect links (${r.suspect.length}), a record changed since the link was reviewed (${MATRIX_SUSPECT} in the matrix):</p><ul class="ids">${r.suspect.map(([s, t]) => `<li>${escape(s)} → ${escape(t)}</li>`).join('')}</ul>`,
+    );
   const matrix = coverageMatrix(r);
   if (matrix) {
     const uncovered = new Set(r.uncovered);
@@ -90,12 +100,23 @@ function ruleSection(r: RuleCoverage): string {
     );
     for (const row of matrix.rows)
       out.push(
-        `<tr${uncovered.has(row) ? ' class="uncovered"' : ''}><th>${escape(row)}</th>${matrix.columns.map((c) => `<td>${matrix.linked(row, c) ? '✓' : ''}</td>`).join('')}</tr>`,
+        `<tr${uncovered.has(row) ? ' class="uncovered"' : ''}><th>${escape(row)}</th>${matrix.columns
+          .map((c) => {
+            const shown = matrix.cell(row, c);
+            return shown === MATRIX_SUSPECT
+              ? `<td class="suspect" title="suspect">${shown}</td>`
+              : `<td>${shown}</td>`;
+          })
+          .join('')}</tr>`,
       );
     out.push('</tbody></table>');
   } else if (r.links.length > 0) {
-    out.push(`<table><thead><tr><th>${source}</th><th>${target}</th></tr></thead><tbody>`);
-    for (const [s, t] of r.links) out.push(`<tr><td>${escape(s)}</td><td>${escape(t)}</td></tr>`);
+    const suspect = new Set(r.suspect.map(([s, t]) => `${s}\u0000${t}`));
+    out.push(`<table><thead><tr><th>${source}</th><th>${target}</th><th>suspect</th></tr></thead><tbody>`);
+    for (const [s, t] of r.links)
+      out.push(
+        `<tr><td>${escape(s)}</td><td>${escape(t)}</td><td>${suspect.has(`${s}\u0000${t}`) ? MATRIX_SUSPECT : ''}</td></tr>`,
+      );
     out.push('</tbody></table>');
   }
   return out.join('\n');

@@ -5,8 +5,9 @@ import { coverageMatrix, ruleName, type CoverageReport, type RuleCoverage } from
 
 /**
  * The traceability report as a workbook: a "Coverage" sheet (a row per rule) and a sheet per rule
- * with the matrix of source against target records (✓ where linked; the links listed instead
- * beyond MAX_MATRIX_CELLS), then the records not linked and the orphans. Text goes in as text
+ * with the matrix of source against target records (✓ where linked, ⚠ where suspect; the links
+ * listed instead beyond MAX_MATRIX_CELLS), then the records not linked, the orphans and the
+ * suspect links. Text goes in as text
  * (a readable id starting with "=" stays a text), as the export's XLSX writes it.
  */
 export async function writeCoverageXlsx(
@@ -34,6 +35,7 @@ export async function writeCoverageXlsx(
       'coverage %',
       'not linked',
       'orphans',
+      'suspect links',
       'passed',
     ],
     undefined,
@@ -50,6 +52,7 @@ export async function writeCoverageXlsx(
       Math.round(r.percent * 10) / 10,
       r.uncovered.length,
       r.orphans.length,
+      r.suspect.length,
       options.failUnder === undefined ? '' : r.percent >= options.failUnder ? 'yes' : 'no',
     ]),
   );
@@ -64,8 +67,7 @@ function ruleSheet(sheet: ExcelJS.Worksheet, r: RuleCoverage, bold: Partial<Exce
   const matrix = coverageMatrix(r);
   if (matrix) {
     addRow(sheet, [`${r.rule.source.name} \\ ${r.rule.target.name}`, ...matrix.columns], undefined, bold);
-    for (const row of matrix.rows)
-      addRow(sheet, [row, ...matrix.columns.map((c) => (matrix.linked(row, c) ? '✓' : ''))]);
+    for (const row of matrix.rows) addRow(sheet, [row, ...matrix.columns.map((c) => matrix.cell(row, c))]);
   } else if (r.links.length > 0) {
     addRow(sheet, [r.rule.source.name, r.rule.target.name], undefined, bold);
     for (const [s, t] of r.links) addRow(sheet, [s, t]);
@@ -76,5 +78,8 @@ function ruleSheet(sheet: ExcelJS.Worksheet, r: RuleCoverage, bold: Partial<Exce
   addRow(sheet, []);
   addRow(sheet, [`Orphans (${r.orphans.length})`], undefined, bold);
   for (const id of r.orphans) addRow(sheet, [id]);
+  addRow(sheet, []);
+  addRow(sheet, [`Suspect links (${r.suspect.length})`], undefined, bold);
+  for (const [s, t] of r.suspect) addRow(sheet, [s, t]);
   sheet.commit();
 }

@@ -172,6 +172,8 @@ export function hostileSource(options: { wide?: boolean } = {}): ExportSource {
         relation_type: ['relates_to'],
         source_node: { id: first!._id, type: 'Record' },
         target_node: { id: target._id, type: 'Record' },
+        // The second link is suspect: a record changed since it was reviewed.
+        outdated: i === 1,
       }) as unknown as TraceEdge,
   );
   return {

@@ -149,6 +149,8 @@ export function referenceSource(): { source: ExportSource; revisionIds: string[]
     relation_type: ['relates_to'],
     source_node: { id: first!._id, type: 'Record' },
     target_node: { id: target._id, type: 'Record' },
+    // The second link is suspect: a record changed since it was reviewed.
+    outdated: i === 1,
   }));
   return {
     revisionIds: [topic._id],

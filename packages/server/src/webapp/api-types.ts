@@ -236,6 +236,8 @@ export interface LinkView {
   /** outgoing: this record is the trace's source. */
   direction: 'outgoing' | 'incoming';
   relationType: RelationType;
+  /** A record at either end changed since the link was made or last reviewed. */
+  suspect: boolean;
   node: {
     id: string;
     type: string;

@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import type { LinkView, RecordHit, RelationType } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
-import { ConfirmDialog, EmptyState, ErrorNotice, Field, Link, Loading, Notice } from '../components/ui';
+import { ReasonField } from '../components/reason-field';
+import {
+  Badge,
+  ConfirmDialog,
+  EmptyState,
+  ErrorNotice,
+  Field,
+  Link,
+  Loading,
+  Notice,
+} from '../components/ui';
 import { useAsync, useDebounced } from '../hooks';
 import { paths } from '../router';
 import { useCan, useSession } from '../session';
@@ -16,6 +26,8 @@ export function LinksPanel({ recordId }: { recordId: string }) {
   const links = useAsync(() => api.get<LinkView[]>(`/records/${recordId}/links`), [recordId]);
   const [adding, setAdding] = useState(false);
   const [removing, setRemoving] = useState<LinkView>();
+  const [reviewing, setReviewing] = useState<LinkView>();
+  const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
@@ -33,6 +45,26 @@ export function LinksPanel({ recordId }: { recordId: string }) {
       setBusy(false);
     }
   };
+
+  const review = async () => {
+    if (!reviewing) return;
+    setBusy(true);
+    try {
+      await api.post(
+        `/traces/${reviewing.traceId}/review`,
+        comment.trim() ? { comment: comment.trim() } : {},
+      );
+      setReviewing(undefined);
+      setComment('');
+      links.reload();
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setReviewing(undefined);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const suspectCount = (links.data ?? []).filter((l) => l.suspect).length;
 
   return (
     <section class="panel" aria-labelledby="links-title" data-testid="links-panel">
@@ -60,6 +92,12 @@ export function LinksPanel({ recordId }: { recordId: string }) {
             if (changed) links.reload();
           }}
         />
+      )}
+      {suspectCount > 0 && (
+        <Notice kind="warning">
+          {suspectCount === 1 ? '1 link is suspect' : `${suspectCount} links are suspect`}: a record at either
+          end changed since the link was made or last reviewed. Check that it still holds, then review it.
+        </Notice>
       )}
       {links.error !== undefined && <ErrorNotice error={links.error} onRetry={links.reload} />}
       {!links.data && links.loading && <Loading label="Loading links…" />}
@@ -100,6 +138,12 @@ export function LinksPanel({ recordId }: { recordId: string }) {
                         </>
                       )}
                     </span>
+                    {link.suspect && (
+                      <>
+                        {' '}
+                        <Badge kind="warning">Suspect</Badge>
+                      </>
+                    )}
                   </td>
                   <td>
                     {link.node.deleted ? (
@@ -115,6 +159,16 @@ export function LinksPanel({ recordId }: { recordId: string }) {
                   <td>{link.node.topicName ?? <span class="muted">—</span>}</td>
                   {can('traces:write') && (
                     <td class="actions">
+                      {link.suspect && (
+                        <button
+                          type="button"
+                          class="button button-small"
+                          aria-label={`Review the link to ${link.node.name ?? link.node.id}`}
+                          onClick={() => setReviewing(link)}
+                        >
+                          Review
+                        </button>
+                      )}
                       <button
                         type="button"
                         class="button button-small button-ghost"
@@ -131,6 +185,31 @@ export function LinksPanel({ recordId }: { recordId: string }) {
           </table>
         </div>
       )}
+      <ConfirmDialog
+        open={reviewing !== undefined}
+        title="Review this link?"
+        confirmLabel="Link still holds"
+        tone="primary"
+        busy={busy}
+        onCancel={() => {
+          setReviewing(undefined);
+          setComment('');
+        }}
+        onConfirm={() => void review()}
+      >
+        <p>
+          A record changed since the trace “{relationLabel(reviewing?.relationType ?? '')}” to{' '}
+          {reviewing?.node.name ?? reviewing?.node.id} was made or last reviewed. If the link still holds for
+          both records as they are now, confirm: it is no longer suspect.
+        </p>
+        <ReasonField
+          id="review-comment"
+          label="Comment (optional)"
+          value={comment}
+          onValue={setComment}
+          hint="Kept in the link’s history with your name and the time."
+        />
+      </ConfirmDialog>
       <ConfirmDialog
         open={removing !== undefined}
         title="Remove this link?"

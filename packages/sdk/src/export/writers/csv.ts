@@ -22,6 +22,8 @@ export interface CsvWriterOptions {
 export const TOPIC_COLUMN = 'topic';
 /** Trailing column with each record's outgoing traces, present when traces were exported. */
 export const LINKS_COLUMN = 'links';
+/** After a link in the links column: a record at either end changed since it was reviewed. */
+export const SUSPECT_MARK = ' [suspect]';
 
 /** Rows are written to the body file in pieces of about this many characters. */
 const FLUSH_AT = 64 * 1024;
@@ -291,15 +293,17 @@ function csvCell(value: unknown): string | number {
 /**
  * Each outgoing link as "relation:READABLE_ID (recordId)" for a record of this export (the readable
  * id for people, the `_id` for round trips), "relation:recordId" for a record outside it and
- * "relation:Type/id" for any other node; links are separated by "; ".
+ * "relation:Type/id" for any other node, followed by " [suspect]" for a suspect link; links are
+ * separated by "; ".
  */
 function linksText(links: readonly Link[]): string {
   return links
-    .map(({ trace: { target }, relationType }) => {
-      if (target.type !== RECORD_NODE_TYPE) return `${relationType}:${target.type}/${target.id}`;
+    .map(({ trace: { target, suspect }, relationType }) => {
+      const mark = suspect ? SUSPECT_MARK : '';
+      if (target.type !== RECORD_NODE_TYPE) return `${relationType}:${target.type}/${target.id}${mark}`;
       return target.readableId === undefined
-        ? `${relationType}:${target.id}`
-        : `${relationType}:${target.readableId} (${target.id})`;
+        ? `${relationType}:${target.id}${mark}`
+        : `${relationType}:${target.readableId} (${target.id})${mark}`;
     })
     .join('; ');
 }

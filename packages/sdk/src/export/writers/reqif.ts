@@ -149,6 +149,12 @@ const REAL_LIMIT = '1.7976931348623157E308';
 /** ACCURACY of a REAL whose form sets no decimal places: what a double holds. */
 const DEFAULT_ACCURACY = 15;
 const BOOLEAN_DATATYPE_ID = 'DT-boolean';
+/**
+ * The attribute of every relation: true when a record at either end changed since the link was made
+ * or last reviewed (what DOORS and Polarion call a suspect link).
+ */
+export const SUSPECT_ATTRIBUTE = 'Suspect';
+const suspectDefinitionId = (relationType: string) => `${readableId('RT', relationType)}-suspect`;
 const DATE_DATATYPE_ID = 'DT-date';
 const INTEGER_DATATYPE_ID = 'DT-integer';
 const realDatatypeId = (accuracy: number) => `DT-real-${accuracy}`;
@@ -429,7 +435,7 @@ export class ReqifWriter extends SpooledWriter {
     await emit(`<?xml version="1.0" encoding="UTF-8"?>\n<REQ-IF xmlns="${REQIF_NAMESPACE}">\n`);
     await emit(serialize(this.headerXml(exportedAt), 1));
     await emit('  <CORE-CONTENT>\n    <REQ-IF-CONTENT>\n');
-    await emit(serialize(this.datatypesXml(plans, exportedAt), 3));
+    await emit(serialize(this.datatypesXml(plans, exportedAt, relations.length > 0), 3));
     await emit('      <SPEC-TYPES>\n');
     for (const plan of plans) await emit(specObjectTypeXml(plan, exportedAt));
     await emit(serialize(otherTypesXml(relationTypes, exportedAt), 4));
@@ -553,7 +559,7 @@ export class ReqifWriter extends SpooledWriter {
     return root;
   }
 
-  private datatypesXml(plans: TopicPlan[], exportedAt: string): XMLBuilder {
+  private datatypesXml(plans: TopicPlan[], exportedAt: string, withRelations: boolean): XMLBuilder {
     const root = newFragment();
     const datatypes = root.ele('DATATYPES');
     const common = (id: string, longName: string) => ({
@@ -565,9 +571,11 @@ export class ReqifWriter extends SpooledWriter {
       'DATATYPE-DEFINITION-STRING',
       xmlAttributes({ ...common(STRING_DATATYPE_ID, 'String'), 'MAX-LENGTH': String(this.maxTextLength) }),
     );
-    const kinds = new Map<string, FieldTyping>();
+    const kinds = new Map<string, Pick<FieldTyping, 'kind' | 'accuracy'>>();
     for (const plan of plans)
       for (const { typing, datatypeId } of plan.attributes) if (typing) kinds.set(datatypeId, typing);
+    // Relations carry the boolean "Suspect".
+    if (withRelations) kinds.set(BOOLEAN_DATATYPE_ID, { kind: 'boolean' });
     for (const [id, typing] of kinds) {
       if (typing.kind === 'integer')
         datatypes.ele(
@@ -721,14 +729,27 @@ function otherTypesXml(relationTypes: string[], exportedAt: string): XMLBuilder 
     stringDefinition(topicDefinitions, { IDENTIFIER: id, 'LAST-CHANGE': exportedAt, 'LONG-NAME': name });
   }
   for (const relationType of relationTypes) {
-    types.ele(
-      'SPEC-RELATION-TYPE',
-      xmlAttributes({
-        IDENTIFIER: readableId('RT', relationType),
-        'LAST-CHANGE': exportedAt,
-        'LONG-NAME': relationType,
-      }),
-    );
+    types
+      .ele(
+        'SPEC-RELATION-TYPE',
+        xmlAttributes({
+          IDENTIFIER: readableId('RT', relationType),
+          'LAST-CHANGE': exportedAt,
+          'LONG-NAME': relationType,
+        }),
+      )
+      .ele('SPEC-ATTRIBUTES')
+      .ele(
+        'ATTRIBUTE-DEFINITION-BOOLEAN',
+        xmlAttributes({
+          IDENTIFIER: suspectDefinitionId(relationType),
+          'LAST-CHANGE': exportedAt,
+          'LONG-NAME': SUSPECT_ATTRIBUTE,
+        }),
+      )
+      .ele('TYPE')
+      .ele('DATATYPE-DEFINITION-BOOLEAN-REF')
+      .txt(BOOLEAN_DATATYPE_ID);
   }
   return types;
 }
@@ -815,6 +836,12 @@ function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
         'LONG-NAME': relationType,
       }),
     );
+    relation
+      .ele('VALUES')
+      .ele('ATTRIBUTE-VALUE-BOOLEAN', xmlAttributes({ 'THE-VALUE': String(trace.suspect === true) }))
+      .ele('DEFINITION')
+      .ele('ATTRIBUTE-DEFINITION-BOOLEAN-REF')
+      .txt(suspectDefinitionId(relationType));
     relation.ele('TYPE').ele('SPEC-RELATION-TYPE-REF').txt(readableId('RT', relationType));
     relation.ele('SOURCE').ele('SPEC-OBJECT-REF').txt(specObjectId(trace.source.id));
     relation.ele('TARGET').ele('SPEC-OBJECT-REF').txt(specObjectId(trace.target.id));

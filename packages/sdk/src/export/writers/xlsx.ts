@@ -33,6 +33,7 @@ const TRACE_COLUMNS = [
   'target_id',
   'target_readable_id',
   'target_type',
+  'suspect',
 ];
 
 /** A topic needs more columns than an XLSX sheet has; nothing usable was written. */
@@ -181,8 +182,8 @@ export class XlsxWriter implements ExportWriter {
   }
 
   private async addTraceRows(traces: readonly ExportedTrace[]): Promise<void> {
-    this.tracesSheet ??= this.addSheet(TRACES_SHEET, TRACE_COLUMNS, [26, 24, 16, 26, 16, 14, 26, 16, 14]);
-    for (const { id, relationTypes, linkType, source, target } of traces) {
+    this.tracesSheet ??= this.addSheet(TRACES_SHEET, TRACE_COLUMNS, [26, 24, 16, 26, 16, 14, 26, 16, 14, 9]);
+    for (const { id, relationTypes, linkType, source, target, suspect } of traces) {
       addRow(this.tracesSheet, [
         id,
         relationTypes.join('; '),
@@ -193,6 +194,7 @@ export class XlsxWriter implements ExportWriter {
         target.id,
         target.readableId ?? null,
         target.type,
+        suspect,
       ]);
     }
     await whenDrained(this.zip);

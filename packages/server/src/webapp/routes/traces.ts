@@ -1,12 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { ObjectId, TraceCreate } from '@rxs/sdk';
+import { ObjectId, TraceCreate, TraceReview } from '@rxs/sdk';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
 import type { LinkView } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 
-/** Traces on a record page: its direct links (one hop, either direction), add and remove. */
+/** Traces on a record page: its direct links (one hop, either direction), add, review and remove. */
 export function traceRoutes(context: WebContext): FastifyPluginAsync {
   const { tracer, records } = context.services;
   return async (fastify) => {
@@ -35,6 +36,7 @@ export function traceRoutes(context: WebContext): FastifyPluginAsync {
             traceId: edge._id,
             direction: outgoing ? 'outgoing' : 'incoming',
             relationType: edge.relation_type[0]!,
+            suspect: edge.outdated,
             node: {
               id: other.node_id,
               type: other.type,
@@ -55,6 +57,19 @@ export function traceRoutes(context: WebContext): FastifyPluginAsync {
         const { principal } = signedIn(request);
         reply.code(201);
         return tracer.create(principal, request.body);
+      },
+    );
+
+    app.post(
+      '/traces/:id/review',
+      {
+        config: { permission: 'traces:write' },
+        schema: { params: IdParams, body: TraceReview },
+        preValidation: absentBodyAsEmpty,
+      },
+      async (request) => {
+        const { principal } = signedIn(request);
+        return tracer.review(principal, request.params.id, request.body.comment || undefined);
       },
     );
 
