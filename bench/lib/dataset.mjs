@@ -33,7 +33,7 @@ export function loadSamples() {
 }
 
 /** Ids like the server's ObjectIds (seconds, 5 random bytes, counter): 24 hex, ascending with `i`. */
-function idMaker(startSeconds) {
+export function idMaker(startSeconds) {
   const unique = randomBytes(5).toString('hex');
   return (i) =>
     (startSeconds + Math.floor(i / 0x1000000)).toString(16).padStart(8, '0') +
@@ -54,7 +54,7 @@ export function recordData(i, samples) {
 }
 
 /** The i-th generated record's stored row, built from sample `i % samples.length`. */
-function makeRow(i, { samples, newId, tenantId, revisionId, userId, tenant, baseMs }) {
+export function makeRow(i, { samples, newId, tenantId, revisionId, userId, tenant, baseMs }) {
   const sample = samples[i % samples.length];
   const n = i + 1;
   const data = recordData(i, samples);

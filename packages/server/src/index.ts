@@ -16,4 +16,5 @@ export { HttpError } from './http/errors.js';
 export { seedDemo, DEMO_KEY_FILE, type DemoInfo } from './demo/seed.js';
 export { copyDatabase, type TableReport } from './storage/copy.js';
 export { insertRecords } from './storage/records-write.js';
+export { insertTrace } from './storage/traces-write.js';
 export { changeActor, type ChangeActor } from './storage/change-actor.js';

@@ -5,6 +5,7 @@ import { api, ApiError, onSignedOut, setCsrfToken } from './api';
 import { Badge, ErrorNotice, Link, Loading } from './components/ui';
 import { BaselinesPage } from './pages/baselines';
 import { ExportPage } from './pages/export';
+import { TraceabilityPage } from './pages/traceability';
 import { NotFoundPage } from './pages/not-found';
 import { RecordCreatePage, RecordPage } from './pages/record';
 import { RecordVersionPage } from './pages/record-history';
@@ -44,6 +45,7 @@ const ROUTES: [string, Page][] = [
     (p) => <RecordVersionPage historyId={p.historyId!} recordId={p.recordId!} n={Number(p.n)} />,
   ],
   ['/export', () => <ExportPage />],
+  ['/traceability', () => <TraceabilityPage />],
   ['/settings/keys', () => <KeysPage />],
   ['/settings/users', () => <UsersPage />],
   ['/settings/account', () => <AccountPage />],
@@ -170,6 +172,9 @@ function Shell({
             </Link>
             <Link href={paths.exports()} aria-current={section('/export')}>
               Export
+            </Link>
+            <Link href={paths.traceability()} aria-current={section('/traceability')}>
+              Traceability
             </Link>
             <Link href={paths.keys()} aria-current={section('/settings')}>
               Settings

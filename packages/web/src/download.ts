@@ -47,17 +47,29 @@ export async function downloadExport(
         credentials: 'same-origin',
       })
     : await fetch(withQuery('/api/export', { ...query }), { credentials: 'same-origin' });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
-    throw new ApiError(
-      response.status,
-      typeof body.detail === 'string' || Array.isArray(body.detail)
-        ? (body.detail as string | ValidationErrorItem[])
-        : `The export failed (${response.status}).`,
-    );
-  }
+  if (!response.ok) throw await failureOf(response, `The export failed (${response.status}).`);
   const blob = await response.blob();
   const name = fileNameOf(response, `rxs-export.${request.format}`);
+  saveBlob(blob, name);
+  return { name, size: blob.size, warnings: warningsOf(response) };
+}
+
+/** Downloads `path?query` as a file (the name from Content-Disposition, else `fallback`). */
+export async function downloadFile(
+  path: string,
+  query: Record<string, string>,
+  fallback: string,
+): Promise<{ name: string; size: number }> {
+  const response = await fetch(withQuery(path, query), { credentials: 'same-origin' });
+  if (!response.ok) throw await failureOf(response, `The download failed (${response.status}).`);
+  const blob = await response.blob();
+  const name = fileNameOf(response, fallback);
+  saveBlob(blob, name);
+  return { name, size: blob.size };
+}
+
+/** Hands a blob to the browser as a download named `name`. */
+function saveBlob(blob: Blob, name: string): void {
   const href = URL.createObjectURL(blob);
   const anchor = document.createElement('a');
   anchor.href = href;
@@ -66,5 +78,15 @@ export async function downloadExport(
   anchor.click();
   anchor.remove();
   setTimeout(() => URL.revokeObjectURL(href), 60_000);
-  return { name, size: blob.size, warnings: warningsOf(response) };
+}
+
+/** The server's `detail` of a refused download, else `fallback`. */
+async function failureOf(response: Response, fallback: string): Promise<ApiError> {
+  const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
+  return new ApiError(
+    response.status,
+    typeof body.detail === 'string' || Array.isArray(body.detail)
+      ? (body.detail as string | ValidationErrorItem[])
+      : fallback,
+  );
 }

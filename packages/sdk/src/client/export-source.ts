@@ -13,7 +13,7 @@ export function exportSourceOf(
     listRecords: (query) => client.records.listRecords(query),
     listRecordBatches: (query) => client.records.listRecordBatches(query),
     listTraces: async (nodes, options) =>
-      (await client.tracer.listTracesFor(nodes, { ...traces, ...options })).edges,
+      (await client.tracer.listTracesFor(nodes, { ...traces, ...options, edgesOnly: true })).edges,
     getApproval: (revisionId) => client.techdoc.getApproval(revisionId),
   };
 }

@@ -99,6 +99,16 @@ describe('listTracesFor', () => {
     expect(listing.edges).toHaveLength(1235);
     expect(new Set(listing.edges.map((e) => e._id)).size).toBe(1235);
     expect(server.requests.every((r) => r.url === '/tr/traces/batch/list' && r.method === 'POST')).toBe(true);
+
+    // edgesOnly (what exports use): the same edges in the same order, no per-node results kept.
+    const lean = await clientAt(server.url).listTracesFor(input, {
+      nHops: 2,
+      batchSize: 100,
+      concurrency: 3,
+      edgesOnly: true,
+    });
+    expect(lean.results).toEqual({});
+    expect(lean.edges.map((e) => e._id)).toEqual(listing.edges.map((e) => e._id));
   });
 
   it("defaults: batches of the server's limit, the client's concurrency (4)", async () => {

@@ -26,6 +26,11 @@ export interface TraceListOptions {
   mode?: BatchRetrieveRequest['mode'];
   /** The traces as they were at this moment (ISO 8601 date-time): `as_of` in every batch. */
   asOf?: string;
+  /**
+   * Keep only the edges: each batch's answer is reduced to its edges as it arrives and `results`
+   * stays empty, so memory holds the traces, not every node's connected nodes (what an export needs).
+   */
+  edgesOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -182,7 +187,18 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
             ...(options.mode === undefined ? {} : { mode: options.mode }),
             ...(options.asOf === undefined ? {} : { as_of: options.asOf }),
           };
-          return [await batchList(request, { signal })];
+          const answer = await batchList(request, { signal });
+          if (!options.edgesOnly) return [answer];
+          // Only the edges, de-duplicated within the batch; the rest of the answer is dropped here.
+          const edges = new Map<string, TraceEdge>();
+          for (const result of Object.values(answer.results ?? {}))
+            for (const edge of Array.isArray(result?.edges) ? result.edges : []) edges.set(edge._id, edge);
+          return [
+            {
+              results: { '': { edges: [...edges.values()] } as ConnectedNodesResponse },
+              resolved_results: null,
+            },
+          ];
         } catch (error) {
           if (batch.length < 2 || !isAnswerTooLarge(error)) throw error;
           const half = Math.ceil(batch.length / 2);
@@ -203,7 +219,7 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
       const seen = new Set<string>();
       for (const answer of answers) {
         for (const [nodeId, result] of Object.entries(answer.results)) {
-          results[nodeId] = result;
+          if (!options.edgesOnly) results[nodeId] = result;
           for (const edge of Array.isArray(result?.edges) ? result.edges : []) {
             if (seen.has(edge._id)) continue;
             seen.add(edge._id);

@@ -6,6 +6,7 @@ import type {
   Approval,
   ApprovalMeaning,
   ChangeChannel,
+  CoverageReport,
   ExportFormat,
   FormSchema,
   KnowledgeTopicRevision,
@@ -359,4 +360,19 @@ export interface BaselineComparison {
   topics: TopicComparison[];
   /** Differences listed at most, over all topics. */
   limit: number;
+}
+
+/** A suspect link of the traceability page: its trace id (for the review) and both ends. */
+export interface SuspectLinkView {
+  traceId: string;
+  source: { id: string; readableId: string };
+  target: { id: string; readableId: string };
+  relationTypes: string[];
+}
+
+/** `GET /api/traceability`: coverage per rule (as `rxs trace-report --format json`) and the suspect links. */
+export interface TraceabilityView {
+  report: CoverageReport;
+  suspect: SuspectLinkView[];
+  generatedAt: string;
 }

@@ -8,6 +8,7 @@ import { WebQueries } from './queries.js';
 import { accountRoutes } from './routes/accounts.js';
 import { baselineRoutes } from './routes/baselines.js';
 import { exportRoutes } from './routes/export.js';
+import { traceabilityRoutes } from './routes/traceability.js';
 import { historyRoutes } from './routes/history.js';
 import { recordRoutes } from './routes/records.js';
 import { sessionRoutes } from './routes/session.js';
@@ -65,6 +66,7 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
       await api.register(baselineRoutes(context));
       await api.register(traceRoutes(context));
       await api.register(exportRoutes(context));
+      await api.register(traceabilityRoutes(context));
     },
     { prefix: '/api' },
   );

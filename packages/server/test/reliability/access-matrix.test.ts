@@ -323,6 +323,28 @@ describe('access: roles, keys and tenants', () => {
       },
     },
     {
+      name: 'POST /traces/{trace_id}/review',
+      permission: 'traces:write',
+      ok: 200,
+      run: async (key) => {
+        const id = await freshTrace();
+        const res = await t.api('POST', `/traces/${id}/review`, { key, body: { comment: 'matrix' } });
+        return {
+          res,
+          check: async () => {
+            const history = await owner('GET', `/traces/${id}/history`);
+            expect(history.body.map((e: { action: string }) => e.action)).toEqual(['created']);
+          },
+        };
+      },
+    },
+    {
+      name: 'GET /traces/{trace_id}/history',
+      permission: 'traces:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/traces/${t.demo.traceIds[0]}/history`, { key }) }),
+    },
+    {
       name: 'POST /traces/batch/list',
       permission: 'traces:read',
       ok: 200,

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { LinkView, RecordHit, RelationType } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
-import { ReasonField } from '../components/reason-field';
+import { ReviewLinkDialog } from '../components/review-link-dialog';
 import {
   Badge,
   ConfirmDialog,
@@ -27,7 +27,6 @@ export function LinksPanel({ recordId }: { recordId: string }) {
   const [adding, setAdding] = useState(false);
   const [removing, setRemoving] = useState<LinkView>();
   const [reviewing, setReviewing] = useState<LinkView>();
-  const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
@@ -46,24 +45,6 @@ export function LinksPanel({ recordId }: { recordId: string }) {
     }
   };
 
-  const review = async () => {
-    if (!reviewing) return;
-    setBusy(true);
-    try {
-      await api.post(
-        `/traces/${reviewing.traceId}/review`,
-        comment.trim() ? { comment: comment.trim() } : {},
-      );
-      setReviewing(undefined);
-      setComment('');
-      links.reload();
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setReviewing(undefined);
-    } finally {
-      setBusy(false);
-    }
-  };
   const suspectCount = (links.data ?? []).filter((l) => l.suspect).length;
 
   return (
@@ -185,31 +166,18 @@ export function LinksPanel({ recordId }: { recordId: string }) {
           </table>
         </div>
       )}
-      <ConfirmDialog
-        open={reviewing !== undefined}
-        title="Review this link?"
-        confirmLabel="Link still holds"
-        tone="primary"
-        busy={busy}
-        onCancel={() => {
-          setReviewing(undefined);
-          setComment('');
-        }}
-        onConfirm={() => void review()}
+      <ReviewLinkDialog
+        traceId={reviewing?.traceId}
+        onClose={() => setReviewing(undefined)}
+        onReviewed={links.reload}
+        onFailed={setError}
       >
         <p>
           A record changed since the trace “{relationLabel(reviewing?.relationType ?? '')}” to{' '}
           {reviewing?.node.name ?? reviewing?.node.id} was made or last reviewed. If the link still holds for
           both records as they are now, confirm: it is no longer suspect.
         </p>
-        <ReasonField
-          id="review-comment"
-          label="Comment (optional)"
-          value={comment}
-          onValue={setComment}
-          hint="Kept in the link’s history with your name and the time."
-        />
-      </ConfirmDialog>
+      </ReviewLinkDialog>
       <ConfirmDialog
         open={removing !== undefined}
         title="Remove this link?"

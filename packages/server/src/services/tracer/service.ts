@@ -176,8 +176,9 @@ export class TracerService {
 
   /** Reviews a trace (it is no longer suspect); the comment goes to its history. */
   async review(principal: Principal, id: string, comment: string | undefined): Promise<Trace> {
+    const reason = comment?.trim() || null;
     const reviewed = await inTransaction(this.db, (trx) =>
-      reviewTrace(trx, principal.tenantId, id, comment ?? null, changeActor(principal, comment ?? null)),
+      reviewTrace(trx, principal.tenantId, id, reason, changeActor(principal, reason)),
     );
     if (!reviewed) throw notFound(`Trace ${id} was not found.`);
     return toTrace(reviewed, false);

@@ -115,6 +115,24 @@ export function inProcessExportSource(
   };
 }
 
+/** `revisions=ID,ID`: distinct revision ids, 1 to MAX_TOPICS of them, else 422. */
+export function revisionIdList(text: string): string[] {
+  const revisionIds = [...new Set(text.split(',').map((s) => s.trim()))].filter(Boolean);
+  const bad = revisionIds.find((id) => !isObjectId(id));
+  if (bad !== undefined || revisionIds.length === 0 || revisionIds.length > MAX_TOPICS) {
+    throw unprocessable([
+      validationItem(
+        ['query', 'revisions'],
+        `A comma separated list of 1 to ${MAX_TOPICS} revision ids`,
+        'value_error',
+      ),
+    ]);
+  }
+  return revisionIds;
+}
+
+export const MAX_REVISIONS_TEXT = 25 * MAX_TOPICS;
+
 function isAnswerTooLarge(error: unknown): boolean {
   return (
     error instanceof HttpError &&
@@ -167,7 +185,7 @@ function exportFailure(error: unknown, requestId: string): HttpError {
 }
 
 const exportRequest = {
-  revisions: Type.String({ minLength: 1, maxLength: 25 * MAX_TOPICS }),
+  revisions: Type.String({ minLength: 1, maxLength: MAX_REVISIONS_TEXT }),
   format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))),
   traces: Type.Boolean({ default: false }),
   labels: Type.Boolean({ default: false }),
@@ -241,17 +259,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
             throw error;
           }
         }
-        const revisionIds = [...new Set(query.revisions.split(',').map((s) => s.trim()))].filter(Boolean);
-        const bad = revisionIds.find((id) => !isObjectId(id));
-        if (bad !== undefined || revisionIds.length === 0 || revisionIds.length > MAX_TOPICS) {
-          throw unprocessable([
-            validationItem(
-              ['query', 'revisions'],
-              `A comma separated list of 1 to ${MAX_TOPICS} revision ids`,
-              'value_error',
-            ),
-          ]);
-        }
+        const revisionIds = revisionIdList(query.revisions);
         const asOf = await services.readAsOf(principal.tenantId, query.as_of, [place, 'as_of']);
         // Every revision is checked before the first byte, so a wrong id is a 404, not a broken file.
         const topics = await Promise.all(

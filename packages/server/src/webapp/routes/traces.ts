@@ -69,7 +69,7 @@ export function traceRoutes(context: WebContext): FastifyPluginAsync {
       },
       async (request) => {
         const { principal } = signedIn(request);
-        return tracer.review(principal, request.params.id, request.body.comment || undefined);
+        return tracer.review(principal, request.params.id, request.body.comment);
       },
     );
 

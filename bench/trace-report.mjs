@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+/**
+ * The traceability benchmark (issue 16): 10,000 requirements, 20,000 tests and 30,000 traces
+ * between them; `rxs trace-report` (HTML, the heaviest: the matrix is over its limit, so links are
+ * listed) side by side with the plain `rxs export --traces` of the same two topics, taking turns
+ * (A B B A), and the same at a tenth of the size to show how memory grows. Targets: the report in
+ * under 10 s, and its memory no more than the export's (which streams) plus the ids it must hold.
+ *
+ *   npm run bench:traces                 # 10k / 20k / 30k, and a tenth of that
+ *   node bench/trace-report.mjs --smoke  # CI: 1k / 2k / 3k, one round, report in bench/out/smoke/
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { changeActor, createServices, insertRecords, insertTrace, openStorage } from '@rxs/server';
+import { idMaker, loadSamples, makeRow } from './lib/dataset.mjs';
+import { RXS_BIN, ROOT, startRxs } from './lib/servers.mjs';
+import { timedOk } from './lib/processes.mjs';
+import { median } from './lib/stats.mjs';
+
+const log = (message) => process.stderr.write(`${message}\n`);
+const smoke = process.argv.includes('--smoke');
+const REPORT_TARGET_SECONDS = 10;
+const SCALES = smoke ? [1_000] : [1_000, 10_000];
+const ROUNDS = smoke ? 1 : 3;
+const work = resolve(ROOT, 'bench/out', smoke ? 'smoke' : 'run', 'traces');
+
+/** Requirements n, tests 2n, traces 3n: each test verifies one requirement, n more link at random; 5% of requirements are left without a test. */
+async function generate(dir, n) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const storage = await openStorage({ url: join(dir, 'rxs.db') });
+  try {
+    const { accounts, techdoc } = createServices(storage);
+    const { topic, records: samples } = loadSamples();
+    const tenant = await accounts.createTenant('Traceability bench');
+    const user = await accounts.createUser(tenant.id, { email: 'owner@bench.rxs.local', name: 'Owner', role: 'owner' });
+    const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
+    const owner = { tenantId: tenant.id, userId: user.id, role: 'owner' };
+    const revisionOf = async (name) => {
+      const draft = await techdoc.create(owner, {
+        knowledge_topic_name: name,
+        type: topic.type,
+        knowledge_topic_schema: topic.knowledge_topic_schema,
+      });
+      return (await techdoc.approve(owner, draft._id))._id;
+    };
+    const requirements = await revisionOf('System Requirements');
+    const tests = await revisionOf('Verification Tests');
+    const actor = changeActor({ tenantId: tenant.id, userId: user.id, role: 'owner', via: 'local' }, 'bench');
+    const base = { samples, tenantId: tenant.id, userId: user.id, tenant, baseMs: Date.parse('2026-01-01T00:00:00Z') };
+    const reqIds = [];
+    const testIds = [];
+    const newId = idMaker(Math.floor(base.baseMs / 1000));
+    await storage.db.transaction().execute(async (trx) => {
+      for (const [revisionId, count, ids, offset] of [
+        [requirements, n, reqIds, 0],
+        [tests, 2 * n, testIds, n],
+      ]) {
+        for (let start = 0; start < count; start += 1000) {
+          const rows = [];
+          for (let i = start; i < Math.min(count, start + 1000); i++) {
+            const row = makeRow(offset + i, { ...base, newId, revisionId });
+            row.name = revisionId === tests ? `TST-${i + 1}` : `REQ-${i + 1}`;
+            rows.push(row);
+            ids.push(row.id);
+          }
+          await insertRecords(trx, rows, actor);
+        }
+      }
+      const covered = Math.floor(n * 0.95);
+      const traceId = idMaker(Math.floor(base.baseMs / 1000) + 1);
+      let t = 0;
+      const link = (source, target) =>
+        insertTrace(
+          trx,
+          {
+            id: traceId(t++),
+            tenant_id: tenant.id,
+            source_id: source,
+            source_type: 'Record',
+            target_id: target,
+            target_type: 'Record',
+            relation_type: 'is_related',
+            created_by: user.id,
+            created_at: new Date(base.baseMs).toISOString(),
+            source_version: '1.0',
+            target_version: '1.0',
+          },
+          actor,
+        );
+      for (let i = 0; i < 2 * n; i++) await link(reqIds[i % covered], testIds[i]);
+      for (let i = 0; i < n; i++) await link(reqIds[(i * 7919) % covered], testIds[(i * 104_729 + 1) % (2 * n)]);
+    });
+    return { apiKey: key.key, requirements, tests };
+  } finally {
+    await storage.close();
+  }
+}
+
+async function measureScale(n) {
+  const dir = join(work, `n${n}`);
+  log(`traceability: ${n} requirements, ${2 * n} tests, ${3 * n} traces`);
+  const meta = await generate(join(dir, 'db'), n);
+  const keyFile = join(dir, 'api.key');
+  writeFileSync(keyFile, `${meta.apiKey}\n`, { mode: 0o600 });
+  const rxs = await startRxs({ dataDir: join(dir, 'db'), apiKey: meta.apiKey, logFile: join(dir, 'rxs.log') });
+  const common = ['--kt', meta.requirements, '--kt', meta.tests, '--url', rxs.url, '--api-key-file', keyFile, '--quiet'];
+  const sides = {
+    export: ['export', ...common, '--traces', '--format', 'json', '--out', join(dir, 'export.json')],
+    report: ['trace-report', ...common, '--format', 'html', '--out', join(dir, 'trace.html')],
+  };
+  const figures = { export: [], report: [] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? ['export', 'report', 'report', 'export'] : ['report', 'export', 'export', 'report'];
+      for (const side of ROUNDS === 1 ? ['export', 'report'] : order) {
+        const run = await timedOk(process.execPath, [RXS_BIN, ...sides[side]]);
+        figures[side].push({ seconds: run.seconds, peakRss: run.peakRss });
+      }
+    }
+  } finally {
+    await rxs.stop();
+    rmSync(join(dir, 'db'), { recursive: true, force: true });
+  }
+  const summary = (side) => ({
+    seconds: median(figures[side].map((f) => f.seconds)),
+    peakRssMb: figures[side][0].peakRss === undefined ? null : median(figures[side].map((f) => f.peakRss)) / 2 ** 20,
+  });
+  return { requirements: n, tests: 2 * n, traces: 3 * n, runs: figures.report.length, export: summary('export'), report: summary('report') };
+}
+
+const results = [];
+for (const n of SCALES) results.push(await measureScale(n));
+const largest = results[results.length - 1];
+const smallest = results[0];
+const fmt = (x, d = 2) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
+const lines = [
+  '# Traceability benchmark',
+  '',
+  `Generated by \`node bench/trace-report.mjs${smoke ? ' --smoke' : ''}\` on ${new Date().toISOString()}. Each row: medians of ${largest.runs} runs per side, the sides taking turns. Times are wall times of the whole command (start-up included); memory is the peak RSS of the \`rxs\` process (GNU time).`,
+  '',
+  '| requirements | tests | traces | `rxs export --traces` (JSON) | `rxs trace-report` (HTML) | report / export | export peak RSS | report peak RSS |',
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...results.map(
+    (r) =>
+      `| ${r.requirements} | ${r.tests} | ${r.traces} | ${fmt(r.export.seconds)} s | ${fmt(r.report.seconds)} s | ${fmt(r.report.seconds / r.export.seconds)}x | ${fmt(r.export.peakRssMb, 0)} MB | ${fmt(r.report.peakRssMb, 0)} MB |`,
+  ),
+  '',
+  `- Target: the report of ${largest.requirements} requirements, ${largest.tests} tests and ${largest.traces} traces in under ${REPORT_TARGET_SECONDS} s: ${fmt(largest.report.seconds)} s, ${largest.report.seconds < REPORT_TARGET_SECONDS ? '**met**' : '**missed**'}.`,
+];
+if (results.length > 1 && largest.report.peakRssMb && smallest.report.peakRssMb) {
+  lines.push(
+    `- Memory: ${largest.requirements / smallest.requirements}x the data takes ${fmt(largest.report.peakRssMb / smallest.report.peakRssMb)}x the report's peak RSS (the export's: ${fmt(largest.export.peakRssMb / smallest.export.peakRssMb)}x). The report holds each record's id and readable id and each counted link (a few hundred bytes each), never a record; the export holds the traces, then streams the records.`,
+  );
+}
+lines.push('');
+mkdirSync(work, { recursive: true });
+writeFileSync(join(work, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+const reportFile = smoke ? join(work, 'traceability.md') : join(ROOT, 'docs/benchmarks-traceability.md');
+writeFileSync(reportFile, lines.join('\n'));
+log(lines.join('\n'));
