@@ -160,7 +160,11 @@ Examples:
     if (options.demo) {
       let demo;
       try {
-        demo = await seedDemo(server.app.services, { dataDir: config.dataDir, baseUrl: server.url });
+        demo = await seedDemo(server.app.services, {
+          dataDir: config.dataDir,
+          baseUrl: server.url,
+          vModel: true,
+        });
       } catch (error) {
         // A server without its demo is not what was asked for: stop it, so the command fails.
         await server.close().catch(() => undefined);

@@ -13,6 +13,7 @@ import { storedContext } from '../services/records/repository.js';
 import sampleTopic from './samples/kt_system_requirements.json' with { type: 'json' };
 import sampleRecords from './samples/records_system_requirements.json' with { type: 'json' };
 import { riskRegisterSchema, verificationTests, verificationTestsSchema } from './topics.js';
+import { seedVModel } from './v-model.js';
 
 export interface DemoTopic {
   name: string;
@@ -57,12 +58,18 @@ const utc = (timestamp: string) =>
 
 /**
  * Seeds the demo once: a tenant built from the reference samples (System Requirements, re-approved
- * once, and Verification Tests linked to it) and a second tenant with its own topic. Later starts
+ * once, and Verification Tests linked to it; with `vModel`, the rest of a V-model around them) and a
+ * second tenant with its own topic. Later starts
  * read the same facts back from demo.json (API keys are shown once, so they live only there).
  */
 export async function seedDemo(
   services: Services,
-  options: { dataDir: string; baseUrl: string },
+  options: {
+    dataDir: string;
+    baseUrl: string;
+    /** Also the rest of the V-model (demo/v-model.ts): what `rxs serve --demo` shows. */
+    vModel?: boolean;
+  },
 ): Promise<DemoInfo> {
   const file = join(options.dataDir, 'demo.json');
   if (existsSync(file)) {
@@ -229,6 +236,13 @@ export async function seedDemo(
     await link(testRecords[2]!._id, requirementIds[2]!, 'is_related'),
     await link(requirementIds[1]!, requirementIds[0]!, 'has_parent'),
   ];
+  const vModel = options.vModel
+    ? await seedVModel(services, owner, {
+        ...Object.fromEntries(sampleRecords.map((r) => [r.data.name.slice(0, 7), r._id])),
+        ...Object.fromEntries(testRecords.map((r) => [r.name, r._id])),
+      })
+    : undefined;
+  if (vModel) traceIds.push(...vModel.traceIds);
 
   // A second tenant: the isolation tests' counterpart.
   const other = await accounts.createTenant('Other Manufacturer');
@@ -296,6 +310,7 @@ export async function seedDemo(
           oldRevisionIds: [],
           recordIds: testRecords.map((r) => r._id),
         },
+        ...vModel?.topics,
       },
       users,
     },

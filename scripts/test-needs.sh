@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# What the tests need beyond Node, as Debian packages: prints the missing ones, one line, space
+# separated (nothing when all are there). Used by scripts/test.sh (npm test) and .ci/run.
+need=()
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The web app's end-to-end tests drive Debian's chromium (playwright-core downloads no browser).
+command -v chromium >/dev/null 2>&1 || need+=(chromium fonts-liberation)
+command -v jq >/dev/null 2>&1 || need+=(jq)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+# Exports are read back by the programs that really read them: LibreOffice (XLSX, CSV) and docutils,
+# the reStructuredText parser of Sphinx (Sphinx-Needs descriptions), under Debian's python3.
+command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
+/usr/bin/python3 -c 'import docutils' >/dev/null 2>&1 || need+=(python3-docutils)
+# GNU time measures the peak memory of the commands the benchmarks and memory tests time.
+[ -x /usr/bin/time ] || need+=(time)
+echo "${need[*]}"
