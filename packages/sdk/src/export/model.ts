@@ -158,6 +158,11 @@ export type ExportPart =
       traces: ExportedTrace[];
       /** The named link types the traces use (from the mapping file); empty without one. */
       linkTypes: LinkType[];
+      /**
+       * Every link the mapping file names between two topics of this export, used by a trace or
+       * not: the rules of a traceability report (a link no trace follows is 0% covered, not absent).
+       */
+      mappedLinkTypes?: LinkType[];
     }
   | { kind: 'end'; warnings: string[] };
 

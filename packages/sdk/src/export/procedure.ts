@@ -305,7 +305,13 @@ export async function* exportPartBatches(
       });
     }
     traces.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    yield [{ kind: 'traces', traces, linkTypes: [...linkTypes.values()] }];
+    const mappedLinkTypes: LinkType[] = [];
+    for (const source of exportedTopics)
+      for (const target of exportedTopics) {
+        const named = mapping.linkType(source, target);
+        if (named) mappedLinkTypes.push(named);
+      }
+    yield [{ kind: 'traces', traces, linkTypes: [...linkTypes.values()], mappedLinkTypes }];
   }
   for (const warning of mapping.warningsFor?.(exportedTopics) ?? []) warn(warning);
   yield [{ kind: 'end', warnings }];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LinkType } from '../export/model.js';
-import { coverageMarkdown, coverageOf, type CoverageTopic } from './coverage.js';
+import { CoverageCollector, coverageMarkdown, coverageOf, type CoverageTopic } from './coverage.js';
 import { coverageHtml } from './html.js';
 
 const topic = (n: number): CoverageTopic => ({
@@ -100,6 +100,48 @@ describe('coverageOf', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("a mapping's link no trace follows is a rule at 0%, not replaced by the default rule", async () => {
+    const collector = new CoverageCollector();
+    const topicPart = (n: number) => ({
+      kind: 'topic' as const,
+      topic: { revisionId: `rev${n}`, historyId: `hist${n}`, name: `Topic ${n}` } as never,
+    });
+    const record = (n: number, id: string) => ({
+      kind: 'record' as const,
+      record: { id, readableId: id.toUpperCase(), topicRevisionId: `rev${n}` } as never,
+    });
+    const reversed: LinkType = {
+      name: 'verifies',
+      incoming: 'verified by',
+      sourceTopicHistoryId: 'hist1',
+      targetTopicHistoryId: 'hist0',
+    };
+    await collector.writeParts([
+      topicPart(0),
+      record(0, 'r1'),
+      topicPart(1),
+      record(1, 't1'),
+      {
+        kind: 'traces',
+        // A trace from topic 0 to topic 1: the other way round from the mapping's link.
+        traces: [
+          {
+            id: 'x',
+            source: { id: 'r1', type: 'Record' },
+            target: { id: 't1', type: 'Record' },
+            relationTypes: ['is_related'],
+            suspect: false,
+          },
+        ],
+        linkTypes: [],
+        mappedLinkTypes: [reversed],
+      },
+    ]);
+    const [rule, ...others] = collector.report().rules;
+    expect(others).toEqual([]);
+    expect(rule).toMatchObject({ covered: 0, total: 1, uncovered: ['T1'], rule: { linkType: 'verifies' } });
   });
 
   it('writes Markdown a reader can trust: cells escaped, the gate marked', () => {

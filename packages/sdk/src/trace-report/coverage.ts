@@ -78,7 +78,8 @@ export class CoverageCollector {
     } else if (part.kind === 'record') {
       this.records.get(part.record.topicRevisionId)?.set(part.record.id, part.record.readableId);
     } else if (part.kind === 'traces') {
-      this.linkTypes = part.linkTypes;
+      // The mapping's links are the rules even when no trace follows one (then it is 0% covered).
+      this.linkTypes = part.mappedLinkTypes ?? part.linkTypes;
       for (const trace of part.traces) {
         if (trace.source.type !== 'Record' || trace.target.type !== 'Record') continue;
         this.links.push({
