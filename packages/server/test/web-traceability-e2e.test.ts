@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { launchChromium, screenshot } from './support/browser.js';
+import { screenshot, signedInOwner } from './support/browser.js';
 import { approvedTopic, createNote } from './support/topics.js';
 
 const STEP = 60_000;
@@ -15,7 +15,6 @@ const STEP = 60_000;
 describe('web app end to end: traceability', () => {
   let t: TestServer;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let requirements: string;
   let tests: string;
@@ -49,15 +48,7 @@ describe('web app end to end: traceability', () => {
     });
     expect(changed.status).toBe(200);
 
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await page.goto(`${t.url}/`);
-    await page.fill('#email', t.demo.tenant.users.owner.email);
-    await page.fill('#password', t.demo.tenant.users.owner.password);
-    await page.click('button[type=submit]');
-    await page.getByRole('heading', { name: 'Knowledge topics' }).waitFor();
+    ({ browser, page } = await signedInOwner(t, { acceptDownloads: true }));
   }, STEP);
 
   afterAll(async () => {
@@ -119,6 +110,43 @@ describe('web app end to end: traceability', () => {
       expect(html).toContain('<h1>Traceability report</h1>');
       expect(html).toContain('<li>PR-3</li>');
       expect(html).toContain('66.7%');
+
+      // A mapping file's link is the rule: only traces in its direction count.
+      await page.goto(`${t.url}/traceability?revisions=${requirements},${tests}`);
+      await page.getByTestId('coverage-rule').waitFor();
+      await page.getByLabel('Mapping', { exact: true }).fill(
+        JSON.stringify({
+          links: [
+            {
+              from: 'A2 Pump verification',
+              to: 'A1 Pump requirements',
+              name: 'verifies',
+              incoming: 'verified by',
+            },
+          ],
+        }),
+      );
+      const answered = page.waitForResponse(
+        (r) => r.url().endsWith('/api/traceability') && r.request().method() === 'POST',
+      );
+      await page.getByRole('button', { name: 'Show coverage' }).click();
+      expect((await answered).status()).toBe(200);
+      await expect
+        .poll(() => page.getByTestId('coverage-rule').first().textContent(), { timeout: 10_000 })
+        .toContain('A2 Pump verification → A1 Pump requirements (verifies)');
+      expect(await page.getByTestId('coverage-rule').first().textContent()).toContain('0.0%');
+      const [mapped] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download JSON' }).click(),
+      ]);
+      const json = JSON.parse(readFileSync((await mapped.path())!, 'utf8'));
+      expect(json.rules[0].rule.linkType).toBe('verifies');
+      await page.getByLabel('Mapping', { exact: true }).fill('{"links": [{"from": "No such topic"}]}');
+      await page.getByRole('button', { name: 'Show coverage' }).click();
+      await page
+        .getByText(/Mapping file:/)
+        .first()
+        .waitFor();
 
       // Another tenant's revision: a clear 404, not an empty report.
       const other = t.demo.otherTenant.topics.riskRegister!.currentRevisionId;

@@ -37,17 +37,7 @@ function fileNameOf(response: Response, fallback: string): string {
 export async function downloadExport(
   request: ExportRequest,
 ): Promise<{ name: string; size: number; warnings: string[] }> {
-  const { mapping, ...query } = request;
-  // With a mapping file the request goes in a body (the file can be long): a POST, with the CSRF token.
-  const response = mapping?.trim()
-    ? await fetch('/api/export', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...csrfHeaders() },
-        body: JSON.stringify(request),
-        credentials: 'same-origin',
-      })
-    : await fetch(withQuery('/api/export', { ...query }), { credentials: 'same-origin' });
-  if (!response.ok) throw await failureOf(response, `The export failed (${response.status}).`);
+  const response = await fetchFile('/api/export', { ...request }, 'export');
   const blob = await response.blob();
   const name = fileNameOf(response, `rxs-export.${request.format}`);
   saveBlob(blob, name);
@@ -57,15 +47,36 @@ export async function downloadExport(
 /** Downloads `path?query` as a file (the name from Content-Disposition, else `fallback`). */
 export async function downloadFile(
   path: string,
-  query: Record<string, string>,
+  query: Record<string, string> & { mapping?: string },
   fallback: string,
 ): Promise<{ name: string; size: number }> {
-  const response = await fetch(withQuery(path, query), { credentials: 'same-origin' });
-  if (!response.ok) throw await failureOf(response, `The download failed (${response.status}).`);
+  const response = await fetchFile(path, query, 'download');
   const blob = await response.blob();
   const name = fileNameOf(response, fallback);
   saveBlob(blob, name);
   return { name, size: blob.size };
+}
+
+/**
+ * GET `path?query`, or, with a mapping file (it can be long), a POST of the same as a JSON body
+ * with the CSRF token; a refusal is an ApiError with the server's words.
+ */
+async function fetchFile(
+  path: string,
+  query: { mapping?: string } & Record<string, string | boolean | undefined>,
+  what: string,
+): Promise<Response> {
+  const { mapping, ...rest } = query;
+  const response = mapping?.trim()
+    ? await fetch(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...csrfHeaders() },
+        body: JSON.stringify(query),
+        credentials: 'same-origin',
+      })
+    : await fetch(withQuery(path, rest), { credentials: 'same-origin' });
+  if (!response.ok) throw await failureOf(response, `The ${what} failed (${response.status}).`);
+  return response;
 }
 
 /** Hands a blob to the browser as a download named `name`. */

@@ -38,3 +38,26 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
+
+/**
+ * A browser with one page signed in as the demo owner, on the topics page: where the web app's
+ * end-to-end tests start. Close `browser` when done.
+ */
+export async function signedInOwner(
+  t: { url: string; demo: { tenant: { users: { owner: { email: string; password: string } } } } },
+  options: { acceptDownloads?: boolean } = {},
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: options.acceptDownloads ?? false,
+  });
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  await page.goto(`${t.url}/`);
+  await page.fill('#email', t.demo.tenant.users.owner.email);
+  await page.fill('#password', t.demo.tenant.users.owner.password);
+  await page.click('button[type=submit]');
+  await page.getByRole('heading', { name: 'Knowledge topics' }).waitFor();
+  return { browser, page };
+}

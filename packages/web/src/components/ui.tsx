@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api';
 import { linkClick } from '../router';
 
 export function Link(props: JSX.HTMLAttributes<HTMLAnchorElement> & { href: string }) {
@@ -108,11 +108,47 @@ export function Notice({
   );
 }
 
+/**
+ * What a failed load means to the user and what to do: a wrong address or a deleted object is not
+ * fixed by trying again, so only failures that may pass (the network, the server) offer a retry.
+ */
+export function failureText(error: unknown): { title: string; text: string; retry: boolean } {
+  if (error instanceof ApiError) {
+    const inAddress = error.items.some((item) => item.loc[0] === 'path' || item.loc[0] === 'params');
+    if (error.status === 422 && inAddress)
+      return {
+        title: 'This address is not valid',
+        text: 'The id in the address is not an id this service gives (24 hexadecimal characters). Check the link you followed, or find the item from the list.',
+        retry: false,
+      };
+    if (error.status === 404)
+      return {
+        title: 'Not found',
+        text: `${errorMessage(error)} It may have been deleted, or the link is wrong: find it again from the list (a deleted record's history stays readable from its topic).`,
+        retry: false,
+      };
+    if (error.status === 403)
+      return {
+        title: 'Not allowed',
+        text: `${errorMessage(error)} Ask an owner or admin of your tenant for the role that allows it.`,
+        retry: false,
+      };
+    if (error.status < 500 && error.status !== 429)
+      return { title: 'The service refused this', text: errorMessage(error), retry: false };
+  }
+  return {
+    title: 'Could not load this',
+    text: `${errorMessage(error)} The service may be unreachable or busy: try again in a moment.`,
+    retry: true,
+  };
+}
+
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const { title, text, retry } = failureText(error);
   return (
-    <Notice kind="error" title="Something went wrong">
-      <p>{errorMessage(error)}</p>
-      {onRetry && (
+    <Notice kind="error" title={title}>
+      <p>{text}</p>
+      {onRetry && retry && (
         <button type="button" class="button button-small" onClick={onRetry}>
           Try again
         </button>

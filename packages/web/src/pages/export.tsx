@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ExportFormat, TopicList, TopicSummary } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
 import { ExportResultNotice, type ExportResult } from '../components/export-result';
+import { MappingField } from '../components/mapping-field';
 import { TopicChoices, toggled } from '../components/topic-choices';
 import { downloadExport } from '../download';
 import { EmptyState, ErrorNotice, Link, Loading, PageHeader, plural } from '../components/ui';
@@ -43,7 +44,6 @@ export function ExportPage() {
   const [labels, setLabels] = useState(false);
   // A mapping file's text (uploaded or pasted): need types, id prefixes, link names (docs/mapping.md).
   const [mapping, setMapping] = useState('');
-  const [mappingName, setMappingName] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ExportResult>();
   const canTraces = info.permissions.includes('traces:read');
@@ -160,40 +160,11 @@ export function ExportPage() {
               Write the labels of select, radio and checklist options instead of their stored values
             </label>
           </fieldset>
-          <fieldset class="panel">
-            <legend class="panel-title">Mapping file (optional)</legend>
-            <p class="muted">
-              Need types, id prefixes, ReqIF types, title/description/status fields, identifier rules and link
-              names per topic, as for <code>rxs export --mapping</code>. Upload the file or paste its JSON.
-            </p>
-            <label class="field">
-              <span>Upload</span>
-              <input
-                type="file"
-                accept=".json,.jsonc,application/json"
-                onChange={async (e) => {
-                  const file = e.currentTarget.files?.[0];
-                  if (!file) return;
-                  setMapping(await file.text());
-                  setMappingName(file.name);
-                }}
-              />
-            </label>
-            <label class="field">
-              <span>{mappingName ? `Mapping (${mappingName})` : 'Mapping'}</span>
-              <textarea
-                name="mapping"
-                rows={6}
-                spellcheck={false}
-                placeholder='{"topics": [{"name": "Verification Tests", "needType": "test", "idPrefix": "TC"}]}'
-                value={mapping}
-                onInput={(e) => {
-                  setMapping(e.currentTarget.value);
-                  setMappingName(undefined);
-                }}
-              />
-            </label>
-          </fieldset>
+          <MappingField
+            value={mapping}
+            onValue={setMapping}
+            purpose="Need types, id prefixes, ReqIF types, title/description/status fields, identifier rules and link names per topic, as for rxs export --mapping."
+          />
           <ExportResultNotice result={result} />
           <div class="button-row">
             <button type="submit" class="button button-primary" disabled={busy || count === 0}>

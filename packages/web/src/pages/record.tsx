@@ -57,7 +57,13 @@ function ProblemsNotice({ problems }: { problems: SaveProblems }) {
     <Notice kind="error" title="The record was not saved">
       <p data-testid="validation-summary">
         The server found {count === 1 ? '1 problem' : `${count} problems`}
-        {problems.placed > 0 ? '; they are marked on the fields below.' : '.'}
+        {problems.placed === 0
+          ? '.'
+          : problems.placed === count
+            ? count === 1
+              ? '; it is marked on its field below.'
+              : '; they are marked on the fields below.'
+            : `; ${problems.placed === 1 ? 'one is' : `${problems.placed} are`} marked on the fields below.`}
       </p>
       {problems.other.length > 0 && (
         <ul>
@@ -264,7 +270,8 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
     setDeleting(true);
     try {
       await api.delete(withQuery(`/records/${record._id}`, { change_reason: deleteReason.trim() }));
-      navigate(paths.records(topicHistory));
+      // The records page confirms it, with the way back to the history (and the restore).
+      navigate(withQuery(paths.records(topicHistory), { deleted: record._id, name: record.name }));
     } catch (error) {
       setDeleteError(errorMessage(error));
       setConfirmDelete(false);

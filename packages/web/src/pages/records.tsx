@@ -3,7 +3,7 @@ import type { FieldColumn, RecordTable, TopicDetail } from '@rxs/web-api';
 import { api } from '../api';
 import { DateTime, EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { useAsync, useDebounced, useTitle, useTopic } from '../hooks';
-import { paths, topicCrumbs } from '../router';
+import { navigate, paths, topicCrumbs, useLocation } from '../router';
 import { useCan } from '../session';
 
 type Dir = 'asc' | 'desc';
@@ -36,6 +36,9 @@ function SortHeader({
 }
 
 export function RecordsPage({ historyId }: { historyId: string }) {
+  const location = useLocation();
+  // Set by a record page after a deletion: confirmed here (only an id is taken from the address).
+  const deleted = /^[0-9a-f]{24}$/.exec(location.query.get('deleted') ?? '')?.[0];
   const can = useCan();
   const topic = useTopic(historyId);
   useTitle(topic.data ? `Records of ${topic.data.name}` : 'Records');
@@ -117,6 +120,17 @@ export function RecordsPage({ historyId }: { historyId: string }) {
           </p>
         )}
       </PageHeader>
+      {deleted && (
+        <Notice
+          kind="success"
+          title={`Record “${location.query.get('name') ?? deleted}” deleted`}
+          onDismiss={() => navigate(paths.records(t.historyId), { replace: true })}
+        >
+          The traces that linked it are deleted too. Its history stays readable{' '}
+          <Link href={paths.record(t.historyId, deleted)}>at its address</Link>, where an editor can restore
+          it.
+        </Notice>
+      )}
 
       {!revisionId ? (
         <Notice kind="info" title="This topic is not approved yet">

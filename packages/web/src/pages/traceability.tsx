@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { SuspectLinkView, TopicSummary, TraceabilityView } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
+import { MappingField } from '../components/mapping-field';
 import { ReviewLinkDialog } from '../components/review-link-dialog';
 import { TopicChoices, toggled } from '../components/topic-choices';
 import {
@@ -48,9 +49,17 @@ export function TraceabilityPage() {
   const topics = useAsync(approvedTopics, []);
   const [selected, setSelected] = useState<Set<string>>(() => new Set(chosen));
   const key = chosen.join(',');
+  // A mapping file's links are the rules; it is not in the URL (it can be long), so it applies from "Show".
+  const [mapping, setMapping] = useState('');
+  const [applied, setApplied] = useState('');
   const view = useAsync(
-    () => (key ? api.get<TraceabilityView>('/traceability', { revisions: key }) : Promise.resolve(undefined)),
-    [key],
+    () =>
+      !key
+        ? Promise.resolve(undefined)
+        : applied.trim()
+          ? api.post<TraceabilityView>('/traceability', { revisions: key, mapping: applied })
+          : api.get<TraceabilityView>('/traceability', { revisions: key }),
+    [key, applied],
   );
   const [onlyUncovered, setOnlyUncovered] = useState(false);
   const [reviewing, setReviewing] = useState<SuspectLinkView>();
@@ -60,13 +69,14 @@ export function TraceabilityPage() {
   const ordered = (topics.data ?? []).map((t) => t.currentRevisionId!).filter((id) => selected.has(id));
   const show = (event: Event) => {
     event.preventDefault();
+    setApplied(mapping);
     navigate(`${paths.traceability(ordered)}`);
   };
   const download = async (format: string) => {
     try {
       await downloadFile(
         '/api/traceability/report',
-        { revisions: key, format },
+        { revisions: key, format, ...(applied.trim() && { mapping: applied }) },
         `rxs-traceability.${format}`,
       );
     } catch (failure) {
@@ -88,13 +98,18 @@ export function TraceabilityPage() {
       {topics.data && (
         <form class="panel" onSubmit={show} data-testid="traceability-topics">
           <p class="muted">
-            Tick two or more topics. Each topic is checked against the next one in this list (a mapping file’s
-            named links are used by <code>rxs trace-report --mapping</code>).
+            Tick two or more topics. Each topic is checked against the next one in this list, unless a mapping
+            file names a link between them.
           </p>
           <TopicChoices
             topics={topics.data as TopicSummary[]}
             selected={selected}
             onToggle={(id) => setSelected(toggled(selected, id))}
+          />
+          <MappingField
+            value={mapping}
+            onValue={setMapping}
+            purpose="Its links between two topics (e.g. System Requirements → Verification Tests as verified_by) are the rules, counting only the traces they name, as for rxs trace-report --mapping."
           />
           <div class="button-row">
             <button type="submit" class="button button-primary" disabled={ordered.length < 2}>

@@ -22,6 +22,7 @@ import {
   type ExportFormat,
   type ExportMapping,
   type ExportSource,
+  type KnowledgeTopicRevision,
   type Permission,
   type ServiceRecord,
   type TraceEdge,
@@ -57,7 +58,7 @@ const MAX_WARNINGS_HEADER = 6_000;
 const DATA_ERROR_CLASSES = [DuplicateIdentifierError, MappingFileError, TopicReapprovedError];
 const DATA_ERROR_NAMES = new Set(['TooManyColumnsError', 'SheetTooWideError']);
 /** Largest mapping file the export form takes (a real one is a few KB). */
-const MAX_MAPPING_CHARS = 256 * 1024;
+export const MAX_MAPPING_CHARS = 256 * 1024;
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -113,6 +114,33 @@ export function inProcessExportSource(
       return edges;
     },
   };
+}
+
+/** A mapping file's text as a mapping (none when blank); its mistakes are a 422, one item each. */
+export function parseMapping(text: string | undefined): ExportMapping | undefined {
+  if (!text?.trim()) return undefined;
+  try {
+    return exportMappingFromText(text, 'mapping file');
+  } catch (error) {
+    if (error instanceof MappingFileError) throw mappingProblems(error);
+    throw error;
+  }
+}
+
+/** The mapping's names checked against the topics' fields: a wrong one is a 422 naming it. */
+export function checkMapping(
+  mapping: ExportMapping | undefined,
+  topics: readonly KnowledgeTopicRevision[],
+): void {
+  for (const topic of topics) {
+    const ref = { historyId: topic.knowledge_topic_history_id, name: topic.knowledge_topic_name };
+    try {
+      mapping?.topic(ref, buildFieldMap(topic.knowledge_topic_schema).fields);
+    } catch (error) {
+      if (error instanceof MappingFileError) throw mappingProblems(error);
+      throw error;
+    }
+  }
 }
 
 /** `revisions=ID,ID`: distinct revision ids, 1 to MAX_TOPICS of them, else 422. */
@@ -204,7 +232,7 @@ interface ExportRequest {
 }
 
 /** A mapping file's mistakes as 422 items, one per mistake, at its place in the file. */
-function mappingProblems(error: MappingFileError) {
+export function mappingProblems(error: MappingFileError) {
   return unprocessable(
     error.problems.map((p) =>
       validationItem(['body', 'mapping', p.place], `Mapping file: ${p.message}`, 'value_error'),
@@ -250,15 +278,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         const { principal } = signedIn(request);
         const { format, traces, labels } = query;
         if (traces) requirePermission(principal, 'traces:read');
-        let mapping: ExportMapping | undefined;
-        if (query.mapping?.trim()) {
-          try {
-            mapping = exportMappingFromText(query.mapping, 'mapping file');
-          } catch (error) {
-            if (error instanceof MappingFileError) throw mappingProblems(error);
-            throw error;
-          }
-        }
+        const mapping = parseMapping(query.mapping);
         const revisionIds = revisionIdList(query.revisions);
         const asOf = await services.readAsOf(principal.tenantId, query.as_of, [place, 'as_of']);
         // Every revision is checked before the first byte, so a wrong id is a 404, not a broken file.
@@ -266,15 +286,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
           revisionIds.map((id) => services.techdoc.getRevision(principal, id, { asOf })),
         );
         // The mapping's field names too: a wrong one is a 422 naming it, not a broken download.
-        for (const topic of topics) {
-          const ref = { historyId: topic.knowledge_topic_history_id, name: topic.knowledge_topic_name };
-          try {
-            mapping?.topic(ref, buildFieldMap(topic.knowledge_topic_schema).fields);
-          } catch (error) {
-            if (error instanceof MappingFileError) throw mappingProblems(error);
-            throw error;
-          }
-        }
+        checkMapping(mapping, topics);
         const baseUrl = `${request.protocol}://${request.host}`;
         const fileName = exportFileName(
           topics.map((t) => t.knowledge_topic_name),

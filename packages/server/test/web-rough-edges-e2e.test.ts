@@ -1,0 +1,92 @@
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness.js';
+import { signedInOwner } from './support/browser.js';
+
+const STEP = 60_000;
+
+/**
+ * Rough edges found by a walk-through in a real browser (issue 17): errors that say what happened
+ * and what to do, long text that wraps, a deletion that is confirmed, one voice in validation.
+ */
+describe('web app end to end: errors, long text, deletion', () => {
+  let t: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let historyId: string;
+  let revisionId: string;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    const topic = t.demo.tenant.topics.systemRequirements!;
+    historyId = topic.historyId;
+    revisionId = topic.currentRevisionId;
+    ({ browser, page } = await signedInOwner(t));
+  }, STEP);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const record = async (name: string) => {
+    const res = await t.api('POST', '/records/', {
+      body: {
+        name,
+        form: {},
+        data: { name: 'REQ_900 — Long text', description: 'x'.repeat(400) },
+        context: { knowledge_unit_topic_id: revisionId },
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body._id as string;
+  };
+  const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
+
+  it(
+    'a malformed address and a deleted record say what happened, without a useless "Try again"',
+    async () => {
+      await page.goto(`${t.url}/topics/not-an-id`);
+      await page.getByText('This address is not valid').waitFor();
+      expect(await page.getByText(/Check the link you followed/).count()).toBe(1);
+      expect(await page.getByText('Something went wrong').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(0);
+
+      await page.goto(`${t.url}/topics/${historyId}/records/0123456789abcdef01234567`);
+      await page.getByText('Not found').first().waitFor();
+      expect(await page.getByText(/It may have been deleted, or the link is wrong/).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(0);
+    },
+    STEP,
+  );
+
+  it(
+    'a 300-character name wraps: neither the record page nor the table gets wider than the window',
+    async () => {
+      const long = `REQ-${'Sterilization'.repeat(23)}`.slice(0, 300);
+      const id = await record(long);
+      await page.goto(`${t.url}/topics/${historyId}/records/${id}`);
+      await page.getByRole('heading', { name: long.slice(0, 40) }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(1280);
+      await page.goto(`${t.url}/topics/${historyId}/records`);
+      await page.getByText(long.slice(0, 30)).first().waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(1280);
+    },
+    STEP,
+  );
+
+  it(
+    'a deleted record is confirmed on the records page, with the way to its history',
+    async () => {
+      const id = await record('REQ-DEL Delete me');
+      await page.goto(`${t.url}/topics/${historyId}/records/${id}`);
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete record' }).click();
+      await page.getByText('Record “REQ-DEL Delete me” deleted').waitFor();
+      expect(page.url()).toContain(`/topics/${historyId}/records`);
+      await page.getByRole('link', { name: 'at its address' }).click();
+      await page.waitForURL(`**/records/${id}`);
+    },
+    STEP,
+  );
+});
