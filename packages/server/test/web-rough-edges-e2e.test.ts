@@ -41,6 +41,7 @@ describe('web app end to end: errors, long text, deletion', () => {
     expect(res.status, res.text).toBe(201);
     return res.body._id as string;
   };
+  const context = () => page.context();
   const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
 
   it(
@@ -71,6 +72,55 @@ describe('web app end to end: errors, long text, deletion', () => {
       await page.goto(`${t.url}/topics/${historyId}/records`);
       await page.getByText(long.slice(0, 30)).first().waitFor();
       expect(await pageWidth()).toBeLessThanOrEqual(1280);
+    },
+    STEP,
+  );
+
+  it(
+    'the records table keeps sort, filters and search in the address: after Back, after a reload, shared',
+    async () => {
+      await page.goto(`${t.url}/topics/${historyId}/records`);
+      const names = () => page.locator('#records-table tbody th').allTextContents();
+      await expect.poll(names).toContain('Requirements-1');
+      await page.getByRole('button', { name: 'Record', exact: true }).click();
+      await page.getByRole('button', { name: 'Record', exact: true }).click();
+      await page.getByRole('button', { name: 'Filter columns' }).click();
+      await page.getByLabel('Filter Priority').fill('medium');
+      await expect.poll(names).toEqual(['Requirements-4', 'Requirements-3']);
+      await expect.poll(() => page.url()).toContain('dir=desc');
+      const shared = page.url();
+      expect(new URL(shared).searchParams.get('filters')).toBe('{"Priority":"medium"}');
+
+      // Into a record and Back: the same view.
+      await page.getByRole('link', { name: 'Requirements-4' }).click();
+      await page.getByRole('heading', { name: 'Requirements-4' }).waitFor();
+      await page.goBack();
+      await expect.poll(names).toEqual(['Requirements-4', 'Requirements-3']);
+      // A reload, and the address opened fresh (as someone it was sent to): the same view.
+      await page.reload();
+      await expect.poll(names).toEqual(['Requirements-4', 'Requirements-3']);
+      const other = await context().newPage();
+      await other.goto(shared);
+      await expect
+        .poll(() => other.locator('#records-table tbody th').allTextContents())
+        .toEqual(['Requirements-4', 'Requirements-3']);
+      expect(await other.getByLabel('Filter Priority').inputValue()).toBe('medium');
+      await other.close();
+    },
+    STEP,
+  );
+
+  it(
+    'the form designer offers no Image view or iFrame, which the page may not load',
+    async () => {
+      await page.goto(`${t.url}/topics/${t.demo.tenant.topics.verificationTests!.historyId}`);
+      await page.getByRole('button', { name: 'Edit form' }).click();
+      await page.locator('.fjs-palette-field').first().waitFor();
+      const entry = (type: string) => page.locator(`.fjs-palette-field[data-field-type="${type}"]`);
+      expect(await entry('textfield').isVisible()).toBe(true);
+      expect(await entry('image').count()).toBe(1);
+      expect(await entry('image').isVisible()).toBe(false);
+      expect(await entry('iframe').isVisible()).toBe(false);
     },
     STEP,
   );

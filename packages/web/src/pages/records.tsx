@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { FieldColumn, RecordTable, TopicDetail } from '@rxs/web-api';
 import { api } from '../api';
 import { DateTime, EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader } from '../components/ui';
@@ -35,6 +35,27 @@ function SortHeader({
   );
 }
 
+const DEFAULT_PAGE_SIZE = 50;
+
+/** A whole number from the address within [min, max], else `fallback`. */
+function wholeOf(text: string | null, fallback: number, min: number, max: number): number {
+  const n = Number(text);
+  return text !== null && Number.isInteger(n) && n >= min && n <= max ? n : fallback;
+}
+
+/** Column filters from the address (`{"semantic name": "text"}`), ignoring anything else. */
+function filtersOf(text: string | null): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text ?? '{}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(
+      Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
+  } catch {
+    return {};
+  }
+}
+
 export function RecordsPage({ historyId }: { historyId: string }) {
   const location = useLocation();
   // Set by a record page after a deletion: confirmed here (only an id is taken from the address).
@@ -42,15 +63,31 @@ export function RecordsPage({ historyId }: { historyId: string }) {
   const can = useCan();
   const topic = useTopic(historyId);
   useTitle(topic.data ? `Records of ${topic.data.name}` : 'Records');
-  const [sort, setSort] = useState('id');
-  const [dir, setDir] = useState<Dir>('asc');
-  const [search, setSearch] = useState('');
-  const [filters, setFilters] = useState<Record<string, string>>({});
-  const [showFilters, setShowFilters] = useState(false);
-  const [offset, setOffset] = useState(0);
-  const [limit, setLimit] = useState(50);
+  // The table's state lives in the address: kept on Back and reload, and a view can be shared.
+  const initial = location.query;
+  const [sort, setSort] = useState(() => initial.get('sort') ?? 'id');
+  const [dir, setDir] = useState<Dir>(() => (initial.get('dir') === 'desc' ? 'desc' : 'asc'));
+  const [search, setSearch] = useState(() => initial.get('q') ?? '');
+  const [filters, setFilters] = useState<Record<string, string>>(() => filtersOf(initial.get('filters')));
+  const [showFilters, setShowFilters] = useState(() => initial.has('filters'));
+  const [offset, setOffset] = useState(() => wholeOf(initial.get('offset'), 0, 0, 10_000_000));
+  const [limit, setLimit] = useState(() => wholeOf(initial.get('limit'), DEFAULT_PAGE_SIZE, 1, 500));
   const q = useDebounced(search.trim(), 250);
   const filterText = useDebounced(JSON.stringify(filters), 250);
+  useEffect(() => {
+    const params = new URLSearchParams();
+    if (sort !== 'id') params.set('sort', sort);
+    if (dir !== 'asc') params.set('dir', dir);
+    if (q) params.set('q', q);
+    if (filterText !== '{}') params.set('filters', filterText);
+    if (offset > 0) params.set('offset', String(offset));
+    if (limit !== DEFAULT_PAGE_SIZE) params.set('limit', String(limit));
+    // A deletion's confirmation stays until dismissed.
+    const current = new URLSearchParams(window.location.search);
+    for (const kept of ['deleted', 'name']) if (current.has(kept)) params.set(kept, current.get(kept)!);
+    const text = params.toString();
+    navigate(`${paths.records(historyId)}${text ? `?${text}` : ''}`, { replace: true });
+  }, [historyId, sort, dir, q, filterText, offset, limit]);
   const revisionId = topic.data?.currentRevisionId ?? null;
 
   const table = useAsync(
@@ -124,7 +161,13 @@ export function RecordsPage({ historyId }: { historyId: string }) {
         <Notice
           kind="success"
           title={`Record “${location.query.get('name') ?? deleted}” deleted`}
-          onDismiss={() => navigate(paths.records(t.historyId), { replace: true })}
+          onDismiss={() => {
+            const params = new URLSearchParams(window.location.search);
+            params.delete('deleted');
+            params.delete('name');
+            const text = params.toString();
+            navigate(`${paths.records(t.historyId)}${text ? `?${text}` : ''}`, { replace: true });
+          }}
         >
           The traces that linked it are deleted too. Its history stays readable{' '}
           <Link href={paths.record(t.historyId, deleted)}>at its address</Link>, where an editor can restore
