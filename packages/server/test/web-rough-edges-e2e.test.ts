@@ -111,6 +111,39 @@ describe('web app end to end: errors, long text, deletion', () => {
   );
 
   it(
+    "the form speaks with the service's voice: the browser's check says what the server says",
+    async () => {
+      const tests = t.demo.tenant.topics.verificationTests!;
+      await page.goto(`${t.url}/topics/${tests.historyId}/records/new`);
+      await page.locator('.form-js-host .fjs-form').waitFor();
+      const field = (label: string) => page.locator('.form-js-host').getByLabel(label, { exact: false });
+      await page.fill('#record-name', 'TC-900');
+      await field('Test ID').fill('TC-900');
+      await field('Title').fill('Door seal leak test');
+      await field('Duration (min)').fill('-5');
+      const refused = page.waitForResponse(
+        (r) => r.url().endsWith('/api/records') && r.request().method() === 'POST',
+      );
+      await page.getByRole('button', { name: 'Create record' }).click();
+      expect((await refused).status()).toBe(422);
+      const errors = page.locator('.form-js-host .fjs-form-field-error');
+      await expect
+        .poll(() => errors.allTextContents())
+        .toContain('Field "Duration (min)" (number_3lm0ze) must be at least 0, not -5');
+      // Now the browser checks the field as it changes, with no request: the same words.
+      await field('Duration (min)').fill('-7');
+      await expect
+        .poll(() => errors.allTextContents())
+        .toContain('Field "Duration (min)" (number_3lm0ze) must be at least 0, not -7');
+      expect((await errors.allTextContents()).join(' ')).not.toContain('Field must have minimum value');
+      expect(await page.getByTestId('validation-summary').textContent()).toMatch(
+        /^The server found 2 problems; they are marked on the fields below\.$/,
+      );
+    },
+    STEP,
+  );
+
+  it(
     'the form designer offers no Image view or iFrame, which the page may not load',
     async () => {
       await page.goto(`${t.url}/topics/${t.demo.tenant.topics.verificationTests!.historyId}`);

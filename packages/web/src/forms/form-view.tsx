@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FormSchema, ValidationErrorItem } from '@rxs/web-api';
 import { ErrorNotice, Loading } from '../components/ui';
 import { placeServerErrors, type FieldInstance } from './field-errors';
+import { inServerWords } from './server-voice';
 
 type FormJs = InstanceType<(typeof import('./viewer'))['Form']>;
 
@@ -53,6 +54,7 @@ export function FormView({
         await form.importSchema(schema, data ?? {});
         if (disposed) return;
         const instance = form;
+        speakWithTheServersVoice(instance);
         instance.on('submit', () => {
           if (!collecting) callbacks.current.onSubmitRequest?.();
         });
@@ -103,4 +105,19 @@ export function FormView({
       <div ref={container} class={readOnly ? 'form-js-host form-js-readonly' : 'form-js-host'} />
     </div>
   );
+}
+
+/** form-js's field checks, reworded as the service words the same rules (server-voice.ts). */
+function speakWithTheServersVoice(form: { get<T>(name: string): T }): void {
+  type Check = (fieldInstance: { id: string }, value: unknown) => string[];
+  const validator = form.get<{ validateFieldInstance: Check }>('validator');
+  const fields = form.get<{ get(id: string): { key?: string; label?: string; type?: string } | undefined }>(
+    'formFieldRegistry',
+  );
+  const check = validator.validateFieldInstance.bind(validator);
+  validator.validateFieldInstance = (fieldInstance, value) => {
+    const field = fields.get(fieldInstance.id);
+    const messages = check(fieldInstance, value);
+    return field ? messages.map((message) => inServerWords(field, value, message)) : messages;
+  };
 }
