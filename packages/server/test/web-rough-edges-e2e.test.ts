@@ -172,4 +172,49 @@ describe('web app end to end: errors, long text, deletion', () => {
     },
     STEP,
   );
+
+  it(
+    'approving a form that adds a required field warns which records would no longer validate, and the table flags them',
+    async () => {
+      const draft = await t.api('POST', `/kt/${revisionId}/draft`);
+      expect(draft.status, draft.text).toBe(201);
+      const schema = draft.body.knowledge_topic_schema;
+      const patched = await t.api('PATCH', `/kt/${draft.body._id}`, {
+        body: {
+          knowledge_topic_schema: {
+            ...schema,
+            components: [
+              ...schema.components,
+              { type: 'textfield', key: 'trace_ref', label: 'Trace reference', validate: { required: true } },
+            ],
+          },
+        },
+      });
+      expect(patched.status, patched.text).toBe(200);
+      const count = (await t.api('GET', `/records/count?context__knowledge_unit_topic_id=${revisionId}`)).body
+        .count;
+
+      await page.goto(`${t.url}/topics/${historyId}`);
+      await page.getByRole('button', { name: 'Approve draft' }).first().click();
+      const impact = page.getByRole('dialog').getByTestId('approval-impact');
+      await impact.waitFor();
+      expect(await page.getByRole('dialog').textContent()).toContain(
+        `${count} of ${count} records would not validate`,
+      );
+      expect(await impact.textContent()).toContain(
+        'Requirements-1: Field "Trace reference" (trace_ref) is required',
+      );
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+      // Approved anyway (through the API): the table flags every record that can no longer be saved.
+      const approved = await t.api('POST', `/kt/${draft.body._id}/approve`);
+      expect(approved.status, approved.text).toBe(200);
+      await page.goto(`${t.url}/topics/${historyId}/records`);
+      await page.locator('#records-table tbody tr').first().waitFor();
+      const flagged = page.locator('#records-table tbody th .badge-warning');
+      await expect.poll(() => flagged.count()).toBe(Math.min(count, 50));
+      expect(await flagged.first().textContent()).toBe('Does not validate');
+    },
+    STEP,
+  );
 });

@@ -192,6 +192,8 @@ export interface RecordRow {
   updatedAt: string | null;
   /** Display text by column name. */
   values: Record<string, string>;
+  /** Problems of the record against its revision's form (0: it validates; else it cannot be saved as is). */
+  problems: number;
 }
 
 /** `GET /api/revisions/{id}/records`: one page of the sorted, filtered table. */
@@ -375,4 +377,13 @@ export interface TraceabilityView {
   report: CoverageReport;
   suspect: SuspectLinkView[];
   generatedAt: string;
+}
+
+/** `POST /api/revisions/{id}/impact`: the topic's records checked against the draft's form. */
+export interface ApprovalImpact {
+  checked: number;
+  /** Records that would not validate (could not be saved until fixed) under the new form. */
+  failing: number;
+  /** The first of them, with the problems a save would answer. */
+  examples: { id: string; name: string; problems: string[] }[];
 }

@@ -8,6 +8,7 @@ import {
   type ServiceRecord,
 } from '@rxs/sdk';
 import type { FieldColumn, RecordRow, RecordTable } from './api-types.js';
+import { validateRecordData } from '../services/records/validation/index.js';
 
 /** Built-in sort keys; a field column is sorted by `field:<semantic name>`. */
 export type SortKey = 'id' | 'name' | 'created' | 'updated' | `field:${string}`;
@@ -61,6 +62,8 @@ export async function mapRecordRows(
       createdAt: record.audit_info.timestamp_created,
       updatedAt: record.audit_info.timestamp_last_updated ?? null,
       values,
+      // Checked against the revision's form as a save would check it (a re-approval may have added a rule).
+      problems: validateRecordData(schema, record.data ?? {}).length,
     });
   }
   return { columns: toColumns(map.fields), rows };

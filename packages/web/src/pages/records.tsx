@@ -285,6 +285,17 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                           <Link href={paths.record(t.historyId, row.id)} class="strong-link">
                             {row.name}
                           </Link>
+                          {row.problems > 0 && (
+                            <>
+                              {' '}
+                              <span
+                                class="badge badge-warning"
+                                title={`${row.problems === 1 ? '1 problem' : `${row.problems} problems`} against the current form: fix the record before it can be saved`}
+                              >
+                                Does not validate
+                              </span>
+                            </>
+                          )}
                         </th>
                         {data.columns.map((column) => {
                           const text = row.values[column.name] ?? '';

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FormSchema, KnowledgeTopicRevision, KnowledgeTopicType, TopicDetail } from '@rxs/web-api';
 import { api, ApiError, errorMessage } from '../api';
+import { ApprovalImpactNotice } from '../components/approval-impact';
 import { ApproveDialog, type ApprovalSignature } from '../components/approve-dialog';
 import { ErrorNotice, Field, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { FormDesigner, type DesignerHandle } from '../forms/form-designer';
@@ -381,10 +382,17 @@ export function DesignPage({ historyId }: { historyId: string }) {
         onApprove={approve}
       >
         {t.currentRevisionId ? (
-          <p>
-            This re-approves the topic: the draft becomes the current revision with a new revision id, and the
-            topic's {t.recordCount.toLocaleString('en')} records move to it.
-          </p>
+          <>
+            <p>
+              This re-approves the topic: the draft becomes the current revision with a new revision id, and
+              the topic's {t.recordCount.toLocaleString('en')} records move to it.
+            </p>
+            <ApprovalImpactNotice
+              open={confirmApprove}
+              revisionId={d._id}
+              schema={() => designer.current?.schema()}
+            />
+          </>
         ) : (
           <p>The draft becomes the topic's first approved revision; records can be created with its form.</p>
         )}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ApprovalResult, TopicDetail } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
+import { ApprovalImpactNotice } from '../components/approval-impact';
 import { ApproveDialog, MEANING_LABELS, type ApprovalSignature } from '../components/approve-dialog';
 import {
   Badge,
@@ -362,11 +363,16 @@ export function TopicPage({ historyId }: { historyId: string }) {
         onApprove={approve}
       >
         {t.currentRevisionId ? (
-          <p>
-            The draft becomes the current revision with its own revision id, and the topic's{' '}
-            {plural(t.recordCount, 'record')} move to it. API clients must use the new revision id from then
-            on.
-          </p>
+          <>
+            <p>
+              The draft becomes the current revision with its own revision id, and the topic's{' '}
+              {plural(t.recordCount, 'record')} move to it. API clients must use the new revision id from then
+              on.
+            </p>
+            {t.draftRevisionId && (
+              <ApprovalImpactNotice open={confirmApprove} revisionId={t.draftRevisionId} />
+            )}
+          </>
         ) : (
           <p>
             The draft becomes the topic's first approved revision, and records can be created with its form.

@@ -4,6 +4,7 @@ import {
   APPROVAL_MEANINGS,
   buildFieldMap,
   ChangeReason,
+  FormSchema,
   KnowledgeTopicCreate,
   KnowledgeTopicUpdate,
   ObjectId,
@@ -13,7 +14,19 @@ import {
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
 import { forbidden, notFound } from '../../http/errors.js';
-import type { ApprovalResult, RevisionSummary, TopicDetail, TopicList, TopicSummary } from '../api-types.js';
+import type {
+  ApprovalImpact,
+  ApprovalResult,
+  RevisionSummary,
+  TopicDetail,
+  TopicList,
+  TopicSummary,
+} from '../api-types.js';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
+import { validateRecordData } from '../../services/records/validation/index.js';
+
+/** Records named in an approval's impact; the count covers all. */
+const MAX_IMPACT_EXAMPLES = 20;
 import { signedIn, type WebContext } from '../context.js';
 import { unlessMissing } from '../missing.js';
 import { toColumns } from '../record-table.js';
@@ -29,7 +42,7 @@ export function topicRoutes(
   context: WebContext,
   clientAddress: ClientAddressOf = clientAddressResolver(),
 ): FastifyPluginAsync {
-  const { techdoc } = context.services;
+  const { techdoc, records } = context.services;
   const { queries } = context;
 
   async function revisionsOf(principal: Principal, historyId: string): Promise<KnowledgeTopicRevision[]> {
@@ -187,6 +200,55 @@ export function topicRoutes(
         return techdoc.getApproval(principal, request.params.id);
       },
     );
+
+    app.post(
+      '/revisions/:id/impact',
+      {
+        config: { permission: 'kt:read' },
+        schema: {
+          params: IdParams,
+          body: Type.Object(
+            { knowledge_topic_schema: Type.Optional(FormSchema) },
+            { additionalProperties: false },
+          ),
+        },
+        preValidation: absentBodyAsEmpty,
+      },
+      async (request): Promise<ApprovalImpact> => {
+        const { principal } = signedIn(request);
+        const draft = await techdoc.getRevision(principal, request.params.id);
+        const schema = request.body.knowledge_topic_schema ?? draft.knowledge_topic_schema;
+        return approvalImpact(principal, draft.knowledge_topic_history_id, schema);
+      },
+    );
+
+    /**
+     * What approving `schema` would do to the topic's records: each record of its current revision
+     * checked against it, as a save would check it, so a required field added to the form is seen
+     * before the records stop saving, not after.
+     */
+    async function approvalImpact(
+      principal: Principal,
+      historyId: string,
+      schema: FormSchema,
+    ): Promise<ApprovalImpact> {
+      // The revision the records live under: the history's current one, when it is approved.
+      const revisions = await revisionsOf(principal, historyId);
+      const currentId = revisions[0]?.latest_revision_id;
+      const current = revisions.find((r) => r._id === currentId && r.status === 'approved');
+      const impact: ApprovalImpact = { checked: 0, failing: 0, examples: [] };
+      if (!current) return impact;
+      for await (const line of records.streamJsonLines(principal, { revisionIds: [current._id] })) {
+        const record = JSON.parse(line) as { _id: string; name: string; data: unknown };
+        impact.checked++;
+        const problems = validateRecordData(schema, record.data ?? {});
+        if (problems.length === 0) continue;
+        impact.failing++;
+        if (impact.examples.length < MAX_IMPACT_EXAMPLES)
+          impact.examples.push({ id: record._id, name: record.name, problems: problems.map((p) => p.msg) });
+      }
+      return impact;
+    }
 
     app.post(
       '/revisions/:id/approve',
