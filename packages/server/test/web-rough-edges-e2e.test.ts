@@ -159,6 +159,52 @@ describe('web app end to end: errors, long text, deletion', () => {
   );
 
   it(
+    'the designer shows a live preview and the schema JSON; on a phone it says it needs a wider screen',
+    async () => {
+      // A draft of Verification Tests (the palette test above may have opened it already).
+      const vt = t.demo.tenant.topics.verificationTests!.currentRevisionId;
+      expect([201, 409]).toContain((await t.api('POST', `/kt/${vt}/draft`)).status);
+      await page.goto(`${t.url}/topics/${t.demo.tenant.topics.verificationTests!.historyId}/design`);
+      const preview = page.getByTestId('design-preview');
+      await preview.locator('.fjs-form').waitFor();
+      expect(await preview.getByLabel('Test ID', { exact: false }).count()).toBeGreaterThan(0);
+      await page.getByText('Import a form-js schema (JSON)').click();
+      await page.fill(
+        '#schema-json',
+        JSON.stringify({
+          components: [{ type: 'textfield', key: 'batch', label: 'Sterilizer batch number' }],
+        }),
+      );
+      await page.getByRole('button', { name: 'Load into the editor' }).click();
+      await preview.getByLabel('Sterilizer batch number').first().waitFor();
+      // One form in the preview: the one of the design as it is now.
+      expect(await preview.locator('.fjs-form').count()).toBe(1);
+      expect(await preview.getByLabel('Test ID', { exact: false }).count()).toBe(0);
+      await page.getByTestId('design-schema').locator('summary').click();
+      expect(await page.getByTestId('design-schema').locator('code').textContent()).toContain(
+        '"key": "batch"',
+      );
+
+      const phone = await page
+        .context()
+        .browser()!
+        .newContext({ viewport: { width: 390, height: 844 } });
+      const small = await phone.newPage();
+      // A new browser: sign in on the phone, which then shows the designer's address.
+      await small.goto(page.url());
+      await small.fill('#email', t.demo.tenant.users.owner.email);
+      await small.fill('#password', t.demo.tenant.users.owner.password);
+      await small.click('button[type=submit]');
+      await small.getByTestId('design-preview').waitFor();
+      await small.getByText('The form designer needs a wider screen').waitFor();
+      expect(await small.locator('.design-layout').isVisible()).toBe(false);
+      expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await phone.close();
+    },
+    STEP,
+  );
+
+  it(
     'a deleted record is confirmed on the records page, with the way to its history',
     async () => {
       const id = await record('REQ-DEL Delete me');

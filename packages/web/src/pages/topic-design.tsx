@@ -3,8 +3,9 @@ import type { FormSchema, KnowledgeTopicRevision, KnowledgeTopicType, TopicDetai
 import { api, ApiError, errorMessage } from '../api';
 import { ApprovalImpactNotice } from '../components/approval-impact';
 import { ApproveDialog, type ApprovalSignature } from '../components/approve-dialog';
-import { ErrorNotice, Field, Link, Loading, Notice, PageHeader } from '../components/ui';
+import { CopyButton, ErrorNotice, Field, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { FormDesigner, type DesignerHandle } from '../forms/form-designer';
+import { FormView } from '../forms/form-view';
 import { useAsync, useTitle, useTopic } from '../hooks';
 import { navigate, paths, setLeaveWarning, topicCrumbs } from '../router';
 import { useCan } from '../session';
@@ -175,6 +176,7 @@ export function NewTopicPage() {
         </div>
       </form>
       {error !== undefined && <ErrorNotice error={error} />}
+      <NarrowScreenNote />
       <div class="design-layout">
         <FormDesigner
           schema={EMPTY_SCHEMA}
@@ -206,6 +208,17 @@ export function DesignPage({ historyId }: { historyId: string }) {
   const [error, setError] = useState<unknown>();
   const [confirmApprove, setConfirmApprove] = useState(false);
   const designer = useRef<DesignerHandle>();
+  // The live preview and the schema JSON follow the design, a moment after each change.
+  const [preview, setPreview] = useState<{ schema: FormSchema; n: number }>();
+  const previewTimer = useRef<ReturnType<typeof setTimeout>>();
+  const schedulePreview = () => {
+    clearTimeout(previewTimer.current);
+    previewTimer.current = setTimeout(() => {
+      const schema = designer.current?.schema();
+      if (schema) setPreview((previous) => ({ schema, n: (previous?.n ?? 0) + 1 }));
+    }, 400);
+  };
+  useEffect(() => () => clearTimeout(previewTimer.current), []);
   useUnsavedWarning(dirty);
   const justCreated = new URLSearchParams(window.location.search).has('created');
 
@@ -356,6 +369,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
           />
         </Field>
       </div>
+      <NarrowScreenNote />
       <div class="design-layout">
         <FormDesigner
           key={d._id}
@@ -364,6 +378,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
           onChange={() => {
             setDirty(true);
             setSaved(false);
+            schedulePreview();
           }}
         />
         <div class="design-side">
@@ -374,6 +389,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
           </p>
         </div>
       </div>
+      <DesignPreview schema={preview?.schema ?? d.knowledge_topic_schema} generation={preview?.n ?? 0} />
       <ApproveDialog
         open={confirmApprove}
         title={`Approve draft v${d.version}?`}
@@ -398,5 +414,39 @@ export function DesignPage({ historyId }: { historyId: string }) {
         )}
       </ApproveDialog>
     </>
+  );
+}
+
+/**
+ * What the form-js playground shows beside the editor: the form as a record page will show it, and
+ * the schema JSON that is saved, both following the design as it changes.
+ */
+function DesignPreview({ schema, generation }: { schema: FormSchema; generation: number }) {
+  const json = JSON.stringify(schema, null, 2);
+  return (
+    <section class="panel design-preview" aria-labelledby="preview-title" data-testid="design-preview">
+      <h2 id="preview-title" class="panel-title">
+        Preview
+      </h2>
+      <p class="muted">The form as records will show it, following the design as you change it.</p>
+      <FormView key={generation} schema={schema} />
+      <details data-testid="design-schema">
+        <summary>Schema JSON</summary>
+        <CopyButton text={json} label="Copy JSON" />
+        <pre class="schema-json">
+          <code>{json}</code>
+        </pre>
+      </details>
+    </section>
+  );
+}
+
+/** Shown below 900 px instead of the designer, whose properties panel would be off screen. */
+function NarrowScreenNote() {
+  return (
+    <p class="narrow-screen-note notice notice-info" role="note">
+      The form designer needs a wider screen (at least 900 pixels): its properties panel does not fit here.
+      Design the form on a tablet in landscape or a computer.
+    </p>
   );
 }
