@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { newObjectId } from './ids.js';
 import { actorColumns, type ChangeActor } from './change-actor.js';
 import type { Database, TraceTable } from './schema.js';
@@ -13,20 +13,54 @@ import type { Database, TraceTable } from './schema.js';
 
 type Trx = Transaction<Database>;
 
-export async function insertTrace(trx: Trx, row: TraceTable, actor: ChangeActor): Promise<void> {
-  await trx.insertInto('traces').values(row).execute();
+type TraceAction = 'created' | 'suspect' | 'reviewed' | 'deleted';
+
+/**
+ * Appends one event of a trace: the trace as it is after the event, who and why. A trace is created
+ * and deleted once (`<id>-created`, `<id>-deleted`); it may be made suspect and reviewed many times.
+ */
+async function appendEvent(
+  trx: Trx,
+  row: TraceTable,
+  action: TraceAction,
+  reason: string | null,
+  actor: ChangeActor,
+): Promise<void> {
   const { id, ...columns } = row;
+  const once = action === 'created' || action === 'deleted';
   await trx
     .insertInto('trace_events')
     .values({
       ...columns,
-      id: `${id}-created`,
+      id: once ? `${id}-${action}` : `${id}-${action}-${newObjectId()}`,
       trace_id: id,
-      action: 'created',
-      reason: actor.reason,
+      action,
       ...actorColumns(actor),
+      reason,
     })
     .execute();
+}
+
+/** A trace's ends that are records of this service (other node kinds have no versions here). */
+export function recordEndsOf(trace: {
+  source_id: string;
+  source_type: string;
+  target_id: string;
+  target_type: string;
+}): string[] {
+  return [
+    ...(trace.source_type === 'Record' ? [trace.source_id] : []),
+    ...(trace.target_type === 'Record' ? [trace.target_id] : []),
+  ];
+}
+
+/** Traces from or to a node. */
+const touchingNode = (node: string) => (eb: ExpressionBuilder<Database, 'traces'>) =>
+  eb.or([eb('source_id', '=', node), eb('target_id', '=', node)]);
+
+export async function insertTrace(trx: Trx, row: TraceTable, actor: ChangeActor): Promise<void> {
+  await trx.insertInto('traces').values(row).execute();
+  await appendEvent(trx, row, 'created', actor.reason, actor);
 }
 
 /** Deletes one trace with its event; false when there was none. */
@@ -57,24 +91,9 @@ async function deleteTraces(
 ): Promise<number> {
   let query = trx.deleteFrom('traces').where('tenant_id', '=', tenantId);
   if ('id' in which) query = query.where('id', '=', which.id);
-  else {
-    const node = which.touching;
-    query = query.where((eb) => eb.or([eb('source_id', '=', node), eb('target_id', '=', node)]));
-  }
+  else query = query.where(touchingNode(which.touching));
   const rows = await query.returningAll().execute();
-  for (const { id, ...columns } of rows) {
-    await trx
-      .insertInto('trace_events')
-      .values({
-        ...columns,
-        id: `${id}-deleted`,
-        trace_id: id,
-        action: 'deleted',
-        reason: actor.reason,
-        ...actorColumns(actor),
-      })
-      .execute();
-  }
+  for (const row of rows) await appendEvent(trx, row, 'deleted', actor.reason, actor);
   return rows.length;
 }
 
@@ -102,15 +121,13 @@ export async function recordVersions(
 }
 
 /** The versions a trace stands for: its record ends as they are now (null for other node kinds). */
+
 export async function endVersions(
   trx: Trx,
   tenantId: string,
   ends: { source_id: string; source_type: string; target_id: string; target_type: string },
 ): Promise<{ source_version: string | null; target_version: string | null }> {
-  const ids = [ends.source_id, ends.target_id].filter(
-    (_, i) => (i === 0 ? ends.source_type : ends.target_type) === 'Record',
-  );
-  const versions = await recordVersions(trx, tenantId, ids);
+  const versions = await recordVersions(trx, tenantId, recordEndsOf(ends));
   return {
     source_version: ends.source_type === 'Record' ? (versions.get(ends.source_id) ?? null) : null,
     target_version: ends.target_type === 'Record' ? (versions.get(ends.target_id) ?? null) : null,
@@ -136,27 +153,6 @@ export function isSuspect(
   );
 }
 
-async function appendEvent(
-  trx: Trx,
-  row: TraceTable,
-  action: 'suspect' | 'reviewed',
-  reason: string | null,
-  actor: ChangeActor,
-): Promise<void> {
-  const { id, ...columns } = row;
-  await trx
-    .insertInto('trace_events')
-    .values({
-      ...columns,
-      id: `${id}-${action}-${newObjectId()}`,
-      trace_id: id,
-      action,
-      ...actorColumns(actor),
-      reason,
-    })
-    .execute();
-}
-
 /**
  * After record `recordId` changed from `previousVersion`: every trace touching it that was not
  * suspect before becomes suspect now, and says so in its history (a `suspect` event, with the
@@ -173,16 +169,12 @@ export async function markTracesSuspect(
     .selectFrom('traces')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where((eb) => eb.or([eb('source_id', '=', recordId), eb('target_id', '=', recordId)]))
+    .where(touchingNode(recordId))
     .orderBy('id')
     .execute();
-  const ofRecord = touching.filter(
-    (t) =>
-      (t.source_id === recordId && t.source_type === 'Record') ||
-      (t.target_id === recordId && t.target_type === 'Record'),
-  );
+  const ofRecord = touching.filter((t) => recordEndsOf(t).includes(recordId));
   if (ofRecord.length === 0) return 0;
-  const others = ofRecord.flatMap((t) => [t.source_id, t.target_id]).filter((id) => id !== recordId);
+  const others = ofRecord.flatMap(recordEndsOf).filter((id) => id !== recordId);
   const versions = await recordVersions(trx, tenantId, others);
   versions.set(recordId, previousVersion);
   let marked = 0;

@@ -27,6 +27,7 @@ import {
   endVersions,
   insertTrace,
   isSuspect,
+  recordEndsOf,
   recordVersions,
   reviewTrace,
 } from '../../storage/traces-write.js';
@@ -68,11 +69,7 @@ export async function tracesWithStatus(
   tenantId: string,
   rows: readonly TraceRow[],
 ): Promise<Trace[]> {
-  const recordEnds = rows.flatMap((row) => [
-    ...(row.source_type === 'Record' ? [row.source_id] : []),
-    ...(row.target_type === 'Record' ? [row.target_id] : []),
-  ]);
-  const versions = await recordVersions(db, tenantId, recordEnds);
+  const versions = await recordVersions(db, tenantId, rows.flatMap(recordEndsOf));
   return rows.map((row) =>
     toTrace(
       row,
