@@ -11,3 +11,4 @@ export * from './client/index.js';
 export * from './trace-report/coverage.js';
 export * from './trace-report/html.js';
 export * from './trace-report/xlsx.js';
+export * from './validation/index.js';

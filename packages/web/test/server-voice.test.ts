@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FormSchema } from '@rxs/sdk';
-import { validateRecordData } from '../../server/src/services/records/validation/validate-record-data';
+import { validateRecordData } from '../../sdk/src/validation/validate-record-data';
 import { inServerWords } from '../src/forms/server-voice';
 
 /**

@@ -8,7 +8,7 @@ import {
   type ServiceRecord,
 } from '@rxs/sdk';
 import type { FieldColumn, RecordRow, RecordTable } from './api-types.js';
-import { validateRecordData } from '../services/records/validation/index.js';
+import { validateRecordData } from '@rxs/sdk';
 
 /** Built-in sort keys; a field column is sorted by `field:<semantic name>`. */
 export type SortKey = 'id' | 'name' | 'created' | 'updated' | `field:${string}`;

@@ -30,7 +30,7 @@ import {
 } from './repository.js';
 import { recordsAsOfQuery } from './as-of-query.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
-import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from './validation/index.js';
+import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/sdk';
 
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */

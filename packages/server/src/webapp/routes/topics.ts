@@ -23,7 +23,7 @@ import type {
   TopicSummary,
 } from '../api-types.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
-import { validateRecordData } from '../../services/records/validation/index.js';
+import { validateRecordData } from '@rxs/sdk';
 
 /** Records named in an approval's impact; the count covers all. */
 const MAX_IMPACT_EXAMPLES = 20;

@@ -1,4 +1,4 @@
-import type { FormComponent } from '@rxs/sdk';
+import type { FormComponent } from '../contract/form.js';
 
 /** Wording of the messages: what a user reads to find and fix the field. */
 

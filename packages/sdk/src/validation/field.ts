@@ -1,4 +1,4 @@
-import type { FormComponent } from '@rxs/sdk';
+import type { FormComponent } from '../contract/form.js';
 import type { Loc } from './data-path.js';
 import { fieldName } from './describe.js';
 import type { Problems } from './problems.js';

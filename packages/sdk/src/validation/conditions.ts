@@ -1,4 +1,4 @@
-import type { FormComponent } from '@rxs/sdk';
+import type { FormComponent } from '../contract/form.js';
 import { unaryTest } from 'feelin';
 import { isPlainObject, type Loc } from './data-path.js';
 import { measure, type Size } from './data-size.js';

@@ -1,4 +1,4 @@
-import type { FormComponent } from '@rxs/sdk';
+import type { FormComponent } from '../contract/form.js';
 import { isRepeating } from './component-kinds.js';
 import type { ConditionScope, HideConditions } from './conditions.js';
 import { isPlainObject, resolvePath, splitPath, type Loc } from './data-path.js';

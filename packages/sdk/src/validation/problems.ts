@@ -1,4 +1,4 @@
-import type { ValidationErrorItem } from '@rxs/sdk';
+import type { ValidationErrorItem } from '../contract/errors.js';
 import type { Loc } from './data-path.js';
 
 /** Default cap on the items of one answer: enough to fix a form, bounded for hostile input. */

@@ -1,4 +1,4 @@
-import type { FormComponent, FormSchema } from '@rxs/sdk';
+import type { FormComponent, FormSchema } from '../contract/form.js';
 import { describe, expect, it } from 'vitest';
 import { validateRecordData } from './index.js';
 

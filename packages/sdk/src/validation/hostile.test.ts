@@ -1,7 +1,7 @@
-import type { FormComponent, FormSchema } from '@rxs/sdk';
+import type { FormComponent, FormSchema } from '../contract/form.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import sampleTopic from '../../../demo/samples/kt_system_requirements.json' with { type: 'json' };
+import sampleTopic from '../../../../reference/samples/kt_system_requirements.json' with { type: 'json' };
 import { validateRecordData, type ConditionWarning } from './index.js';
 
 const sample = sampleTopic.knowledge_topic_schema as FormSchema;

@@ -1,4 +1,4 @@
-import type { FormComponent } from '@rxs/sdk';
+import type { FormComponent } from '../contract/form.js';
 
 /**
  * What a form-js component stores, by `type`:

@@ -1,4 +1,5 @@
-import type { FormSchema, ValidationErrorItem } from '@rxs/sdk';
+import type { FormSchema } from '../contract/form.js';
+import type { ValidationErrorItem } from '../contract/errors.js';
 import { DEFAULT_CONDITION_BUDGET, HideConditions, type ConditionWarning } from './conditions.js';
 import { isPlainObject, type Loc } from './data-path.js';
 import { kindOf } from './describe.js';
