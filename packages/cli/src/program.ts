@@ -7,6 +7,7 @@ import { recordCommand } from './commands/record.js';
 import { traceReportCommand } from './commands/trace-report.js';
 import { traceCommand } from './commands/trace.js';
 import { historyCommand } from './commands/history.js';
+import { importCommand } from './commands/import.js';
 import { migrateDataCommand } from './commands/migrate-data.js';
 import { serveCommand } from './commands/serve.js';
 import { syncCommand } from './commands/sync.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   program.addCommand(syncCommand());
   program.addCommand(ktCommand());
   program.addCommand(recordCommand());
+  program.addCommand(importCommand());
   program.addCommand(traceCommand());
   program.addCommand(traceReportCommand());
   program.addCommand(historyCommand());

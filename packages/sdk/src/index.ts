@@ -12,3 +12,4 @@ export * from './trace-report/coverage.js';
 export * from './trace-report/html.js';
 export * from './trace-report/xlsx.js';
 export * from './validation/index.js';
+export * from './import/index.js';

@@ -9,6 +9,7 @@ export {
   type FieldOption,
 } from './options.js';
 export {
+  convertTypedValue,
   convertValue,
   FieldNameError,
   FieldResolver,

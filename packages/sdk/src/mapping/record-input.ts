@@ -90,15 +90,70 @@ export function convertValue(field: ExportedField, text: string): unknown {
   }
   if (MULTI_VALUE_TYPES.has(type)) {
     const parsed = text.trim().startsWith('[') ? parseJson(text) : undefined;
+    // Exports join a list with "; "; by hand people write commas.
+    const separator = text.includes(';') ? ';' : ',';
     const items = Array.isArray(parsed)
       ? parsed
       : text.trim() === ''
         ? []
-        : text.split(',').map((item) => item.trim());
+        : text.split(separator).map((item) => item.trim());
     return items.map((item) => optionValue(field, item, what));
   }
   if (OPTION_TYPES.has(type)) return optionValue(field, text, what);
   return text;
+}
+
+/**
+ * A value already typed (from JSON, a typed spreadsheet cell or ReqIF attribute) as the field's
+ * component stores it: kept when it has the right type, converted from text when it is text, a
+ * dynamiclist's items renamed from their semantic names to their keys.
+ */
+export function convertTypedValue(field: ExportedField, value: unknown): unknown {
+  const type = field.type ?? '';
+  if (typeof value === 'string') {
+    if (type === 'dynamiclist') return renameItems(field, convertValue(field, value));
+    return convertValue(field, value);
+  }
+  const what = `"${field.name}" (${field.key}, ${type || 'data'})`;
+  if (type === 'dynamiclist') {
+    if (!Array.isArray(value) || !value.every(isPlainObject))
+      throw new FieldValueError(
+        `${what} takes a list of objects, not ${JSON.stringify(value)?.slice(0, 60)}.`,
+      );
+    return renameItems(field, value);
+  }
+  if (MULTI_VALUE_TYPES.has(type))
+    return (Array.isArray(value) ? value : [value]).map((item) => optionValue(field, item, what));
+  if (OPTION_TYPES.has(type)) return optionValue(field, value, what);
+  if (type === 'number' && typeof value !== 'number')
+    throw new FieldValueError(`${what} takes a number, not ${JSON.stringify(value)?.slice(0, 60)}.`);
+  if (type === 'checkbox' && typeof value !== 'boolean')
+    throw new FieldValueError(`${what} takes true or false, not ${JSON.stringify(value)?.slice(0, 60)}.`);
+  // A text field given a number or a yes/no cell takes it as the text a person sees.
+  if (TEXT_TYPES.has(type) && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
+  return value;
+}
+
+const TEXT_TYPES: ReadonlySet<string> = new Set(['textfield', 'textarea', 'datetime']);
+
+/** A dynamiclist's items with their keys back from the item fields' semantic names. */
+function renameItems(field: ExportedField, items: unknown): unknown {
+  if (!Array.isArray(items) || !field.itemFields?.length) return items;
+  const resolver = new FieldResolver(field.itemFields);
+  return items.map((item) => {
+    if (!isPlainObject(item)) return item;
+    const renamed: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(item)) {
+      let key = name;
+      try {
+        key = resolver.resolve(name).key;
+      } catch {
+        // A key the item fields do not name stays as it is, as the export kept it.
+      }
+      setFieldValue(renamed, key, value);
+    }
+    return renamed;
+  });
 }
 
 /** An option's value, given as the value itself or as its label (ignoring case). */

@@ -166,7 +166,7 @@ const COMMENT_WARNINGS = 50;
 const KEPT_WARNINGS = 1000;
 
 /** Form components by the data path the field map gives their fields (groups with a path nest). */
-function componentsByKey(
+export function componentsByKey(
   components: unknown,
   prefix = '',
   found = new Map<string, FormComponent>(),

@@ -1,0 +1,205 @@
+import { Command, Option } from 'commander';
+import {
+  IMPORT_FORMATS,
+  ImportFileError,
+  importRecords,
+  isObjectId,
+  loadMappingFile,
+  MappingFileError,
+  openRowSource,
+  type ImportFormat,
+  type ImportReport,
+} from '@rxs/sdk';
+import { clientFor } from '../client.js';
+import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
+import { UserError } from '../errors.js';
+import { Progress } from '../progress.js';
+import { positiveInteger } from './export.js';
+
+interface ImportCommandOptions extends ConnectionOptions {
+  kt: string;
+  format?: ImportFormat;
+  dryRun?: boolean;
+  continueOnError?: boolean;
+  newRecords?: boolean;
+  ignoreVersions?: boolean;
+  ignoreUnknownColumns?: boolean;
+  rename: string[];
+  sheet?: string;
+  specType?: string;
+  mapping?: string;
+  reason?: string;
+  concurrency: string;
+  json?: boolean;
+  quiet?: boolean;
+  timeout: string;
+  retries: string;
+}
+
+const append = (value: string, previous: string[]) => [...previous, value];
+
+/** `rxs import`: records from a file into a topic, checked against its form before anything is written. */
+export function importCommand(): Command {
+  const command = new Command('import')
+    .description(
+      'Import records from CSV, XLSX, JSON, JSON Lines or ReqIF into a topic: create, update, or leave unchanged',
+    )
+    .argument('<file>', 'the file to import')
+    .requiredOption('--kt <revision-id>', "the topic's current KT revision (rxs kt list)")
+    .addOption(
+      new Option('--format <format>', 'the file format (default: from its extension)').choices([
+        ...IMPORT_FORMATS,
+      ]),
+    )
+    .option('--dry-run', 'check every row and say what would happen; write nothing')
+    .option(
+      '--continue-on-error',
+      'write the valid rows even when some are rejected (default: all or nothing)',
+    )
+    .option('--new-records', 'copy the rows in as new records: ignore their _id and the topic they came from')
+    .option('--ignore-versions', 'update records even when they changed since the file was written')
+    .option('--ignore-unknown-columns', 'leave out columns that name no field instead of stopping')
+    .option(
+      '--rename <column=field>',
+      "read a column as a field: 'Object Text=Description' ('Column=' leaves it out; repeat)",
+      append,
+      [],
+    )
+    .option(
+      '--sheet <name>',
+      "XLSX: the sheet to import (default: the topic's sheet of an export, else the only one)",
+    )
+    .option(
+      '--spec-type <name>',
+      "ReqIF: the SPEC-OBJECT-TYPE to import (default: the only one, else the topic's)",
+    )
+    .option(
+      '--mapping <file>',
+      "a mapping file: the topic's identifier rule and ReqIF type name, as for rxs export",
+    )
+    .option('--reason <text>', "why, kept in each written record's history")
+    .option('--concurrency <n>', 'writes in flight at once', '4')
+    .option('--json', 'print the report as JSON on standard output')
+    .option('--quiet', 'no progress line')
+    .option('--timeout <ms>', 'per-request timeout', '30000')
+    .option('--retries <n>', 'retries of failed requests (writes carry idempotency keys)', '4')
+    .addHelpText(
+      'after',
+      `
+Columns are named as exports name them: the semantic name of a field (rxs kt show ID lists them)
+or its form key; _id, readable_id, name, version and topic_revision_id are the record's own. A row
+updates the record of its _id, else the record with its readable id (by the topic's identifier
+rule, e.g. REQ_001 at the start of the name or title), else it is created; a row equal to its
+record leaves it unchanged. An empty cell clears the field; a column the file lacks is left as is.
+
+Every row is checked against the topic's form before anything is written: if one is rejected,
+nothing is written (all or nothing), unless --continue-on-error. Each write carries an
+idempotency key made from the row, so running the same import again never creates twice.
+
+Exit code: 0 when every row is in the topic as the file has it (or would be, with --dry-run);
+1 when rows were rejected or the file cannot be imported.
+
+Examples:
+  rxs import --profile prod --kt REVISION_ID requirements.csv --dry-run
+  rxs import --profile prod --kt REVISION_ID export.xlsx --sheet "System Requirements"
+  rxs import --profile prod --kt NEW_TOPIC_REV old-topic.reqif --new-records
+  rxs import --profile prod --kt REVISION_ID doors.reqif --rename "ReqIF.Text=Description"`,
+    );
+  addConnectionOptions(command);
+  return command.action(async (file: string, options: ImportCommandOptions) => {
+    if (!isObjectId(options.kt))
+      throw new UserError(
+        `--kt "${options.kt}" is not a revision id (24 hexadecimal characters): see rxs kt list.`,
+      );
+    const renames = new Map<string, string>();
+    for (const rename of options.rename) {
+      const at = rename.indexOf('=');
+      if (at <= 0)
+        throw new UserError(
+          `--rename "${rename}" is not COLUMN=FIELD, e.g. --rename "Object Text=Description".`,
+        );
+      renames.set(rename.slice(0, at).trim(), rename.slice(at + 1).trim());
+    }
+    const connection = resolveConnection(options);
+    const progress = new Progress({ quiet: options.quiet });
+    const client = clientFor(connection, {
+      timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
+      retries: positiveInteger(options.retries, '--retries'),
+      onRetry: (message) => progress.update(message, true),
+    });
+    let report: ImportReport;
+    try {
+      const mapping = options.mapping === undefined ? undefined : await loadMappingFile(options.mapping);
+      const source = openRowSource(file, {
+        format: options.format,
+        sheet: options.sheet,
+        specType: options.specType,
+      });
+      report = await importRecords(client, source, {
+        revisionId: options.kt,
+        dryRun: options.dryRun,
+        continueOnError: options.continueOnError,
+        newRecords: options.newRecords,
+        ignoreVersions: options.ignoreVersions,
+        ignoreUnknownColumns: options.ignoreUnknownColumns,
+        renames,
+        ...(mapping && { mapping }),
+        ...(options.reason !== undefined && { reason: options.reason }),
+        concurrency: positiveInteger(options.concurrency, '--concurrency', 1),
+        onProgress: ({ phase, rows, total }) =>
+          progress.update(
+            `${phase} ${rows.toLocaleString('en-US')}${total ? ` of ${total.toLocaleString('en-US')}` : ''} rows`,
+          ),
+      });
+    } catch (error) {
+      if (error instanceof ImportFileError || error instanceof MappingFileError)
+        throw new UserError(`${error.message} Nothing was written.`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new UserError(`Cannot read ${file}: no such file.`);
+      throw error;
+    } finally {
+      progress.done();
+    }
+    if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else process.stdout.write(describeReport(report, file));
+    if (!report.complete) process.exitCode = 1;
+  });
+}
+
+/** The report for a person: what happened, each rejected row with its reasons, and what to do. */
+export function describeReport(report: ImportReport, file: string): string {
+  const lines: string[] = [];
+  const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
+  const would = report.dryRun ? 'would be ' : '';
+  lines.push(
+    `${report.dryRun ? 'Dry run: import' : 'Import'} of ${file} (${report.format}) into "${report.topic.name}" (revision ${report.topic.revisionId}): ${rows(report.rows)}.`,
+  );
+  for (const problem of report.problems) lines.push(`  ✗ ${problem}`);
+  if (report.problems.length === 0 || report.wrote)
+    lines.push(
+      `  ${report.created} ${would}created, ${report.updated} ${would}updated, ${report.unchanged} unchanged, ${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}.`,
+    );
+  for (const row of report.rowProblems) {
+    const who = [row.readableId, row.recordId].filter(Boolean).join(', ');
+    lines.push(
+      `  ${row.where}${who ? ` (${who})` : ''}${row.phase === 'write' ? ', refused by the service' : ''}:`,
+    );
+    for (const problem of row.problems) lines.push(`    - ${problem}`);
+  }
+  if (report.unlisted > 0)
+    lines.push(`  ... and ${rows(report.unlisted)} more with problems (--json lists the first 1000 too).`);
+  for (const note of report.notes) lines.push(`  note: ${note}`);
+  if (report.problems.length > 0 && !report.wrote)
+    lines.push('Nothing was written. Fix the file and import it again.');
+  else if (report.rejected > 0 && report.allOrNothing && !report.dryRun)
+    lines.push(
+      `Nothing was written: ${rows(report.rejected)} rejected (all or nothing; otherwise ${report.planned.created} would be created and ${report.planned.updated} updated). Fix them and import again, or write the valid rows with --continue-on-error.`,
+    );
+  else if (report.rejected > 0 && report.dryRun)
+    lines.push(`Fix the rejected rows before importing (or import the others with --continue-on-error).`);
+  else if (report.rejected > 0 || report.failed > 0)
+    lines.push(
+      `The other rows were written. Fix the rows above and import the file again: rows already in the topic are left unchanged.`,
+    );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,369 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { approvedTopic } from '../../server/test/support/topics.js';
+import { runCli } from './run-cli.js';
+
+const samples = new URL('../../../reference/samples/', import.meta.url);
+const load = (file: string) => JSON.parse(readFileSync(new URL(file, samples), 'utf8'));
+const sampleTopic = load('kt_system_requirements.json');
+const sampleRecords: { name: string; data: Record<string, unknown> }[] = load(
+  'records_system_requirements.json',
+);
+
+/** The reference form, with a number, a checkbox and a date beside its text, selects and checklist. */
+const SCHEMA = {
+  ...sampleTopic.knowledge_topic_schema,
+  components: [
+    ...sampleTopic.knowledge_topic_schema.components,
+    { type: 'number', key: 'risk_score', label: 'Risk score', validate: { min: 0, max: 10 } },
+    { type: 'checkbox', key: 'safety', label: 'Safety relevant' },
+    { type: 'datetime', key: 'due', label: 'Due', subtype: 'date', dateLabel: 'Due' },
+  ],
+};
+
+/** Text every reader of a file format gets wrong somewhere: line breaks, quotes, formulas, markup. */
+const UGLY = [
+  'line one\nline two\r\nline three\rend',
+  '  leading and trailing spaces\t',
+  'a "quoted" value, with commas; and semicolons',
+  '=HYPERLINK("http://evil.example","click")',
+  '+1+2',
+  '-minus first',
+  '@SUM(A1)',
+  '<b>markup</b> & <script>alert(1)</script> ]]>',
+  'emoji 🧪 and ÄÖÜ ß 漢字 and a right-to-left ‏שלום',
+  'text with _x000D_ in it',
+  'x'.repeat(5000),
+];
+
+const uglyRecords = UGLY.map((text, i) => ({
+  name: `UGLY_${String(i + 1).padStart(3, '0')}`,
+  data: {
+    name: `UGLY_${String(i + 1).padStart(3, '0')} — ${text.slice(0, 60)}`,
+    description: text,
+    justification: text,
+    type: 'regulatory',
+    checklist_kgd0ri: ['Equipment', 'Infrastructure'],
+    priority: 'medium',
+    risk_score: i / 2,
+    safety: i % 2 === 0,
+    due: `2026-0${(i % 9) + 1}-1${i % 9}`,
+  },
+}));
+
+interface ExportedRecord {
+  id: string;
+  name: string;
+  version: string;
+  values: Record<string, unknown>;
+}
+
+describe('rxs import', () => {
+  let t: TestServer;
+  let dir: string;
+  let keyFile: string;
+  let source: string;
+  const rxs = (...args: string[]) => runCli([...args, '--url', t.url, '--api-key-file', keyFile, '--quiet']);
+  const count = async (revision: string) =>
+    (await t.api('GET', `/records/count?context__knowledge_unit_topic_id=${revision}`)).body.count as number;
+  const exportJson = async (revision: string): Promise<ExportedRecord[]> => {
+    const out = join(dir, `check-${revision}-${Date.now()}.json`);
+    const result = await rxs('export', '--kt', revision, '--format', 'json', '--out', out);
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(readFileSync(out, 'utf8')).topics[0].records;
+  };
+  const fresh = (name: string) => approvedTopic(t, name, { schema: SCHEMA });
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-import-'));
+    keyFile = join(dir, 'owner.key');
+    writeFileSync(keyFile, `${t.ownerKey}\n`);
+    source = await fresh('System Requirements');
+    for (const record of [...sampleRecords, ...uglyRecords]) {
+      const created = await t.api('POST', '/records/', {
+        body: {
+          name: record.name,
+          form: {},
+          data: record.data,
+          context: { knowledge_unit_topic_id: source },
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Records as a person compares them: by name, values without empty ones (a text cell cannot tell "" from none). */
+  const comparable = (records: ExportedRecord[], emptyIsNone: boolean) =>
+    records
+      .map((r) => ({
+        name: r.name,
+        values: Object.fromEntries(
+          Object.entries(r.values).filter(
+            ([, v]) => !emptyIsNone || !(v === '' || v === null || (Array.isArray(v) && v.length === 0)),
+          ),
+        ),
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+
+  for (const format of ['csv', 'xlsx', 'json', 'jsonl', 'reqif'] as const) {
+    it(`round trip through ${format}: exported, imported into a fresh topic, exported again: equal; a second import changes nothing`, async () => {
+      const file = join(dir, `round.${format}`);
+      const exported = await rxs('export', '--kt', source, '--format', format, '--out', file);
+      expect(exported.code, exported.stderr).toBe(0);
+      const target = await fresh(`Round trip ${format}`);
+
+      const first = await rxs('import', '--kt', target, file, '--new-records', '--json');
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const report = JSON.parse(first.stdout);
+      expect(report).toMatchObject({ rows: 15, created: 15, updated: 0, rejected: 0, complete: true });
+
+      const textFormat = format !== 'json' && format !== 'jsonl';
+      const before = comparable(await exportJson(source), textFormat);
+      expect(comparable(await exportJson(target), textFormat)).toEqual(before);
+
+      // Again: every row finds its record by readable id and is left alone.
+      const again = await rxs('import', '--kt', target, file, '--new-records', '--json');
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 15 });
+      expect(await count(target)).toBe(15);
+
+      // The file back into the topic it came from: unchanged, by _id.
+      const home = await rxs('import', '--kt', source, file, '--json');
+      expect(JSON.parse(home.stdout)).toMatchObject({ unchanged: 15, created: 0, updated: 0 });
+    });
+  }
+
+  it('updates the rows a person changed in a spreadsheet (read back by Python), leaves the rest, and a dry run writes nothing', async () => {
+    const target = await fresh('Edited');
+    const csvFile = join(dir, 'edited-src.csv');
+    await rxs('export', '--kt', source, '--format', 'csv', '--out', csvFile);
+    await rxs('import', '--kt', target, csvFile, '--new-records');
+    const exported = join(dir, 'edited.csv');
+    await rxs('export', '--kt', target, '--format', 'csv', '--out', exported);
+    // Python's csv edits the file as a script or a person would: a priority and a risk score.
+    execFileSync('python3', [
+      '-c',
+      `import csv,sys
+rows=list(csv.reader(open(sys.argv[1],newline='',encoding='utf-8-sig')))
+h=rows[0]
+for r in rows[1:]:
+    if r[h.index('name')]=='Requirements-1':
+        r[h.index('Priority')]='low'; r[h.index('Risk score')]='7.5'
+w=csv.writer(open(sys.argv[1],'w',newline='',encoding='utf-8'))
+w.writerows(rows)`,
+      exported,
+    ]);
+    const dry = await rxs('import', '--kt', target, exported, '--dry-run');
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('1 would be updated, 14 unchanged, 0 rejected');
+    let changed = (await exportJson(target)).find((r) => r.name === 'Requirements-1')!;
+    expect(changed.values.Priority).toBe('high');
+
+    const real = await rxs('import', '--kt', target, exported, '--reason', 'Review 12');
+    expect(real.code, real.stdout + real.stderr).toBe(0);
+    expect(real.stdout).toContain('1 updated, 14 unchanged');
+    changed = (await exportJson(target)).find((r) => r.name === 'Requirements-1')!;
+    expect(changed.values).toMatchObject({ Priority: 'low', 'Risk score': 7.5 });
+    const history = await t.api('GET', `/records/${changed.id}/versions`);
+    expect(JSON.stringify(history.body)).toContain('Review 12');
+  });
+
+  it('all or nothing: a bad row stops the import with every reason and writes nothing; --continue-on-error writes the others', async () => {
+    const target = await fresh('All or nothing');
+    const file = join(dir, 'bad-rows.csv');
+    writeFileSync(
+      file,
+      'name,Name,Priority,Risk score,Safety relevant,Requirement concerning\r\n' +
+        'A-1,REQ_101 first,high,3,yes,Equipment\r\n' +
+        'A-2,REQ_102 second,urgent,eleven,maybe,Equipment; Kitchen\r\n' +
+        'A-3,REQ_103 third,low,11,no,\r\n' +
+        'A-4,REQ_104 fourth,=cmd(),1,no,\r\n' +
+        'A-5,REQ_101 first again,low,1,no,\r\n',
+    );
+    const strict = await rxs('import', '--kt', target, file);
+    expect(strict.code).toBe(1);
+    expect(await count(target)).toBe(0);
+    const out = strict.stdout;
+    expect(out).toContain('Nothing was written: 5 rows rejected');
+    expect(out).toMatch(/line 3 \(REQ_102\):\n(    - .*\n)*    - .*Priority.*"urgent"/);
+    expect(out).toMatch(/"Risk score" \(risk_score, number\) takes a number, not "eleven"/);
+    expect(out).toMatch(/"Safety relevant" \(safety, checkbox\) takes true or false/);
+    expect(out).toMatch(/"Kitchen"/);
+    expect(out).toMatch(/line 4 \(REQ_103\):\n    - Risk score \(risk_score\): .*10/);
+    expect(out).toMatch(/line 5 \(REQ_104\):\n    - Priority: "=cmd\(\)" is a spreadsheet formula/);
+    expect(out).toMatch(/the file has this record twice \(readable id REQ_101 is in 2 rows, first line 2\)/);
+
+    const lenient = await rxs('import', '--kt', target, file, '--continue-on-error', '--json');
+    expect(lenient.code).toBe(1);
+    expect(JSON.parse(lenient.stdout)).toMatchObject({ created: 0, rejected: 5 });
+    const fixed = join(dir, 'some-good.csv');
+    writeFileSync(
+      file.replace('bad-rows', 'some-good'),
+      readFileSync(file, 'utf8').replace('A-1,REQ_101 first,', 'A-1,REQ_100 first,'),
+    );
+    const partial = await rxs('import', '--kt', target, fixed, '--continue-on-error', '--json');
+    expect(partial.code).toBe(1);
+    expect(JSON.parse(partial.stdout)).toMatchObject({ created: 2, rejected: 3, wrote: true });
+    expect(await count(target)).toBe(2);
+  });
+
+  it('refuses a file whose columns name no field, naming the column and the fields; --rename and --ignore-unknown-columns', async () => {
+    const target = await fresh('Columns');
+    const file = join(dir, 'columns.csv');
+    writeFileSync(file, 'name,Prioritty,Internal note\r\nC-1,high,x\r\n');
+    const refused = await rxs('import', '--kt', target, file);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('Column "Prioritty" names no field of "Columns"');
+    expect(refused.stdout).toContain('"Priority" (priority)');
+    expect(refused.stdout).toContain('Nothing was written');
+    const renamed = await rxs(
+      'import',
+      '--kt',
+      target,
+      file,
+      '--rename',
+      'Prioritty=Priority',
+      '--ignore-unknown-columns',
+      '--json',
+    );
+    expect(renamed.code, renamed.stdout).toBe(0);
+    expect(JSON.parse(renamed.stdout).notes.join('\n')).toContain('Internal note: not imported');
+    expect((await exportJson(target))[0]!.values.Priority).toBe('high');
+  });
+
+  it('rows of another topic and _ids that do not exist are refused with what to do', async () => {
+    const other = await fresh('Other topic');
+    const file = join(dir, 'foreign.json');
+    await rxs('export', '--kt', source, '--format', 'json', '--out', file);
+    const refused = await rxs('import', '--kt', other, file);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('belongs to another topic');
+    expect(refused.stdout).toContain('--new-records');
+    expect(await count(other)).toBe(0);
+
+    const ghost = join(dir, 'ghost.csv');
+    writeFileSync(ghost, '_id,name\r\n0123456789abcdef01234567,Ghost\r\nnot-an-id,Bad\r\n');
+    const missing = await rxs('import', '--kt', other, ghost);
+    expect(missing.stdout).toContain('no record has _id 0123456789abcdef01234567 in your tenant');
+    expect(missing.stdout).toContain('"not-an-id" is no record id');
+  });
+
+  it('refuses a record changed since the file was written, unless --ignore-versions', async () => {
+    const target = await fresh('Versions');
+    await t.api('POST', '/records/', {
+      body: {
+        name: 'V-1',
+        form: {},
+        data: { priority: 'low' },
+        context: { knowledge_unit_topic_id: target },
+      },
+    });
+    const file = join(dir, 'versions.csv');
+    await rxs('export', '--kt', target, '--format', 'csv', '--out', file);
+    const [record] = await exportJson(target);
+    await t.api('PATCH', `/records/${record!.id}`, { body: { data: { priority: 'medium' } } });
+    writeFileSync(file, readFileSync(file, 'utf8').replace(',low,', ',high,'));
+    const refused = await rxs('import', '--kt', target, file);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/changed since the file was written \(version 1.0 in the file, .* now\)/);
+    const forced = await rxs('import', '--kt', target, file, '--ignore-versions');
+    expect(forced.code, forced.stdout).toBe(0);
+    expect((await exportJson(target))[0]!.values.Priority).toBe('high');
+  });
+
+  it('reads what spreadsheets save: semicolons, UTF-16 from Excel, UTF-8 with and without BOM; refuses other encodings, empty and cut files', async () => {
+    const target = await fresh('Encodings');
+    const csv = 'name;Priority;Description\r\nE-1;high;"Grüße, 漢字\r\nzweite Zeile"\r\n';
+    const utf16 = join(dir, 'excel-unicode.csv');
+    writeFileSync(
+      utf16,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(csv.replace(/;/g, '\t'), 'utf16le')]),
+    );
+    const bom = join(dir, 'bom.csv');
+    writeFileSync(bom, `\uFEFF${csv.replace('E-1', 'E-2')}`);
+    const plain = join(dir, 'plain.csv');
+    writeFileSync(plain, csv.replace('E-1', 'E-3'));
+    for (const file of [utf16, bom, plain]) {
+      const result = await rxs('import', '--kt', target, file);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+    }
+    const records = await exportJson(target);
+    expect(records.map((r) => r.values.Description)).toEqual(Array(3).fill('Grüße, 漢字\r\nzweite Zeile'));
+
+    const latin1 = join(dir, 'latin1.csv');
+    writeFileSync(latin1, Buffer.from('name,Description\r\nL-1,Gr\xfc\xdfe\r\n', 'latin1'));
+    const refused = await rxs('import', '--kt', target, latin1);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /is not UTF-8 or UTF-16 text \(byte 24 is not UTF-8\).*CSV UTF-8.*Nothing was written/,
+    );
+
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    expect((await rxs('import', '--kt', target, empty)).stderr).toContain(
+      'is empty: a CSV import needs a header row',
+    );
+
+    const cut = join(dir, 'cut.csv');
+    writeFileSync(cut, 'name,Description\r\nK-1,"an unfinished\r\nquoted value');
+    const cutResult = await rxs('import', '--kt', target, cut);
+    expect(cutResult.code).toBe(1);
+    expect(cutResult.stderr).toMatch(/not a readable CSV file.*may be cut short/);
+    for (const [name, text, expected] of [
+      [
+        'cut.json',
+        '{"format":"rxs-export","topics":[{"records":[{"name":"J-1","values":{}},{"name":"J-',
+        /not complete JSON/,
+      ],
+      [
+        'cut.jsonl',
+        '{"kind":"header","format":"rxs-export"}\n{"kind":"record","name":"J-1","values":{}}\n',
+        /has no "end" line/,
+      ],
+      [
+        'cut.reqif',
+        '<?xml version="1.0"?><REQ-IF xmlns="http://www.omg.org/spec/ReqIF/20110401/reqif.xsd"><CORE-CONTENT><REQ-IF-CONTENT><SPEC-TYPES>',
+        /not well-formed XML|no SPEC-OBJECT-TYPE/,
+      ],
+    ] as const) {
+      writeFileSync(join(dir, name), text);
+      const result = await rxs('import', '--kt', target, join(dir, name));
+      expect(result.code, name).toBe(1);
+      expect(result.stderr, name).toMatch(expected);
+    }
+    expect(await count(target)).toBe(3);
+  });
+
+  it('refuses formula cells of a workbook, and takes typed cells (numbers, booleans, dates) as the form stores them', async () => {
+    const target = await fresh('Workbook');
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Made by hand');
+    sheet.addRow(['name', 'Risk score', 'Safety relevant', 'Due', 'Priority']);
+    sheet.addRow(['W-1', 4, true, new Date(Date.UTC(2026, 8, 2)), 'high']);
+    sheet.addRow(['W-2', { formula: '1+1', result: 2 }, false, null, 'low']);
+    const file = join(dir, 'hand.xlsx');
+    await workbook.xlsx.writeFile(file);
+    const strict = await rxs('import', '--kt', target, file);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/row 3 \(W-2\):\n    - Risk score: the cell is a formula \(=1\+1\)/);
+    const lenient = await rxs('import', '--kt', target, file, '--continue-on-error');
+    expect(lenient.stdout).toContain('1 created');
+    const [record] = await exportJson(target);
+    expect(record!.values).toMatchObject({
+      'Risk score': 4,
+      'Safety relevant': true,
+      Due: '2026-09-02',
+      Priority: 'high',
+    });
+  });
+});

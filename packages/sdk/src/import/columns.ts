@@ -1,0 +1,75 @@
+import type { ExportedField } from '../export/model.js';
+import { FieldNameError, FieldResolver } from '../mapping/record-input.js';
+
+/** What a column of the file becomes: a field's value, a data key kept as is, or nothing (and why). */
+export type ColumnUse = { field: ExportedField } | { dataKey: string } | { ignored: true };
+
+/** The export's twin column of a value that did not fit its typed ReqIF attribute. */
+const AS_TEXT = / \(as text\)$/;
+
+/**
+ * The columns of a file against the topic's fields: by semantic name (the export's headers), by
+ * form key, after the user's renames. An unknown column stops the import (a typo would otherwise
+ * drop a whole column of data), unless the user leaves unknown columns out on purpose.
+ */
+export class ImportColumns {
+  private readonly resolver: FieldResolver;
+  private readonly uses = new Map<string, ColumnUse>();
+  /** Columns that name no field: the import cannot go on (each named once). */
+  readonly problems: string[] = [];
+  /** Columns left out on purpose, said in the report. */
+  readonly notes: string[] = [];
+
+  constructor(
+    private readonly topicName: string,
+    fields: readonly ExportedField[],
+    private readonly renames: ReadonlyMap<string, string> = new Map(),
+    private readonly ignoreUnknown = false,
+  ) {
+    this.resolver = new FieldResolver(fields);
+  }
+
+  use(column: string, byFormKey = false): ColumnUse {
+    const key = `${byFormKey ? 'k' : 'n'}:${column}`;
+    let use = this.uses.get(key);
+    if (!use) {
+      use = this.resolve(column, byFormKey);
+      this.uses.set(key, use);
+    }
+    return use;
+  }
+
+  private resolve(column: string, byFormKey: boolean): ColumnUse {
+    const renamed = this.renames.get(column);
+    if (renamed === '') return this.ignore(column, 'left out by --rename');
+    const name = renamed ?? column;
+    try {
+      return { field: this.resolver.resolve(name) };
+    } catch (error) {
+      if (!(error instanceof FieldNameError)) throw error;
+      // A service record's data may hold keys its form does not show: they stay as they are.
+      if (byFormKey) return { dataKey: name };
+      const base = name.replace(AS_TEXT, '');
+      if (base !== name) {
+        const twin = this.use(base);
+        if ('field' in twin) return twin; // its text is converted like any text cell
+      }
+      if (renamed === undefined && name.startsWith('ReqIF.'))
+        return this.ignore(
+          column,
+          `a ReqIF standard attribute; an rxs export repeats it in a field's own attribute. From another tool, map it with --rename "${column}=FIELD"`,
+        );
+      if (this.ignoreUnknown) return this.ignore(column, 'names no field (--ignore-unknown-columns)');
+      this.problems.push(
+        `Column "${column}"${renamed !== undefined ? ` (renamed "${renamed}")` : ''} names no field of "${this.topicName}". ` +
+          `${error.message} Rename it with --rename "${column}=FIELD", or leave unknown columns out with --ignore-unknown-columns.`,
+      );
+      return { ignored: true };
+    }
+  }
+
+  private ignore(column: string, why: string): ColumnUse {
+    this.notes.push(`${column}: not imported (${why}).`);
+    return { ignored: true };
+  }
+}

@@ -1,0 +1,119 @@
+import { parse } from 'csv-parse';
+import { pipeline, Readable } from 'node:stream';
+import { decodeTextFile } from './text-decoding.js';
+import { FIXED_COLUMNS, ImportFileError, type RowSource, type SourceRow } from './source-row.js';
+
+/** Characters a spreadsheet reads as the start of a formula; `rxs export` writes them after an apostrophe. */
+const FORMULA_START = /^[=+\-@\t\r＝＋－＠]/;
+
+/**
+ * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
+ * semicolon or tab separated (whichever the header uses most), UTF-8 or UTF-16, quoted per RFC
+ * 4180. The export's apostrophe before a formula start is taken off again; a cell that is a
+ * formula (`=...`) is refused, since the value is what the spreadsheet computed, not the text.
+ */
+export class CsvSource implements RowSource {
+  readonly format = 'csv' as const;
+  readonly notes: string[] = [];
+  private delimiter: string | undefined;
+
+  constructor(private readonly file: string) {}
+
+  async *rows(): AsyncGenerator<SourceRow> {
+    const delimiter = this.delimiter ?? (this.delimiter = await sniffDelimiter(this.file));
+    // pipeline(), not pipe(): a bad byte deep in the file ends the loop below with its error.
+    const parser = pipeline(
+      Readable.from(decodeTextFile(this.file)),
+      parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true }),
+      () => {},
+    );
+    let header: string[] | undefined;
+    // Where the record being read starts: the line after the previous one ended.
+    let line = 1;
+    try {
+      for await (const { record: cells, info } of parser as AsyncIterable<{
+        record: string[];
+        info: { lines: number };
+      }>) {
+        if (!header) {
+          header = checkHeader(cells, this.file);
+          if (header.includes('links') && !this.notes.some((n) => n.startsWith('links')))
+            this.notes.push('links: traces are not imported (rxs import writes records only).');
+        } else yield rowOf(header, cells, `line ${line}`);
+        line = info.lines + 1;
+      }
+    } catch (error) {
+      if (error instanceof ImportFileError) throw error;
+      const message = (error as Error).message;
+      throw new ImportFileError(
+        `${this.file} is not a readable CSV file after line ${line}: ${message}. ` +
+          (/quote/i.test(message)
+            ? 'A quoted value is not closed: the file may be cut short; export or save it again.'
+            : 'Save it again from the spreadsheet as CSV.'),
+      );
+    }
+    if (!header)
+      throw new ImportFileError(`${this.file} is empty: a CSV import needs a header row naming the columns.`);
+  }
+}
+
+function rowOf(header: readonly string[], cells: readonly string[], where: string): SourceRow {
+  const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
+  if (cells.length !== header.length)
+    row.problems.push(
+      `it has ${cells.length} cells where the header has ${header.length} columns: the file may be cut short, or a value holds the delimiter without quotes.`,
+    );
+  for (let i = 0; i < header.length; i++) {
+    const column = header[i]!;
+    let text = cells[i] ?? '';
+    if (text.startsWith("'") && FORMULA_START.test(text.slice(1))) text = text.slice(1);
+    else if (text.startsWith('=') || text.startsWith('＝'))
+      row.problems.push(
+        `${column}: "${text.slice(0, 40)}" is a spreadsheet formula, not a value. Write the value, or put an apostrophe before it to import the text as it is.`,
+      );
+    const fixed = FIXED_COLUMNS[column];
+    if (fixed === 'skip') continue;
+    if (fixed) {
+      if (text !== '') row.facts[fixed] = text;
+    } else row.values.set(column, { text });
+  }
+  return row;
+}
+
+function checkHeader(cells: string[], file: string): string[] {
+  const header = cells.map((cell) => cell.trim());
+  const seen = new Set<string>();
+  for (const [i, column] of header.entries()) {
+    if (column === '')
+      throw new ImportFileError(
+        `${file}: column ${i + 1} of the header has no name. Name it after a field, or delete the column.`,
+      );
+    if (seen.has(column))
+      throw new ImportFileError(`${file}: the header names "${column}" twice. Keep one of the two columns.`);
+    seen.add(column);
+  }
+  return header;
+}
+
+/** The delimiter of the header line: the one of comma, semicolon and tab it uses most outside quotes. */
+async function sniffDelimiter(file: string): Promise<string> {
+  let first = '';
+  for await (const text of decodeTextFile(file)) {
+    first += text;
+    if (/[\r\n]/.test(first) || first.length > 1 << 20) break;
+  }
+  const counts = new Map([
+    [',', 0],
+    [';', 0],
+    ['\t', 0],
+  ]);
+  let quoted = false;
+  for (const char of first) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  let best = ',';
+  for (const [char, count] of counts) if (count > counts.get(best)!) best = char;
+  return best;
+}

@@ -1,0 +1,386 @@
+import type { RxsClient } from '../client/client.js';
+import { ConflictError, NotFoundError, ValidationError, formatValidationItems } from '../client/errors.js';
+import type { ServiceRecord } from '../contract/record.js';
+import type { ExportMapping } from '../export/procedure.js';
+import { defaultExportMapping } from '../export/procedure.js';
+import { readableIdOf } from '../export/identity.js';
+import { componentsByKey } from '../export/writers/reqif.js';
+import { buildFieldMap } from '../mapping/field-map.js';
+import { RecordMapper } from '../mapping/record.js';
+import { ImportColumns } from './columns.js';
+import {
+  planRow,
+  rowIdentity,
+  type ExistingRecords,
+  type ImportTarget,
+  type RowPlan,
+  type RowPlannerOptions,
+} from './row-plan.js';
+import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
+
+export interface ImportOptions extends RowPlannerOptions {
+  /** The KT revision the records belong to (its current revision). */
+  revisionId: string;
+  /** Check every row and say what would happen; write nothing. */
+  dryRun?: boolean;
+  /** Write the valid rows when some are rejected (default: all or nothing). */
+  continueOnError?: boolean;
+  /** Columns that name no field are left out instead of stopping the import. */
+  ignoreUnknownColumns?: boolean;
+  /** File column -> semantic name or form key ('' leaves the column out). */
+  renames?: ReadonlyMap<string, string>;
+  /** Identifier rules and ReqIF type names of a mapping file, as `rxs export --mapping`. */
+  mapping?: ExportMapping;
+  /** Writes in flight at once (default 4). */
+  concurrency?: number;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  phase: 'reading' | 'matching' | 'checking' | 'writing';
+  rows: number;
+  /** Rows in all, once the file has been read. */
+  total?: number;
+}
+
+export interface RowProblem {
+  where: string;
+  readableId?: string;
+  recordId?: string;
+  /** `check`: found before writing; `write`: the service refused the write. */
+  phase: 'check' | 'write';
+  problems: string[];
+}
+
+export interface ImportReport {
+  topic: { revisionId: string; name: string };
+  format: ImportFormat;
+  dryRun: boolean;
+  allOrNothing: boolean;
+  rows: number;
+  /** What the check found: rows to create and to update (written or not). */
+  planned: { created: number; updated: number };
+  /** Records created and updated (in a dry run: that would be). */
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  /** Rows the service refused when written. */
+  failed: number;
+  /** Whether anything was written. */
+  wrote: boolean;
+  /** Every row is in the topic as the file has it (or, in a dry run, would be). */
+  complete: boolean;
+  /** Problems of the file as a whole: nothing was written. */
+  problems: string[];
+  notes: string[];
+  /** Rejected and failed rows, the first MAX_LISTED of them. */
+  rowProblems: RowProblem[];
+  /** Rejected or failed rows beyond those listed. */
+  unlisted: number;
+}
+
+const MAX_LISTED = 1000;
+/** Lookups of `_id`s that are no record of the topic, to say whose they are. */
+const MAX_LOOKUPS = 100;
+
+/**
+ * Imports a file's rows into a topic, as `rxs import` does: reads the file once to find its
+ * columns and the records it refers to, checks every row against the topic's form, and only then
+ * writes (all or nothing by default), each write with an idempotency key so that a retry or a
+ * re-run never creates a record twice. The file is streamed at every pass: memory holds the ids of
+ * the rows and the records they update, never the rows themselves.
+ */
+export async function importRecords(
+  client: RxsClient,
+  source: RowSource,
+  options: ImportOptions,
+): Promise<ImportReport> {
+  const target = await loadTarget(client, options.revisionId, options.mapping ?? defaultExportMapping);
+  source.forTopic?.({ name: target.name, reqifTypeName: target.presentation.reqifTypeName });
+  const columns = new ImportColumns(
+    target.name,
+    target.fields,
+    options.renames,
+    options.ignoreUnknownColumns,
+  );
+  const progress = options.onProgress ?? (() => {});
+  const report: ImportReport = {
+    topic: { revisionId: target.revisionId, name: target.name },
+    format: source.format,
+    dryRun: options.dryRun === true,
+    allOrNothing: options.continueOnError !== true,
+    rows: 0,
+    planned: { created: 0, updated: 0 },
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: 0,
+    failed: 0,
+    wrote: false,
+    complete: false,
+    problems: [],
+    notes: [],
+    rowProblems: [],
+    unlisted: 0,
+  };
+
+  // 1. The file's columns and the identities of its rows (a record twice in the file is refused).
+  const identities = new Map<string, { first: string; count: number }>();
+  for await (const row of source.rows()) {
+    report.rows++;
+    for (const column of row.values.keys()) columns.use(column, row.byFormKey);
+    const identity = rowIdentity(row, target, columns, options);
+    if (identity !== undefined) {
+      const seen = identities.get(identity);
+      if (seen) seen.count++;
+      else identities.set(identity, { first: row.where, count: 1 });
+    }
+    if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
+  }
+  report.notes.push(...source.notes, ...columns.notes);
+  report.problems.push(...columns.problems);
+  if (report.rows === 0) report.notes.push('The file has no rows: nothing to import.');
+  if (report.problems.length > 0) return report;
+
+  // 2. The records the rows refer to.
+  const existing = await findExisting(client, target, identities, (rows) =>
+    progress({ phase: 'matching', rows }),
+  );
+  const duplicateOf = (identity: string | undefined) => {
+    const seen = identity === undefined ? undefined : identities.get(identity);
+    return seen && seen.count > 1 ? `${identity} is in ${seen.count} rows, first ${seen.first}` : undefined;
+  };
+
+  const listProblem = (plan: RowPlan, phase: RowProblem['phase'], problems: string[]) => {
+    if (report.rowProblems.length >= MAX_LISTED) {
+      report.unlisted++;
+      return;
+    }
+    report.rowProblems.push({
+      where: plan.where,
+      ...(plan.readableId !== undefined && { readableId: plan.readableId }),
+      ...(plan.recordId !== undefined && { recordId: plan.recordId }),
+      phase,
+      problems,
+    });
+  };
+  const tally = (plan: RowPlan) => {
+    if (plan.action === 'rejected') {
+      report.rejected++;
+      listProblem(plan, 'check', plan.problems);
+    } else if (plan.action === 'create') report.planned.created++;
+    else if (plan.action === 'update') report.planned.updated++;
+    else report.unchanged++;
+  };
+  const plans = async function* () {
+    for await (const row of source.rows())
+      yield planRow(
+        row,
+        target,
+        columns,
+        existing,
+        duplicateOf(rowIdentity(row, target, columns, options)),
+        options,
+      );
+  };
+
+  // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
+  const writeNow = !report.dryRun && !report.allOrNothing;
+  const writer = new RowWriter(client, options.concurrency ?? 4, report.allOrNothing);
+  let checked = 0;
+  for await (const plan of plans()) {
+    tally(plan);
+    if (++checked % 1000 === 0) progress({ phase: 'checking', rows: checked, total: report.rows });
+    if (writeNow && (plan.action === 'create' || plan.action === 'update')) await writer.write(plan);
+  }
+  if (!report.dryRun && report.allOrNothing && report.rejected === 0) {
+    // 4. Write: the same plans again (the file is read anew; the rows are not kept in memory).
+    let written = 0;
+    for await (const plan of plans()) {
+      if (writer.stopped) break;
+      if (plan.action === 'create' || plan.action === 'update') await writer.write(plan);
+      if (++written % 100 === 0) progress({ phase: 'writing', rows: written, total: report.rows });
+    }
+  }
+  await writer.drain();
+  for (const failure of writer.failures) {
+    report.failed++;
+    listProblem(failure.plan, 'write', failure.problems);
+  }
+  report.created = report.dryRun ? report.planned.created : writer.created;
+  report.updated = report.dryRun ? report.planned.updated : writer.updated;
+  if (writer.fatal) {
+    report.problems.push(
+      `The import stopped after ${writer.written} writes: ${writer.fatal.message} Running it again is safe: rows written already are unchanged now, and a write that was under way is answered from its idempotency key.`,
+    );
+  }
+  if (writer.stopped && !writer.fatal && report.allOrNothing) {
+    const skipped = report.planned.created + report.planned.updated - writer.written - report.failed;
+    report.problems.push(
+      `The service refused a row after ${writer.written} rows were written (it checked something the form cannot say, such as a record changed meanwhile): ${skipped} rows were not written. Fix the row and run the import again: rows written already are unchanged and skipped.`,
+    );
+  }
+  report.wrote = writer.written > 0;
+  report.complete = report.problems.length === 0 && report.rejected === 0 && report.failed === 0;
+  return report;
+}
+
+async function loadTarget(
+  client: RxsClient,
+  revisionId: string,
+  mapping: ExportMapping,
+): Promise<ImportTarget> {
+  let revision;
+  try {
+    revision = await client.techdoc.getTopic(revisionId);
+  } catch (error) {
+    if (error instanceof NotFoundError)
+      throw new ImportFileError(
+        `No KT revision ${revisionId} in your tenant. Find the ids with: rxs kt list`,
+      );
+    throw error;
+  }
+  const latest = revision.latest_revision_id;
+  if (latest && latest !== revision._id)
+    throw new ImportFileError(
+      `"${revision.knowledge_topic_name}" was re-approved: its records are under revision ${latest} now. Import into --kt ${latest}.`,
+    );
+  const revisions = await client.techdoc.listTopics({
+    knowledge_topic_history_id: revision.knowledge_topic_history_id,
+  });
+  const { fields } = buildFieldMap(revision.knowledge_topic_schema);
+  const { presentation, rule } = mapping.topic(
+    { historyId: revision.knowledge_topic_history_id, name: revision.knowledge_topic_name },
+    fields,
+  );
+  return {
+    revisionId: revision._id,
+    historyId: revision.knowledge_topic_history_id,
+    name: revision.knowledge_topic_name,
+    revisionIds: new Set([revision._id, ...revisions.map((r) => r._id)]),
+    schema: revision.knowledge_topic_schema,
+    fields,
+    components: componentsByKey(revision.knowledge_topic_schema?.components),
+    presentation,
+    rule,
+  };
+}
+
+/** The topic's records that the rows name, by `_id` or readable id, from one pass over its listing. */
+async function findExisting(
+  client: RxsClient,
+  target: ImportTarget,
+  identities: ReadonlyMap<string, unknown>,
+  onProgress: (rows: number) => void,
+): Promise<ExistingRecords> {
+  const ids = new Set<string>();
+  const readableIds = new Set<string>();
+  for (const identity of identities.keys()) {
+    if (identity.startsWith('_id ')) ids.add(identity.slice(4));
+    else readableIds.add(identity.slice('readable id '.length));
+  }
+  const byId = new Map<string, ServiceRecord>();
+  const byReadableId = new Map<string, ServiceRecord>();
+  if (ids.size > 0 || readableIds.size > 0) {
+    const mapper = new RecordMapper(buildFieldMap(target.schema));
+    let seen = 0;
+    for await (const record of client.records.listRecords({
+      context__knowledge_unit_topic_id: target.revisionId,
+    })) {
+      if (ids.has(record._id)) byId.set(record._id, record);
+      if (readableIds.size > 0) {
+        const readable = readableIdOf(mapper.map(record).record, target.rule, target.presentation);
+        if (readableIds.has(readable)) byReadableId.set(readable, record);
+      }
+      if (++seen % 1000 === 0) onProgress(seen);
+    }
+  }
+  const whyNot = new Map<string, string>();
+  let lookups = 0;
+  for (const id of ids) {
+    if (byId.has(id)) continue;
+    if (lookups++ >= MAX_LOOKUPS) break;
+    whyNot.set(id, await whyNotInTopic(client, target, id));
+  }
+  return {
+    byId: (id) => byId.get(id),
+    byReadableId: (readableId) => byReadableId.get(readableId),
+    whyNot: (id) =>
+      whyNot.get(id) ??
+      `no record of "${target.name}" has _id ${id}: clear its _id to create it anew, or copy every row in with --new-records.`,
+  };
+}
+
+async function whyNotInTopic(client: RxsClient, target: ImportTarget, id: string): Promise<string> {
+  if (!/^[0-9a-f]{24}$/.test(id))
+    return `"${id}" is no record id (24 hexadecimal characters): clear the _id cell to create the record.`;
+  try {
+    const record = await client.records.getRecord(id);
+    const revision = record.context?.knowledge_unit_topic_id;
+    return `record ${id} belongs to another topic (revision ${revision}), not "${target.name}": import it into its own topic, or copy the rows in as new records with --new-records.`;
+  } catch (error) {
+    if (error instanceof NotFoundError)
+      return `no record has _id ${id} in your tenant (deleted, or exported from another service): clear its _id to create it anew, or copy the rows in with --new-records.`;
+    throw error;
+  }
+}
+
+/** Writes planned rows a few at a time; stops at the first refusal in all-or-nothing mode. */
+class RowWriter {
+  written = 0;
+  created = 0;
+  updated = 0;
+  stopped = false;
+  fatal: Error | undefined;
+  readonly failures: { plan: RowPlan; problems: string[] }[] = [];
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly client: RxsClient,
+    private readonly concurrency: number,
+    private readonly stopAtFirstRefusal: boolean,
+  ) {}
+
+  async write(plan: RowPlan): Promise<void> {
+    if (this.stopped) return;
+    while (this.running.size >= this.concurrency) await Promise.race(this.running);
+    if (this.stopped) return;
+    const task = this.send(plan).finally(() => this.running.delete(task));
+    this.running.add(task);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.running);
+  }
+
+  private async send(plan: RowPlan): Promise<void> {
+    const options = { idempotencyKey: plan.idempotencyKey! };
+    try {
+      if (plan.create) {
+        await this.client.records.createRecord(plan.create, options);
+        this.created++;
+      } else {
+        await this.client.records.updateRecord(plan.recordId!, plan.update!, options);
+        this.updated++;
+      }
+      this.written++;
+    } catch (error) {
+      if (error instanceof ValidationError) this.refused(plan, formatValidationItems(error.items));
+      else if (error instanceof ConflictError)
+        this.refused(plan, [
+          `record ${plan.recordId} changed while the file was imported (or its topic is read-only now): run the import again to compare it anew.`,
+        ]);
+      else {
+        this.fatal ??= error as Error;
+        this.stopped = true;
+        this.failures.push({ plan, problems: [(error as Error).message] });
+      }
+    }
+  }
+
+  private refused(plan: RowPlan, problems: string[]): void {
+    this.failures.push({ plan, problems });
+    if (this.stopAtFirstRefusal) this.stopped = true;
+  }
+}

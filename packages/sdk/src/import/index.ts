@@ -1,0 +1,15 @@
+export {
+  importRecords,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportReport,
+  type RowProblem,
+} from './importer.js';
+export { openRowSource, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';
+export {
+  ImportFileError,
+  type ImportFormat,
+  type RowSource,
+  type SourceRow,
+  type Cell,
+} from './source-row.js';

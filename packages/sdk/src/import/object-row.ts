@@ -1,0 +1,63 @@
+import { isPlainObject } from '../mapping/paths.js';
+import type { RecordFacts, SourceRow } from './source-row.js';
+
+/** Keys of a flat object that are a record's facts, as exports and hand-made files name them. */
+const FACT_KEYS: Record<string, keyof RecordFacts | 'skip'> = {
+  _id: 'id',
+  id: 'id',
+  readable_id: 'readableId',
+  readableId: 'readableId',
+  name: 'name',
+  version: 'version',
+  topic_revision_id: 'topicRevisionId',
+  topicRevisionId: 'topicRevisionId',
+  topic: 'skip',
+  links: 'skip',
+  createdAt: 'skip',
+  updatedAt: 'skip',
+};
+
+/**
+ * A row from a JSON object, in any of the three shapes people have: a record of `rxs export`
+ * (`{id, readableId, name, version, topicRevisionId, values: {...by semantic name}}`), a record of
+ * the service (`{_id, name, data: {...by form key}, context}`), or a flat object of facts and
+ * fields by name (`{"name": "...", "Priority": "high"}`).
+ */
+export function rowOfObject(object: unknown, where: string): SourceRow {
+  const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
+  if (!isPlainObject(object)) {
+    row.problems.push(
+      `it is ${Array.isArray(object) ? 'a list' : JSON.stringify(object)?.slice(0, 40)}, not an object of a record's fields.`,
+    );
+    return row;
+  }
+  const takeFact = (fact: keyof RecordFacts, value: unknown) => {
+    if (value === undefined || value === null || value === '') return;
+    if (typeof value === 'string' || typeof value === 'number') row.facts[fact] = String(value);
+    else row.problems.push(`its ${fact} is ${JSON.stringify(value).slice(0, 40)}, not a text.`);
+  };
+  if (isPlainObject(object.values)) {
+    for (const [key, value] of Object.entries(object)) {
+      const fact = FACT_KEYS[key];
+      if (fact && fact !== 'skip') takeFact(fact, value);
+    }
+    for (const [name, value] of Object.entries(object.values)) row.values.set(name, { value });
+    return row;
+  }
+  if (isPlainObject(object.data)) {
+    takeFact('id', object._id);
+    takeFact('name', object.name);
+    takeFact('version', object.version);
+    if (isPlainObject(object.context)) takeFact('topicRevisionId', object.context.knowledge_unit_topic_id);
+    row.byFormKey = true;
+    for (const [key, value] of Object.entries(object.data)) row.values.set(key, { value });
+    return row;
+  }
+  for (const [key, value] of Object.entries(object)) {
+    const fact = FACT_KEYS[key];
+    if (fact === 'skip') continue;
+    if (fact) takeFact(fact, value);
+    else row.values.set(key, { value });
+  }
+  return row;
+}

@@ -1,0 +1,50 @@
+import { extname } from 'node:path';
+import { CsvSource } from './csv-source.js';
+import { JsonLinesSource, JsonSource } from './json-source.js';
+import { ReqifSource } from './reqif-source.js';
+import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
+import { XlsxSource } from './xlsx-source.js';
+
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'xlsx', 'json', 'jsonl', 'reqif'];
+
+export interface OpenSourceOptions {
+  /** The format; default: from the file's extension. */
+  format?: ImportFormat;
+  /** XLSX: the sheet to import. */
+  sheet?: string;
+  /** ReqIF: the SPEC-OBJECT-TYPE to import, by LONG-NAME. */
+  specType?: string;
+}
+
+const BY_EXTENSION: Record<string, ImportFormat> = {
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.txt': 'csv',
+  '.xlsx': 'xlsx',
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.reqif': 'reqif',
+  '.xml': 'reqif',
+};
+
+/** The reader of a file, by `format` or by its extension. */
+export function openRowSource(file: string, options: OpenSourceOptions = {}): RowSource {
+  const format = options.format ?? BY_EXTENSION[extname(file).toLowerCase()];
+  if (format === undefined)
+    throw new ImportFileError(
+      `Cannot tell the format of ${file} from its extension: say it with --format (${IMPORT_FORMATS.join(', ')}).`,
+    );
+  switch (format) {
+    case 'csv':
+      return new CsvSource(file);
+    case 'xlsx':
+      return new XlsxSource(file, { sheet: options.sheet });
+    case 'json':
+      return new JsonSource(file);
+    case 'jsonl':
+      return new JsonLinesSource(file);
+    case 'reqif':
+      return new ReqifSource(file, { specType: options.specType });
+  }
+}

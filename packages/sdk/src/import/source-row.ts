@@ -1,0 +1,62 @@
+/**
+ * What every import reader gives: rows, each with the record's own facts (the export's fixed
+ * columns) and its values by column name. Text formats (CSV, text cells) give text, converted to
+ * the field's type later; typed formats (JSON, typed XLSX and ReqIF cells) give values as they are.
+ */
+
+/** A value of a row: text to convert to the field's type, or a value already typed. */
+export type Cell = { text: string } | { value: unknown };
+
+/** The export's fixed columns of a record; absent when the file has no such column. */
+export interface RecordFacts {
+  /** `_id`: the record to update. */
+  id?: string;
+  /** `readable_id`: the record's human id (`REQ_001`). */
+  readableId?: string;
+  name?: string;
+  /** `version`: the record's version when the file was written; a newer record is not overwritten. */
+  version?: string;
+  /** `topic_revision_id`: the topic revision the record was exported from. */
+  topicRevisionId?: string;
+}
+
+export interface SourceRow {
+  /** Where the row is, for people: "row 5", "line 12", "record 3", "spec object R-...". */
+  where: string;
+  facts: RecordFacts;
+  /** Values by the file's column name, in file order; a form key when `byFormKey`. */
+  values: Map<string, Cell>;
+  /** The row's values are named by form key (a service record's `data`), not by semantic name. */
+  byFormKey?: boolean;
+  /** What is wrong with the row itself (a formula, a cell that cannot be read); it is rejected. */
+  problems: string[];
+}
+
+/** A file of rows. `rows()` reads it from the start each time: an import reads it more than once. */
+export interface RowSource {
+  /** The format, as `rxs export --format` names it. */
+  readonly format: ImportFormat;
+  rows(): AsyncIterable<SourceRow>;
+  /** Columns of the file the reader leaves out on purpose (the CSV `links`), with why. */
+  readonly notes: string[];
+  /** Told the topic imported into before reading: an export names its sheet or ReqIF type after it. */
+  forTopic?(topic: { name: string; reqifTypeName: string }): void;
+}
+
+export type ImportFormat = 'csv' | 'xlsx' | 'json' | 'jsonl' | 'reqif';
+
+/** The file as a whole cannot be read: nothing of it is imported. The message says what to do. */
+export class ImportFileError extends Error {
+  override name = 'ImportFileError';
+}
+
+/** The export's fixed columns by header, shared by CSV and XLSX (and `links`, not imported). */
+export const FIXED_COLUMNS: Record<string, keyof RecordFacts | 'skip'> = {
+  _id: 'id',
+  readable_id: 'readableId',
+  name: 'name',
+  topic_revision_id: 'topicRevisionId',
+  version: 'version',
+  topic: 'skip',
+  links: 'skip',
+};

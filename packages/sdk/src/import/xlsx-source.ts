@@ -1,0 +1,172 @@
+import type ExcelJS from 'exceljs';
+import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
+import { FIXED_COLUMNS, ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
+
+export interface XlsxSourceOptions {
+  /** The sheet to import; default: the topic's sheet of an export, else the only sheet. */
+  sheet?: string;
+  /** The topic imported into: an export names its sheet after it. */
+  topicName?: string;
+}
+
+/**
+ * OOXML's escape of a character XML cannot hold (`_x000D_`). A text's own `_x000D_` is written
+ * with its underscore escaped: `_x005F_x000D_` by Excel, `_x005Fx000D_` by the export's writer.
+ */
+const OOXML_ESCAPE = /_x005F(?=x[0-9A-Fa-f]{4}_)|_x([0-9A-Fa-f]{4})_/g;
+
+/**
+ * Rows of one sheet of an Excel workbook, streamed: a topic's sheet of `rxs export --format xlsx`
+ * (its Traces and Export sheets are not records) or a sheet made by hand, with a header row.
+ * Numbers, booleans and dates keep their type; a formula cell is refused, since its value is what
+ * the spreadsheet computed last, not data.
+ */
+export class XlsxSource implements RowSource {
+  readonly format = 'xlsx' as const;
+  readonly notes: string[] = [];
+  private chosen: string | undefined;
+
+  constructor(
+    private readonly file: string,
+    private options: XlsxSourceOptions = {},
+  ) {
+    this.chosen = options.sheet;
+  }
+
+  forTopic(topic: { name: string }): void {
+    this.options.topicName ??= topic.name;
+  }
+
+  async *rows(): AsyncGenerator<SourceRow> {
+    const wanted =
+      this.chosen ??
+      (this.options.topicName !== undefined
+        ? new SheetNames([TRACES_SHEET, EXPORT_SHEET]).take(this.options.topicName)
+        : undefined);
+    const seen: string[] = [];
+    for await (const sheet of await this.worksheets()) {
+      const name = (sheet as unknown as { name: string }).name;
+      seen.push(name);
+      if (wanted !== undefined ? name.toLowerCase() !== wanted.toLowerCase() : seen.length > 1) {
+        for await (const row of sheet) void row; // the zip is read in order: skip the sheet's rows
+        continue;
+      }
+      this.chosen = name;
+      yield* this.rowsOf(sheet);
+      return;
+    }
+    const candidates = seen.filter((name) => name !== TRACES_SHEET && name !== EXPORT_SHEET);
+    if (seen.length === 0) throw new ImportFileError(`${this.file} has no sheets.`);
+    if (this.chosen === undefined && candidates.length === 1) {
+      this.chosen = candidates[0]!;
+      yield* this.rows();
+      return;
+    }
+    throw new ImportFileError(
+      `${this.file} has ${this.options.sheet ? `no sheet "${this.options.sheet}"` : `no sheet named after the topic ("${wanted}")`}. ` +
+        `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}. Say which to import with --sheet NAME.`,
+    );
+  }
+
+  private async worksheets(): Promise<AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>> {
+    const { default: excel } = await import('exceljs');
+    try {
+      return new excel.stream.xlsx.WorkbookReader(this.file, {
+        sharedStrings: 'cache',
+        hyperlinks: 'ignore',
+        styles: 'cache',
+        worksheets: 'emit',
+      }) as unknown as AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>;
+    } catch (error) {
+      throw new ImportFileError(
+        `${this.file} cannot be opened as an Excel workbook: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  private async *rowsOf(sheet: AsyncIterable<ExcelJS.Row>): AsyncGenerator<SourceRow> {
+    let header: string[] | undefined;
+    try {
+      for await (const row of sheet) {
+        const cells = (row.values ?? []) as unknown[];
+        if (!header) {
+          header = [];
+          for (let i = 1; i < cells.length; i++) header[i] = textOf(cells[i]).trim();
+          continue;
+        }
+        yield rowOf(header, cells, `row ${row.number}`);
+      }
+    } catch (error) {
+      if (error instanceof ImportFileError) throw error;
+      throw new ImportFileError(
+        `${this.file} cannot be read (${(error as Error).message}): it may be cut short or not an .xlsx workbook. Save it again from the spreadsheet.`,
+      );
+    }
+    if (!header)
+      throw new ImportFileError(
+        `Sheet "${this.chosen}" of ${this.file} is empty: it needs a header row naming the columns.`,
+      );
+  }
+}
+
+function rowOf(header: readonly string[], cells: readonly unknown[], where: string): SourceRow {
+  const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
+  for (let i = 1; i < Math.max(header.length, cells.length); i++) {
+    const column = header[i];
+    const raw = cells[i];
+    if (!column) {
+      if (raw !== undefined && raw !== null && textOf(raw) !== '')
+        row.problems.push(`column ${i} has a value but no name in the header row.`);
+      continue;
+    }
+    const cell = cellOf(raw, column, row.problems);
+    const fixed = FIXED_COLUMNS[column];
+    if (fixed === 'skip') continue;
+    if (fixed) {
+      const text = 'text' in cell ? cell.text : String(cell.value);
+      if (text !== '') row.facts[fixed] = text;
+    } else row.values.set(column, cell);
+  }
+  return row;
+}
+
+function cellOf(raw: unknown, column: string, problems: string[]): Cell {
+  if (raw === undefined || raw === null) return { text: '' };
+  if (typeof raw === 'number' || typeof raw === 'boolean') return { value: raw };
+  if (raw instanceof Date) return { value: dateText(raw) };
+  if (typeof raw === 'object') {
+    const object = raw as Record<string, unknown>;
+    if ('formula' in object || 'sharedFormula' in object) {
+      problems.push(
+        `${column}: the cell is a formula (=${String(object.formula ?? object.sharedFormula).slice(0, 40)}), not a value. Replace it by its value (Paste Special, Values) and import again.`,
+      );
+      return { text: '' };
+    }
+    if ('error' in object) {
+      problems.push(`${column}: the cell shows the error ${String(object.error)}; put a value in it.`);
+      return { text: '' };
+    }
+  }
+  return { text: textOf(raw) };
+}
+
+/** A cell's text: rich text runs joined, a hyperlink's text, OOXML escapes decoded. */
+function textOf(raw: unknown): string {
+  if (raw === undefined || raw === null) return '';
+  if (typeof raw === 'string')
+    return raw.replace(OOXML_ESCAPE, (_, hex: string | undefined) =>
+      hex === undefined ? '_' : String.fromCharCode(parseInt(hex, 16)),
+    );
+  if (typeof raw === 'object') {
+    const object = raw as { richText?: { text: string }[]; text?: unknown };
+    if (Array.isArray(object.richText)) return textOf(object.richText.map((run) => run.text).join(''));
+    if (object.text !== undefined) return textOf(object.text);
+  }
+  return String(raw);
+}
+
+/** A date cell as a form's datetime component writes it: a date alone when it has no time of day. */
+function dateText(date: Date): string {
+  const iso = date.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.replace('.000Z', 'Z');
+}
