@@ -179,6 +179,16 @@ export function describeReport(report: ImportReport, file: string): string {
     lines.push(
       `  ${report.created} ${would}created, ${report.updated} ${would}updated, ${report.unchanged} unchanged, ${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}.`,
     );
+  if (report.dryRun && report.columns.length > 0)
+    lines.push(
+      `  columns: ${report.columns
+        .map((c) =>
+          c.field
+            ? `${c.column} → ${c.field.name === c.column ? '' : `"${c.field.name}" `}(${c.field.key})`
+            : `${c.column} → ${c.as === 'data-key' ? 'data key' : c.as === 'ignored' ? 'left out' : 'no field'}`,
+        )
+        .join(', ')}`,
+    );
   for (const row of report.rowProblems) {
     const who = [row.readableId, row.recordId].filter(Boolean).join(', ');
     lines.push(

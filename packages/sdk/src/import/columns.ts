@@ -4,6 +4,14 @@ import { FieldNameError, FieldResolver } from '../mapping/record-input.js';
 /** What a column of the file becomes: a field's value, a data key kept as is, or nothing (and why). */
 export type ColumnUse = { field: ExportedField } | { dataKey: string } | { ignored: true };
 
+/** A column of the file and what the import makes of it. */
+export interface ColumnMapping {
+  column: string;
+  /** `field`: a field's value; `data-key`: a data key the form does not show; `ignored`: left out; `unknown`: names nothing. */
+  as: 'field' | 'data-key' | 'ignored' | 'unknown';
+  field?: { name: string; key: string };
+}
+
 /** The export's twin column of a value that did not fit its typed ReqIF attribute. */
 const AS_TEXT = / \(as text\)$/;
 
@@ -19,6 +27,7 @@ export class ImportColumns {
   readonly problems: string[] = [];
   /** Columns left out on purpose, said in the report. */
   readonly notes: string[] = [];
+  private readonly unknown = new Set<string>();
 
   constructor(
     private readonly topicName: string,
@@ -27,6 +36,19 @@ export class ImportColumns {
     private readonly ignoreUnknown = false,
   ) {
     this.resolver = new FieldResolver(fields);
+  }
+
+  /** Each column of the file met so far, in order, and what it becomes: the import's column mapping. */
+  mapping(): ColumnMapping[] {
+    const list: ColumnMapping[] = [];
+    for (const [key, use] of this.uses) {
+      const column = key.slice(2);
+      if ('field' in use)
+        list.push({ column, as: 'field', field: { name: use.field.name, key: use.field.key } });
+      else if ('dataKey' in use) list.push({ column, as: 'data-key' });
+      else list.push({ column, as: this.unknown.has(column) ? 'unknown' : 'ignored' });
+    }
+    return list;
   }
 
   use(column: string, byFormKey = false): ColumnUse {
@@ -60,6 +82,7 @@ export class ImportColumns {
           `a ReqIF standard attribute; an rxs export repeats it in a field's own attribute. From another tool, map it with --rename "${column}=FIELD"`,
         );
       if (this.ignoreUnknown) return this.ignore(column, 'names no field (--ignore-unknown-columns)');
+      this.unknown.add(column);
       this.problems.push(
         `Column "${column}"${renamed !== undefined ? ` (renamed "${renamed}")` : ''} names no field of "${this.topicName}". ` +
           `${error.message} Rename it with --rename "${column}=FIELD", or leave unknown columns out with --ignore-unknown-columns.`,

@@ -7,7 +7,7 @@ import { readableIdOf } from '../export/identity.js';
 import { componentsByKey } from '../export/writers/reqif.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
-import { ImportColumns } from './columns.js';
+import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
   rowIdentity,
@@ -31,6 +31,8 @@ export interface ImportOptions extends RowPlannerOptions {
   renames?: ReadonlyMap<string, string>;
   /** Identifier rules and ReqIF type names of a mapping file, as `rxs export --mapping`. */
   mapping?: ExportMapping;
+  /** Rows of the check to keep in the report's `preview` (default 0): what a person reviews before writing. */
+  previewRows?: number;
   /** Writes in flight at once (default 4). */
   concurrency?: number;
   onProgress?: (progress: ImportProgress) => void;
@@ -49,6 +51,15 @@ export interface RowProblem {
   recordId?: string;
   /** `check`: found before writing; `write`: the service refused the write. */
   phase: 'check' | 'write';
+  problems: string[];
+}
+
+export interface RowPreview {
+  where: string;
+  action: RowPlan['action'];
+  name?: string;
+  readableId?: string;
+  recordId?: string;
   problems: string[];
 }
 
@@ -71,6 +82,10 @@ export interface ImportReport {
   wrote: boolean;
   /** Every row is in the topic as the file has it (or, in a dry run, would be). */
   complete: boolean;
+  /** Each column of the file and the field it fills. */
+  columns: ColumnMapping[];
+  /** The first rows as checked (with `previewRows`). */
+  preview: RowPreview[];
   /** Problems of the file as a whole: nothing was written. */
   problems: string[];
   notes: string[];
@@ -119,6 +134,8 @@ export async function importRecords(
     failed: 0,
     wrote: false,
     complete: false,
+    columns: [],
+    preview: [],
     problems: [],
     notes: [],
     rowProblems: [],
@@ -138,6 +155,7 @@ export async function importRecords(
     }
     if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
   }
+  report.columns = columns.mapping();
   report.notes.push(...source.notes, ...columns.notes);
   report.problems.push(...columns.problems);
   if (report.rows === 0) report.notes.push('The file has no rows: nothing to import.');
@@ -189,8 +207,10 @@ export async function importRecords(
   const writeNow = !report.dryRun && !report.allOrNothing;
   const writer = new RowWriter(client, options.concurrency ?? 4, report.allOrNothing);
   let checked = 0;
+  const previewRows = options.previewRows ?? 0;
   for await (const plan of plans()) {
     tally(plan);
+    if (report.preview.length < previewRows) report.preview.push(previewOf(plan));
     if (++checked % 1000 === 0) progress({ phase: 'checking', rows: checked, total: report.rows });
     if (writeNow && (plan.action === 'create' || plan.action === 'update')) await writer.write(plan);
   }
@@ -224,6 +244,18 @@ export async function importRecords(
   report.wrote = writer.written > 0;
   report.complete = report.problems.length === 0 && report.rejected === 0 && report.failed === 0;
   return report;
+}
+
+function previewOf(plan: RowPlan): RowPreview {
+  const { where, action, name, readableId, recordId, problems } = plan;
+  return {
+    where,
+    action,
+    problems,
+    ...(name !== undefined && { name }),
+    ...(readableId !== undefined && { readableId }),
+    ...(recordId !== undefined && { recordId }),
+  };
 }
 
 async function loadTarget(

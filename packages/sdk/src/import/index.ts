@@ -13,3 +13,4 @@ export {
   type SourceRow,
   type Cell,
 } from './source-row.js';
+export type { ColumnMapping } from './columns.js';
