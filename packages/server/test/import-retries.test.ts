@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, importRecords, openRowSource, type RxsClient } from '@rxs/sdk';
+import { startTestServer, type TestServer } from './harness.js';
+import { FaultProxy, type Fault } from './reliability/support/fault-proxy.js';
+import { approvedTopic } from './support/topics.js';
+
+/**
+ * `rxs import` through a proxy that loses requests and answers: each row's write carries an
+ * idempotency key made from the row, so neither the client's retries nor a second run of the
+ * whole import after a crash ever create a record twice, even for rows with no id of their own.
+ */
+describe('import retried through faults', () => {
+  let t: TestServer;
+  let proxy: FaultProxy;
+  let dir: string;
+  const clientOf = (url: string, retries: number): RxsClient =>
+    createClient({
+      techdocUrl: url,
+      recordsUrl: url,
+      tracerUrl: url,
+      apiKey: t.ownerKey,
+      retries,
+      retryBaseMs: 1,
+      retryCapMs: 5,
+    });
+  const count = async (revision: string) =>
+    (await t.api('GET', `/records/count?context__knowledge_unit_topic_id=${revision}`)).body.count as number;
+  /** Rows whose names are no ids (spaces): only the idempotency key tells a retry from a new row. */
+  const csvOf = (rows: number, label: string) => {
+    const file = join(dir, `${label}.csv`);
+    const lines = ['name,Note'];
+    for (let i = 1; i <= rows; i++) lines.push(`${label} note ${i},"text ${i}, with a comma"`);
+    writeFileSync(file, `${lines.join('\r\n')}\r\n`);
+    return file;
+  };
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    proxy = new FaultProxy(t.url);
+    await proxy.listen();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-import-retries-'));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('property: however the writes fail at first, every row makes exactly one record', async () => {
+    const faults: Fault[] = ['reset', '500', '503', 'reset-mid-body', 'truncate'];
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom<Fault>(...faults, 'none'), { minLength: 4, maxLength: 12 }),
+        async (failures) => {
+          const label = `round ${++round}`;
+          const revision = await approvedTopic(t, label);
+          let write = 0;
+          // The first attempts of the writes fail as drawn (a lost answer too: the record exists), then all go through.
+          proxy.reset((request) => (request.method === 'POST' ? (failures[write++] ?? 'none') : 'none'));
+          const report = await importRecords(clientOf(proxy.url, 8), openRowSource(csvOf(6, label)), {
+            revisionId: revision,
+            concurrency: 2,
+          });
+          expect(report.problems).toEqual([]);
+          expect(report).toMatchObject({ rows: 6, created: 6, complete: true });
+          expect(await count(revision)).toBe(6);
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+
+  it('an import that dies half way, run again, completes without a duplicate', async () => {
+    const revision = await approvedTopic(t, 'Crashed import');
+    const file = csvOf(30, 'crash');
+    let writes = 0;
+    // After 10 writes the service is gone for good: retries give up and the import stops.
+    proxy.reset((request) => (request.method === 'POST' && ++writes > 10 ? 'reset' : 'none'));
+    const first = await importRecords(clientOf(proxy.url, 1), openRowSource(file), {
+      revisionId: revision,
+      concurrency: 1,
+    });
+    expect(first.complete).toBe(false);
+    expect(first.problems.join('\n')).toMatch(/stopped after 10 writes.*Running it again is safe/s);
+    expect(await count(revision)).toBe(10);
+
+    proxy.reset(() => 'none');
+    const second = await importRecords(clientOf(proxy.url, 1), openRowSource(file), { revisionId: revision });
+    expect(second.complete).toBe(true);
+    expect(await count(revision)).toBe(30);
+    // A third run (a day's cron job, the same file): still 30.
+    await importRecords(clientOf(proxy.url, 1), openRowSource(file), { revisionId: revision });
+    expect(await count(revision)).toBe(30);
+  });
+});
