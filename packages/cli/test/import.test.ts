@@ -344,6 +344,65 @@ w.writerows(rows)`,
     expect(await count(target)).toBe(3);
   });
 
+  it('reads a ReqIF file of another tool (DOORS-like: XHTML text, enumerations, two spec object types)', async () => {
+    const target = await fresh('From DOORS');
+    const file = join(dir, 'doors.reqif');
+    writeFileSync(file, DOORS_REQIF);
+    const ambiguous = await rxs('import', '--kt', target, file);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain(
+      'has 2 spec object types and none is named after the topic ("From DOORS"): "Requirement", "Heading". Say which to import with --spec-type NAME.',
+    );
+    const result = await rxs(
+      'import',
+      '--kt',
+      target,
+      file,
+      '--spec-type',
+      'Requirement',
+      '--rename',
+      'ReqIF.Text=Description',
+      '--rename',
+      'Object Number=',
+      '--json',
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ rows: 2, created: 2 });
+    const records = (await exportJson(target)).sort((a, b) => (a.name < b.name ? -1 : 1));
+    expect(records.map((r) => [r.name, r.values.Description, r.values.Priority])).toEqual([
+      ['Temperature range', 'The device shall hold 121 °C ± 2 °C.\nDuring the whole cycle.', 'high'],
+      ['Water quality', 'Feed water & <conductivity> below 5 µS/cm', 'low'],
+    ]);
+  });
+
+  it("reads JSON made by hand and the service's own record listings", async () => {
+    const target = await fresh('Hand JSON');
+    const flat = join(dir, 'flat.json');
+    writeFileSync(
+      flat,
+      JSON.stringify([
+        { name: 'H-1', Priority: 'High', 'Risk score': 2, 'Requirement concerning': ['Equipment'] },
+      ]),
+    );
+    const listing = join(dir, 'listing.jsonl');
+    writeFileSync(
+      listing,
+      `${JSON.stringify({ name: 'H-2', data: { priority: 'low', legacy_key: 'kept' }, context: { knowledge_unit_topic_id: target } })}\n`,
+    );
+    for (const file of [flat, listing]) {
+      const result = await rxs('import', '--kt', target, file);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+    }
+    const records = (await exportJson(target)).sort((a, b) => (a.name < b.name ? -1 : 1));
+    expect(records[0]!.values).toMatchObject({
+      Priority: 'high',
+      'Risk score': 2,
+      'Requirement concerning': ['Equipment'],
+    });
+    expect(records[1]!.values).toMatchObject({ Priority: 'low', legacy_key: 'kept' });
+  });
+
   it('refuses formula cells of a workbook, and takes typed cells (numbers, booleans, dates) as the form stores them', async () => {
     const target = await fresh('Workbook');
     const workbook = new ExcelJS.Workbook();
@@ -367,3 +426,65 @@ w.writerows(rows)`,
     });
   });
 });
+
+/** A ReqIF file as DOORS writes one: XHTML text, an enumeration, headings beside requirements. */
+const DOORS_REQIF = `<?xml version="1.0" encoding="UTF-8"?>
+<REQ-IF xmlns="http://www.omg.org/spec/ReqIF/20110401/reqif.xsd" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+  <THE-HEADER><REQ-IF-HEADER IDENTIFIER="h1"><REQ-IF-TOOL-ID>DOORS</REQ-IF-TOOL-ID></REQ-IF-HEADER></THE-HEADER>
+  <CORE-CONTENT><REQ-IF-CONTENT>
+    <DATATYPES>
+      <DATATYPE-DEFINITION-STRING IDENTIFIER="dt-s" LONG-NAME="String" MAX-LENGTH="1000"/>
+      <DATATYPE-DEFINITION-XHTML IDENTIFIER="dt-x" LONG-NAME="XHTML"/>
+      <DATATYPE-DEFINITION-ENUMERATION IDENTIFIER="dt-p" LONG-NAME="Priority">
+        <SPECIFIED-VALUES>
+          <ENUM-VALUE IDENTIFIER="p-h" LONG-NAME="High"><PROPERTIES><EMBEDDED-VALUE KEY="1" OTHER-CONTENT="high"/></PROPERTIES></ENUM-VALUE>
+          <ENUM-VALUE IDENTIFIER="p-l" LONG-NAME="Low"><PROPERTIES><EMBEDDED-VALUE KEY="2" OTHER-CONTENT=""/></PROPERTIES></ENUM-VALUE>
+        </SPECIFIED-VALUES>
+      </DATATYPE-DEFINITION-ENUMERATION>
+    </DATATYPES>
+    <SPEC-TYPES>
+      <SPEC-OBJECT-TYPE IDENTIFIER="t-req" LONG-NAME="Requirement">
+        <SPEC-ATTRIBUTES>
+          <ATTRIBUTE-DEFINITION-STRING IDENTIFIER="a-id" LONG-NAME="Object Number"><TYPE><DATATYPE-DEFINITION-STRING-REF>dt-s</DATATYPE-DEFINITION-STRING-REF></TYPE></ATTRIBUTE-DEFINITION-STRING>
+          <ATTRIBUTE-DEFINITION-STRING IDENTIFIER="a-name" LONG-NAME="ReqIF.Name"><TYPE><DATATYPE-DEFINITION-STRING-REF>dt-s</DATATYPE-DEFINITION-STRING-REF></TYPE></ATTRIBUTE-DEFINITION-STRING>
+          <ATTRIBUTE-DEFINITION-XHTML IDENTIFIER="a-text" LONG-NAME="ReqIF.Text"><TYPE><DATATYPE-DEFINITION-XHTML-REF>dt-x</DATATYPE-DEFINITION-XHTML-REF></TYPE></ATTRIBUTE-DEFINITION-XHTML>
+          <ATTRIBUTE-DEFINITION-ENUMERATION IDENTIFIER="a-prio" LONG-NAME="Priority" MULTI-VALUED="false"><TYPE><DATATYPE-DEFINITION-ENUMERATION-REF>dt-p</DATATYPE-DEFINITION-ENUMERATION-REF></TYPE></ATTRIBUTE-DEFINITION-ENUMERATION>
+        </SPEC-ATTRIBUTES>
+      </SPEC-OBJECT-TYPE>
+      <SPEC-OBJECT-TYPE IDENTIFIER="t-head" LONG-NAME="Heading">
+        <SPEC-ATTRIBUTES>
+          <ATTRIBUTE-DEFINITION-STRING IDENTIFIER="a-head" LONG-NAME="ReqIF.ChapterName"><TYPE><DATATYPE-DEFINITION-STRING-REF>dt-s</DATATYPE-DEFINITION-STRING-REF></TYPE></ATTRIBUTE-DEFINITION-STRING>
+        </SPEC-ATTRIBUTES>
+      </SPEC-OBJECT-TYPE>
+    </SPEC-TYPES>
+    <SPEC-OBJECTS>
+      <SPEC-OBJECT IDENTIFIER="o-head" LAST-CHANGE="2026-01-01T00:00:00Z">
+        <TYPE><SPEC-OBJECT-TYPE-REF>t-head</SPEC-OBJECT-TYPE-REF></TYPE>
+        <VALUES><ATTRIBUTE-VALUE-STRING THE-VALUE="1 Sterilization"><DEFINITION><ATTRIBUTE-DEFINITION-STRING-REF>a-head</ATTRIBUTE-DEFINITION-STRING-REF></DEFINITION></ATTRIBUTE-VALUE-STRING></VALUES>
+      </SPEC-OBJECT>
+      <SPEC-OBJECT IDENTIFIER="o-1" LAST-CHANGE="2026-01-01T00:00:00Z">
+        <TYPE><SPEC-OBJECT-TYPE-REF>t-req</SPEC-OBJECT-TYPE-REF></TYPE>
+        <VALUES>
+          <ATTRIBUTE-VALUE-STRING THE-VALUE="SR-1"><DEFINITION><ATTRIBUTE-DEFINITION-STRING-REF>a-id</ATTRIBUTE-DEFINITION-STRING-REF></DEFINITION></ATTRIBUTE-VALUE-STRING>
+          <ATTRIBUTE-VALUE-STRING THE-VALUE="Temperature range"><DEFINITION><ATTRIBUTE-DEFINITION-STRING-REF>a-name</ATTRIBUTE-DEFINITION-STRING-REF></DEFINITION></ATTRIBUTE-VALUE-STRING>
+          <ATTRIBUTE-VALUE-XHTML><DEFINITION><ATTRIBUTE-DEFINITION-XHTML-REF>a-text</ATTRIBUTE-DEFINITION-XHTML-REF></DEFINITION>
+            <THE-VALUE><xhtml:div><xhtml:p>The device shall hold <xhtml:b>121 °C ± 2 °C</xhtml:b>.</xhtml:p><xhtml:p>During the
+              whole cycle.</xhtml:p></xhtml:div></THE-VALUE>
+          </ATTRIBUTE-VALUE-XHTML>
+          <ATTRIBUTE-VALUE-ENUMERATION><DEFINITION><ATTRIBUTE-DEFINITION-ENUMERATION-REF>a-prio</ATTRIBUTE-DEFINITION-ENUMERATION-REF></DEFINITION><VALUES><ENUM-VALUE-REF>p-h</ENUM-VALUE-REF></VALUES></ATTRIBUTE-VALUE-ENUMERATION>
+        </VALUES>
+      </SPEC-OBJECT>
+      <SPEC-OBJECT IDENTIFIER="o-2" LAST-CHANGE="2026-01-01T00:00:00Z">
+        <TYPE><SPEC-OBJECT-TYPE-REF>t-req</SPEC-OBJECT-TYPE-REF></TYPE>
+        <VALUES>
+          <ATTRIBUTE-VALUE-STRING THE-VALUE="Water quality"><DEFINITION><ATTRIBUTE-DEFINITION-STRING-REF>a-name</ATTRIBUTE-DEFINITION-STRING-REF></DEFINITION></ATTRIBUTE-VALUE-STRING>
+          <ATTRIBUTE-VALUE-XHTML><DEFINITION><ATTRIBUTE-DEFINITION-XHTML-REF>a-text</ATTRIBUTE-DEFINITION-XHTML-REF></DEFINITION>
+            <THE-VALUE><xhtml:div>Feed water &amp; &lt;conductivity&gt; below 5 µS/cm</xhtml:div></THE-VALUE>
+          </ATTRIBUTE-VALUE-XHTML>
+          <ATTRIBUTE-VALUE-ENUMERATION><DEFINITION><ATTRIBUTE-DEFINITION-ENUMERATION-REF>a-prio</ATTRIBUTE-DEFINITION-ENUMERATION-REF></DEFINITION><VALUES><ENUM-VALUE-REF>p-l</ENUM-VALUE-REF></VALUES></ATTRIBUTE-VALUE-ENUMERATION>
+        </VALUES>
+      </SPEC-OBJECT>
+    </SPEC-OBJECTS>
+  </REQ-IF-CONTENT></CORE-CONTENT>
+</REQ-IF>
+`;

@@ -81,7 +81,7 @@ export class ReqifSource implements RowSource {
       if (name === 'ENUM-VALUE')
         enumValue = { id: attribute('IDENTIFIER') ?? '', name: attribute('LONG-NAME') ?? '' };
       else if (name === 'EMBEDDED-VALUE' && enumValue)
-        enumValues.set(enumValue.id, attribute('OTHER-CONTENT') ?? enumValue.name);
+        enumValues.set(enumValue.id, attribute('OTHER-CONTENT') || enumValue.name);
       else if (
         name.startsWith('ATTRIBUTE-DEFINITION-') &&
         !name.endsWith('-REF') &&
