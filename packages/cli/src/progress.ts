@@ -33,6 +33,13 @@ export class Progress {
     this.update(`${topic}: ${count.toLocaleString('en-US')} records (${rate.toLocaleString('en-US')}/s)`);
   }
 
+  /** A phase of work over rows (an import): formatted only when a line is due. */
+  rows(phase: string, rows: number, total?: number): void {
+    if (!this.enabled || Date.now() - this.lastDraw < 100) return;
+    const of = total === undefined ? '' : ` of ${total.toLocaleString('en-US')}`;
+    this.update(`${phase}: ${rows.toLocaleString('en-US')}${of} rows`);
+  }
+
   /** Clears the line so regular output starts at column 0. */
   done(): void {
     if (this.enabled && this.drawn)

@@ -146,10 +146,7 @@ Examples:
         ...(mapping && { mapping }),
         ...(options.reason !== undefined && { reason: options.reason }),
         concurrency: positiveInteger(options.concurrency, '--concurrency', 1),
-        onProgress: ({ phase, rows, total }) =>
-          progress.update(
-            `${phase} ${rows.toLocaleString('en-US')}${total ? ` of ${total.toLocaleString('en-US')}` : ''} rows`,
-          ),
+        onProgress: ({ phase, rows, total }) => progress.rows(phase, rows, total),
       });
     } catch (error) {
       if (error instanceof ImportFileError || error instanceof MappingFileError)

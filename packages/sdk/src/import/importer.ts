@@ -143,16 +143,13 @@ export async function importRecords(
   };
 
   // 1. The file's columns and the identities of its rows (a record twice in the file is refused).
-  const identities = new Map<string, { first: string; count: number }>();
+  // Ids only, a count each: at a million rows this is what memory holds of the file.
+  const identities = new Map<string, number>();
   for await (const row of source.rows()) {
     report.rows++;
     for (const column of row.values.keys()) columns.use(column, row.byFormKey);
     const identity = rowIdentity(row, target, columns, options);
-    if (identity !== undefined) {
-      const seen = identities.get(identity);
-      if (seen) seen.count++;
-      else identities.set(identity, { first: row.where, count: 1 });
-    }
+    if (identity !== undefined) identities.set(identity, (identities.get(identity) ?? 0) + 1);
     if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
   }
   report.columns = columns.mapping();
@@ -166,8 +163,8 @@ export async function importRecords(
     progress({ phase: 'matching', rows }),
   );
   const duplicateOf = (identity: string | undefined) => {
-    const seen = identity === undefined ? undefined : identities.get(identity);
-    return seen && seen.count > 1 ? `${identity} is in ${seen.count} rows, first ${seen.first}` : undefined;
+    const count = identity === undefined ? 0 : identities.get(identity)!;
+    return count > 1 ? `${identity} is in ${count} rows` : undefined;
   };
 
   const listProblem = (plan: RowPlan, phase: RowProblem['phase'], problems: string[]) => {

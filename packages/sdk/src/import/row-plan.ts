@@ -106,7 +106,7 @@ export function planRow(
   const readableId = readableIdOfRow(row, target, columns);
   if (readableId !== undefined) plan.readableId = readableId;
   if (duplicateOf !== undefined)
-    plan.problems.push(`the file has this record twice (${duplicateOf}): keep one of the rows.`);
+    plan.problems.push(`the file has this record more than once (${duplicateOf}): keep one of the rows.`);
 
   let record: ServiceRecord | undefined;
   if (row.facts.id !== undefined && !options.newRecords) {

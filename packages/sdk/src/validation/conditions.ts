@@ -132,11 +132,8 @@ export class HideConditions {
     for (const [name, value] of special) define(context, name, value);
     for (const key of reads.rootKeys) define(context, key, this.root[key]);
     for (const [name, value] of special) define(context, `_${name}_`, value);
-    try {
-      return unaryTest(expression, context).value === true;
-    } catch (error) {
-      return this.fail(component, loc, expression, error instanceof Error ? error.message : String(error));
-    }
+    const outcome = evaluateOnce(expression, context);
+    return typeof outcome === 'boolean' ? outcome : this.fail(component, loc, expression, outcome);
   }
 
   private fail(component: FormComponent, loc: Loc, expression: string, message: string): false {
@@ -173,6 +170,40 @@ export class HideConditions {
     }
     return `o${id}`;
   }
+}
+
+/**
+ * Outcomes of FEEL evaluations by expression and context, shared by every validation of the
+ * process: feelin parses the expression on each call (about 0.2 ms), and records of one form mostly
+ * hand the same few values to its conditions (a select's options), so an import of a million rows
+ * or a busy service evaluates each pair once. Bounded; contexts too large to key are not kept.
+ */
+const outcomes = new Map<string, boolean | string>();
+const MAX_OUTCOMES = 10_000;
+const MAX_KEYED_CONTEXT = 2_048;
+
+/** `true`/`false`, or why the expression could not be evaluated. */
+function evaluateOnce(expression: string, context: Record<string, unknown>): boolean | string {
+  let key: string | undefined;
+  try {
+    const json = JSON.stringify(context);
+    if (json.length <= MAX_KEYED_CONTEXT) key = `${expression}\u0000${json}`;
+  } catch {
+    // A context JSON cannot hold is evaluated each time.
+  }
+  const known = key === undefined ? undefined : outcomes.get(key);
+  if (known !== undefined) return known;
+  let outcome: boolean | string;
+  try {
+    outcome = unaryTest(expression, context).value === true;
+  } catch (error) {
+    outcome = error instanceof Error ? error.message : String(error);
+  }
+  if (key !== undefined) {
+    if (outcomes.size >= MAX_OUTCOMES) outcomes.delete(outcomes.keys().next().value!);
+    outcomes.set(key, outcome);
+  }
+  return outcome;
 }
 
 /** Sets an own property, even one named `__proto__`, without touching any prototype. */
