@@ -403,6 +403,38 @@ w.writerows(rows)`,
     expect(records[1]!.values).toMatchObject({ Priority: 'low', legacy_key: 'kept' });
   });
 
+  it('hostile files are refused with a message, never a crash: not a workbook, entity bombs, deep nesting, huge cells', async () => {
+    const target = await fresh('Hostile files');
+    const notXlsx = join(dir, 'not-a-workbook.xlsx');
+    writeFileSync(notXlsx, 'name,Priority\r\nX-1,high\r\n');
+    const bomb = join(dir, 'bomb.reqif');
+    writeFileSync(
+      bomb,
+      '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>' +
+        '<REQ-IF><CORE-CONTENT><REQ-IF-CONTENT><SPEC-TYPES><SPEC-OBJECT-TYPE IDENTIFIER="t" LONG-NAME="&c;"/></SPEC-TYPES></REQ-IF-CONTENT></CORE-CONTENT></REQ-IF>',
+    );
+    const deep = join(dir, 'deep.json');
+    writeFileSync(deep, `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    for (const [file, expected] of [
+      [notXlsx, /cannot be (opened|read).*(Excel|xlsx)/i],
+      [bomb, /not well-formed XML|entity/i],
+    ] as const) {
+      const result = await rxs('import', '--kt', target, file);
+      expect(result.code, file).toBe(1);
+      expect(result.stderr, file).toMatch(expected);
+      expect(result.stderr, file).not.toMatch(/at .*\.js:\d+/);
+    }
+    const nested = await rxs('import', '--kt', target, deep, '--json');
+    expect(nested.code).toBe(1);
+    expect(JSON.parse(nested.stdout).rowProblems[0].problems[0]).toMatch(/a list, not an object/);
+
+    const huge = join(dir, 'huge-cell.csv');
+    writeFileSync(huge, `name,Description\r\nBig-1,"${'y'.repeat(1_000_000)}"\r\n`);
+    const big = await rxs('import', '--kt', target, huge);
+    expect(big.code).toBe(0);
+    expect((await exportJson(target))[0]!.values.Description).toHaveLength(1_000_000);
+  });
+
   it('refuses formula cells of a workbook, and takes typed cells (numbers, booleans, dates) as the form stores them', async () => {
     const target = await fresh('Workbook');
     const workbook = new ExcelJS.Workbook();

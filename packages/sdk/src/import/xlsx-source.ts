@@ -44,16 +44,23 @@ export class XlsxSource implements RowSource {
         ? new SheetNames([TRACES_SHEET, EXPORT_SHEET]).take(this.options.topicName)
         : undefined);
     const seen: string[] = [];
-    for await (const sheet of await this.worksheets()) {
-      const name = (sheet as unknown as { name: string }).name;
-      seen.push(name);
-      if (wanted !== undefined ? name.toLowerCase() !== wanted.toLowerCase() : seen.length > 1) {
-        for await (const row of sheet) void row; // the zip is read in order: skip the sheet's rows
-        continue;
+    try {
+      for await (const sheet of await this.worksheets()) {
+        const name = (sheet as unknown as { name: string }).name;
+        seen.push(name);
+        if (wanted !== undefined ? name.toLowerCase() !== wanted.toLowerCase() : seen.length > 1) {
+          for await (const row of sheet) void row; // the zip is read in order: skip the sheet's rows
+          continue;
+        }
+        this.chosen = name;
+        yield* this.rowsOf(sheet);
+        return;
       }
-      this.chosen = name;
-      yield* this.rowsOf(sheet);
-      return;
+    } catch (error) {
+      if (error instanceof ImportFileError) throw error;
+      throw new ImportFileError(
+        `${this.file} cannot be read as an Excel workbook (${(error as Error).message}): it may be cut short, or another kind of file. Save it again from the spreadsheet as .xlsx.`,
+      );
     }
     const candidates = seen.filter((name) => name !== TRACES_SHEET && name !== EXPORT_SHEET);
     if (seen.length === 0) throw new ImportFileError(`${this.file} has no sheets.`);
