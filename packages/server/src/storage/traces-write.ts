@@ -98,7 +98,7 @@ async function deleteTraces(
 }
 
 /** SQL parameters per IN list, well under SQLite's and PostgreSQL's limits. */
-const IN_CHUNK = 500;
+export const IN_CHUNK = 500;
 
 /** The current version of each record among `ids` (those that exist), in or out of a transaction. */
 export async function recordVersions(

@@ -25,6 +25,7 @@ import { changeActor } from '../../storage/change-actor.js';
 import {
   deleteTrace,
   endVersions,
+  IN_CHUNK,
   insertTrace,
   isSuspect,
   recordEndsOf,
@@ -37,8 +38,6 @@ import { unindexed } from '../../storage/unindexed.js';
 import { recordsAsOfQuery } from '../records/as-of-query.js';
 import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
 
-/** SQL parameters per IN list, well under SQLite's and PostgreSQL's limits. */
-const IN_CHUNK = 500;
 
 function auditOf(row: TraceRow): AuditInfo {
   return {
