@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ClaimTable } from './id-table.js';
+import { ClaimTable, HashedCounts } from './id-table.js';
 
 const hexId = fc
   .uint8Array({ minLength: 12, maxLength: 12 })
@@ -36,5 +36,23 @@ describe('ClaimTable', () => {
     for (let i = 0; i < 1_000_000; i++) if (table.claim(`REQ_${i}`, owner(i)) !== undefined) clashes++;
     expect(clashes).toBe(0);
     expect(table.claim('REQ_123456', owner(7))).toBe(owner(123456));
+  });
+});
+
+describe('HashedCounts', () => {
+  it('property: counts every string as a Map of the strings would, through growth', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 12 }), { maxLength: 4000 }), (keys) => {
+        const counts = new HashedCounts();
+        const expected = new Map<string, number>();
+        for (const key of keys) {
+          counts.add(key);
+          expected.set(key, (expected.get(key) ?? 0) + 1);
+        }
+        for (const [key, count] of expected) expect(counts.count(key)).toBe(count);
+        expect(counts.count('never added \u0000')).toBe(0);
+      }),
+      { numRuns: 50 },
+    );
   });
 });

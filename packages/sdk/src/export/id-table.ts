@@ -20,16 +20,7 @@ export class ClaimTable {
 
   /** The owner that claimed `key` before, or undefined after claiming it for `owner`. */
   claim(key: string, owner: string): string | undefined {
-    let hi = 0x811c9dc5;
-    let lo = 0x9747b28c ^ key.length;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      hi = Math.imul(hi ^ c, 0x01000193);
-      lo = Math.imul(lo ^ c, 0x5bd1e995);
-      lo ^= lo >>> 13;
-    }
-    hi >>>= 0;
-    lo >>>= 0;
+    const [hi, lo] = hash64(key);
     const mask = this.capacity - 1;
     for (let slot = (lo ^ hi) & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot]!;
@@ -77,5 +68,75 @@ export class ClaimTable {
       this.otherOwners.get(ordinal) ??
       Buffer.from(this.owners.subarray(12 * ordinal, 12 * ordinal + 12)).toString('hex')
     );
+  }
+}
+
+/** A 64-bit hash of a string, as two unsigned 32-bit halves (FNV-1a beside a Murmur-style mix). */
+export function hash64(key: string): [number, number] {
+  let hi = 0x811c9dc5;
+  let lo = 0x9747b28c ^ key.length;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    hi = Math.imul(hi ^ c, 0x01000193);
+    lo = Math.imul(lo ^ c, 0x5bd1e995);
+    lo ^= lo >>> 13;
+  }
+  return [hi >>> 0, lo >>> 0];
+}
+
+/**
+ * How many times each string was added, in flat typed arrays (about 24 bytes per entry at a
+ * million): an import counts the ids of its rows with it, so a file of a million rows holds
+ * a few tens of megabytes, not a Map of a million strings. Kept by 64-bit hash, as ClaimTable.
+ */
+export class HashedCounts {
+  private capacity = 1024;
+  private hashHi = new Uint32Array(this.capacity);
+  private hashLo = new Uint32Array(this.capacity);
+  /** The count of the entry in each slot; 0 = empty. */
+  private counts = new Uint32Array(this.capacity);
+  private size = 0;
+
+  add(key: string): void {
+    const slot = this.slotOf(key);
+    if (this.counts[slot] === 0) {
+      const [hi, lo] = hash64(key);
+      this.hashHi[slot] = hi;
+      this.hashLo[slot] = lo;
+      this.size++;
+    }
+    this.counts[slot]!++;
+    if (this.size * 4 > this.capacity * 3) this.grow();
+  }
+
+  count(key: string): number {
+    return this.counts[this.slotOf(key)]!;
+  }
+
+  /** The slot holding `key`, or the empty slot where it would go. */
+  private slotOf(key: string): number {
+    const [hi, lo] = hash64(key);
+    const mask = this.capacity - 1;
+    let slot = (lo ^ hi) & mask;
+    while (this.counts[slot] !== 0 && (this.hashHi[slot] !== hi || this.hashLo[slot] !== lo))
+      slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private grow(): void {
+    const { hashHi, hashLo, counts } = this;
+    this.capacity *= 2;
+    this.hashHi = new Uint32Array(this.capacity);
+    this.hashLo = new Uint32Array(this.capacity);
+    this.counts = new Uint32Array(this.capacity);
+    const mask = this.capacity - 1;
+    for (let i = 0; i < counts.length; i++) {
+      if (counts[i] === 0) continue;
+      let slot = (hashLo[i]! ^ hashHi[i]!) & mask;
+      while (this.counts[slot] !== 0) slot = (slot + 1) & mask;
+      this.hashHi[slot] = hashHi[i]!;
+      this.hashLo[slot] = hashLo[i]!;
+      this.counts[slot] = counts[i]!;
+    }
   }
 }

@@ -5,6 +5,7 @@ import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
 import { readableIdOf } from '../export/identity.js';
 import { componentsByKey } from '../export/writers/reqif.js';
+import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
@@ -143,13 +144,17 @@ export async function importRecords(
   };
 
   // 1. The file's columns and the identities of its rows (a record twice in the file is refused).
-  // Ids only, a count each: at a million rows this is what memory holds of the file.
-  const identities = new Map<string, number>();
+  // A count per id, kept by hash: at a million rows this is what memory holds of the file.
+  const identities = new HashedCounts();
+  const referenced = { ids: 0, readableIds: 0 };
   for await (const row of source.rows()) {
     report.rows++;
     for (const column of row.values.keys()) columns.use(column, row.byFormKey);
     const identity = rowIdentity(row, target, columns, options);
-    if (identity !== undefined) identities.set(identity, (identities.get(identity) ?? 0) + 1);
+    if (identity !== undefined) {
+      if (identities.count(identity) === 0) referenced[identity.startsWith('_id ') ? 'ids' : 'readableIds']++;
+      identities.add(identity);
+    }
     if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
   }
   report.columns = columns.mapping();
@@ -159,11 +164,11 @@ export async function importRecords(
   if (report.problems.length > 0) return report;
 
   // 2. The records the rows refer to.
-  const existing = await findExisting(client, target, identities, (rows) =>
+  const existing = await findExisting(client, target, identities, referenced, (rows) =>
     progress({ phase: 'matching', rows }),
   );
   const duplicateOf = (identity: string | undefined) => {
-    const count = identity === undefined ? 0 : identities.get(identity)!;
+    const count = identity === undefined ? 0 : identities.count(identity);
     return count > 1 ? `${identity} is in ${count} rows` : undefined;
   };
 
@@ -189,7 +194,8 @@ export async function importRecords(
     else report.unchanged++;
   };
   const plans = async function* () {
-    for await (const row of source.rows())
+    for await (const row of source.rows()) {
+      if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
       yield planRow(
         row,
         target,
@@ -198,6 +204,7 @@ export async function importRecords(
         duplicateOf(rowIdentity(row, target, columns, options)),
         options,
       );
+    }
   };
 
   // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
@@ -300,41 +307,35 @@ async function loadTarget(
 async function findExisting(
   client: RxsClient,
   target: ImportTarget,
-  identities: ReadonlyMap<string, unknown>,
+  identities: HashedCounts,
+  referenced: { ids: number; readableIds: number },
   onProgress: (rows: number) => void,
-): Promise<ExistingRecords> {
-  const ids = new Set<string>();
-  const readableIds = new Set<string>();
-  for (const identity of identities.keys()) {
-    if (identity.startsWith('_id ')) ids.add(identity.slice(4));
-    else readableIds.add(identity.slice('readable id '.length));
-  }
+): Promise<ExistingRecords & { explain(id: string): Promise<void> }> {
   const byId = new Map<string, ServiceRecord>();
   const byReadableId = new Map<string, ServiceRecord>();
-  if (ids.size > 0 || readableIds.size > 0) {
+  if (referenced.ids > 0 || referenced.readableIds > 0) {
     const mapper = new RecordMapper(buildFieldMap(target.schema));
     let seen = 0;
     for await (const record of client.records.listRecords({
       context__knowledge_unit_topic_id: target.revisionId,
     })) {
-      if (ids.has(record._id)) byId.set(record._id, record);
-      if (readableIds.size > 0) {
+      if (referenced.ids > 0 && identities.count(`_id ${record._id}`) > 0) byId.set(record._id, record);
+      if (referenced.readableIds > 0) {
         const readable = readableIdOf(mapper.map(record).record, target.rule, target.presentation);
-        if (readableIds.has(readable)) byReadableId.set(readable, record);
+        if (identities.count(`readable id ${readable}`) > 0) byReadableId.set(readable, record);
       }
       if (++seen % 1000 === 0) onProgress(seen);
     }
   }
+  // Why an _id is no record of the topic, looked up as rows name them (a few, then a general word).
   const whyNot = new Map<string, string>();
-  let lookups = 0;
-  for (const id of ids) {
-    if (byId.has(id)) continue;
-    if (lookups++ >= MAX_LOOKUPS) break;
-    whyNot.set(id, await whyNotInTopic(client, target, id));
-  }
   return {
     byId: (id) => byId.get(id),
     byReadableId: (readableId) => byReadableId.get(readableId),
+    explain: async (id) => {
+      if (byId.has(id) || whyNot.has(id) || whyNot.size >= MAX_LOOKUPS) return;
+      whyNot.set(id, await whyNotInTopic(client, target, id));
+    },
     whyNot: (id) =>
       whyNot.get(id) ??
       `no record of "${target.name}" has _id ${id}: clear its _id to create it anew, or copy every row in with --new-records.`,
