@@ -253,6 +253,19 @@ export class FeedCacheWriter {
     await sink.close();
   }
 
+  /**
+   * The new cache's file of a revision, for a spliced poll (splice.ts), which writes the listing
+   * itself instead of handing it to an export: the cached lines copied, the changes serialised.
+   */
+  listingSink(revisionId: string): JsonLinesSink {
+    const index = this.revisionIds.indexOf(revisionId);
+    if (index < 0 || this.sinks.has(revisionId))
+      throw new Error(`The feed cache cannot keep revision ${revisionId} (not asked for, or kept already).`);
+    const sink = new JsonLinesSink(join(this.temp, `topic-${index}.jsonl`));
+    this.sinks.set(revisionId, sink);
+    return sink;
+  }
+
   /** After the snapshot `generation` was committed: the new cache becomes the one in feed.json. */
   async commit(generation: string, fingerprint: string): Promise<boolean> {
     if (this.spoiled || this.revisionIds.some((id) => !this.sinks.has(id))) {

@@ -1,15 +1,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { CHUNK_BYTES, readOn } from './chunks.js';
 import { compareIds } from './json-values.js';
-
-/** Bytes read from the file at a time (grown when a single line is longer). */
-const CHUNK_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** What every stored record line starts with (`JSON.stringify({ id, ... })`). */
-const ID_PREFIX = Buffer.from('{"id":"');
+/** The member holding a line's id: `id` in a snapshot's lines, `_id` in the service's records. */
+export type IdKey = 'id' | '_id';
 
 /**
  * One side of the records merge-join, as bytes: the lines of a snapshot's records file (sorted by
@@ -39,11 +37,16 @@ export class SortedLineCursor {
   private lastId: string | undefined;
 
   /** `path` undefined: an empty side (a topic the previous snapshot did not have). */
+  /** What every line starts with (`JSON.stringify({ id, ... })`), so its id is read from bytes. */
+  private readonly idPrefix: Buffer;
+
   constructor(
     private readonly path: string | undefined,
     private readonly chunkBytes = CHUNK_BYTES,
+    private readonly idKey: IdKey = 'id',
   ) {
     this.eof = path === undefined;
+    this.idPrefix = Buffer.from(`{"${idKey}":"`);
   }
 
   /** True when the head line (or the end of the file) is known without reading. */
@@ -58,20 +61,12 @@ export class SortedLineCursor {
         this.handle = await open(this.path!, 'r');
         this.buffer = Buffer.allocUnsafe(this.chunkBytes);
       }
-      // Keep the incomplete line, at the front; grow when it fills the whole buffer.
-      const rest = this.end - this.start;
-      if (rest === this.buffer.length) {
-        const larger = Buffer.allocUnsafe(this.buffer.length * 2);
-        this.buffer.copy(larger, 0, this.start, this.end);
-        this.buffer = larger;
-      } else if (this.start > 0) {
-        this.buffer.copy(this.buffer, 0, this.start, this.end);
-      }
+      // Keep the incomplete line, at the front.
+      const read = await readOn(this.handle, this.buffer, this.start, this.end);
+      this.buffer = read.buffer;
       this.start = 0;
-      this.end = rest;
-      const { bytesRead } = await this.handle.read(this.buffer, rest, this.buffer.length - rest, null);
-      if (bytesRead === 0) this.eof = true;
-      this.end += bytesRead;
+      this.end = read.end;
+      if (read.eof) this.eof = true;
     }
   }
 
@@ -111,6 +106,11 @@ export class SortedLineCursor {
   /** The next line as a value. */
   parse<T>(): T {
     return this.parseLine<T>(this.start, this.headEnd);
+  }
+
+  /** The next line's bytes, its line break left out (valid until the next `fill`). */
+  line(): Buffer {
+    return this.buffer.subarray(this.start, this.headEnd);
   }
 
   /** Moves past the next line. */
@@ -167,8 +167,9 @@ export class SortedLineCursor {
   /** The id of the line `[from, to)`: read from its bytes, parsed only when it holds escapes. */
   private idOf(from: number, to: number): string {
     const buffer = this.buffer;
-    const idStart = from + ID_PREFIX.length;
-    if (to > idStart && buffer.compare(ID_PREFIX, 0, ID_PREFIX.length, from, idStart) === 0) {
+    const prefix = this.idPrefix;
+    const idStart = from + prefix.length;
+    if (to > idStart && buffer.compare(prefix, 0, prefix.length, from, idStart) === 0) {
       let ascii = true;
       for (let i = idStart; i < to; i++) {
         const byte = buffer[i]!;
@@ -180,7 +181,7 @@ export class SortedLineCursor {
         if (byte >= 0x80) ascii = false;
       }
     }
-    const id = this.parseLine<{ id?: unknown } | null>(from, to)?.id;
+    const id = this.parseLine<Record<string, unknown> | null>(from, to)?.[this.idKey];
     if (typeof id !== 'string')
       throw new Error(
         `${this.path}, line ${this.number}: a record without an id; the sync state is damaged.`,

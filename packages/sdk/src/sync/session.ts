@@ -57,6 +57,18 @@ export class SyncOrderError extends SyncStreamError {
   }
 }
 
+/** A record said to be unchanged (`keepPrevious`) is not the previous snapshot's next one. */
+export class PreviousRecordMissingError extends SyncStreamError {
+  constructor(
+    readonly topic: string,
+    readonly id: string,
+  ) {
+    super(
+      `Record ${id} of "${topic}" is not in the previous snapshot as kept; it cannot be copied from there.`,
+    );
+  }
+}
+
 /** A part after the sync ended: refused, the session stays as it was. */
 class LateStreamError extends SyncStreamError {}
 
@@ -171,6 +183,41 @@ export class SyncSession {
       }
     } catch (error) {
       // A part after the end (or after an abort) is refused without touching the session.
+      if (!(error instanceof LateStreamError)) await this.abort().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * For a spliced poll (splice.ts): record `id` of the open topic did not change since the previous
+   * snapshot, so its line there is copied as it is, neither mapped nor serialised again. Previous
+   * records before it that did not arrive are gone, as in `merge`. Fails (and aborts) when the
+   * previous snapshot does not hold `id` next, or holds it under other field names.
+   */
+  async keepPrevious(id: string): Promise<void> {
+    try {
+      if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+      const open = this.open!;
+      const { cursor, sink } = open;
+      if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
+        throw new SyncOrderError(open.topic.name, id, open.lastId);
+      for (;;) {
+        if (!cursor.ready) await cursor.fill();
+        const oldId = cursor.peekId();
+        if (oldId === undefined || compareIds(oldId, id) > 0 || open.renamer)
+          throw new PreviousRecordMissingError(open.topic.name, id);
+        if (oldId === id) break;
+        const old = cursor.parse<StoredRecord>();
+        cursor.take();
+        this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+      }
+      sink.pushBytes(cursor.line());
+      cursor.take();
+      open.lastId = id;
+      open.count++;
+      this.builder.recordUnchanged(open.entry);
+      if (sink.full) await sink.flush();
+    } catch (error) {
       if (!(error instanceof LateStreamError)) await this.abort().catch(() => undefined);
       throw error;
     }
