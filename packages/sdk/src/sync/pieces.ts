@@ -1,12 +1,14 @@
 import type { Writable } from 'node:stream';
-import { writeChunk } from '../export/writers/output.js';
+import { whenDrained } from '../export/writers/output.js';
 
 /** Text and bytes are written in pieces of about this many bytes. */
 const PIECE_BYTES = 256 * 1024;
+/** At most this many bytes wait in the stream before `flush` waits for it. */
+const QUEUED_BYTES = 4 * 1024 * 1024;
 
 /**
  * Gathers text and bytes for a stream and writes them in large pieces with backpressure (flat
- * memory, one write per piece instead of one per row). Each piece is a fresh buffer: a stream may
+ * memory, one write per piece instead of one per row; a few pieces in flight). Each piece is a fresh buffer: a stream may
  * keep the chunks it is given until they are written.
  */
 export class PieceWriter {
@@ -36,7 +38,11 @@ export class PieceWriter {
     const piece = this.bytes.subarray(0, this.length);
     this.bytes = Buffer.allocUnsafe(PIECE_BYTES);
     this.length = 0;
-    await writeChunk(this.out, piece);
+    const out = this.out;
+    if (out.errored) throw out.errored;
+    out.write(piece);
+    // A few pieces may wait in the stream (bounded memory) while the next ones are gathered.
+    if (out.writableLength >= QUEUED_BYTES) await whenDrained(out);
   }
 
   private reserve(room: number): void {

@@ -191,36 +191,42 @@ export class SyncSession {
   /**
    * For a spliced poll (splice.ts): record `id` of the open topic did not change since the previous
    * snapshot, so its line there is copied as it is, neither mapped nor serialised again. Previous
-   * records before it that did not arrive are gone, as in `merge`. Fails (and aborts) when the
-   * previous snapshot does not hold `id` next, or holds it under other field names.
+   * records before it that did not arrive are gone, as in `merge`. Synchronous: false when the
+   * previous snapshot must be read on or the new one written first (`readPrevious`, then call
+   * again). Throws when the previous snapshot does not hold `id` next, or holds it under other field
+   * names; unlike `write`, a failure does not abort the session: the caller does.
    */
-  async keepPrevious(id: string): Promise<void> {
-    try {
-      if (this.phase !== 'topics' || !this.open) this.expect('record', true);
-      const open = this.open!;
-      const { cursor, sink } = open;
-      if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
-        throw new SyncOrderError(open.topic.name, id, open.lastId);
-      for (;;) {
-        if (!cursor.ready) await cursor.fill();
-        const oldId = cursor.peekId();
-        if (oldId === undefined || compareIds(oldId, id) > 0 || open.renamer)
-          throw new PreviousRecordMissingError(open.topic.name, id);
-        if (oldId === id) break;
-        const old = cursor.parse<StoredRecord>();
-        cursor.take();
-        this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
-      }
-      sink.pushBytes(cursor.line());
+  keepPrevious(id: string): boolean {
+    if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+    const open = this.open!;
+    const { cursor, sink } = open;
+    if (sink.full) return false;
+    if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
+      throw new SyncOrderError(open.topic.name, id, open.lastId);
+    for (;;) {
+      if (!cursor.ready) return false;
+      const oldId = cursor.peekId();
+      if (oldId === undefined || compareIds(oldId, id) > 0 || open.renamer)
+        throw new PreviousRecordMissingError(open.topic.name, id);
+      if (oldId === id) break;
+      const old = cursor.parse<StoredRecord>();
       cursor.take();
-      open.lastId = id;
-      open.count++;
-      this.builder.recordUnchanged(open.entry);
-      if (sink.full) await sink.flush();
-    } catch (error) {
-      if (!(error instanceof LateStreamError)) await this.abort().catch(() => undefined);
-      throw error;
+      this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
     }
+    sink.pushBytes(cursor.line());
+    cursor.take();
+    open.lastId = id;
+    open.count++;
+    this.builder.recordUnchanged(open.entry);
+    return true;
+  }
+
+  /** What `keepPrevious` waits for: the previous snapshot read on, the new one's lines written. */
+  async readPrevious(): Promise<void> {
+    const open = this.open;
+    if (!open) return;
+    if (!open.cursor.ready) await open.cursor.fill();
+    if (open.sink.full) await open.sink.flush();
   }
 
   /** For use as an export writer: a close before the `end` part means the export failed. */

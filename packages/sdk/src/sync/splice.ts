@@ -102,12 +102,15 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
 
-  const nextRow = async (): Promise<Buffer | undefined> => {
+  const readRows = async (): Promise<void> => {
     try {
-      if (!previousRows.ready) await previousRows.fill();
+      await previousRows.fill();
     } catch (error) {
       throw new SpliceRefusedError(`The previous output cannot be read: ${(error as Error).message}`);
     }
+  };
+  const nextRow = async (): Promise<Buffer | undefined> => {
+    if (!previousRows.ready) await readRows();
     return previousRows.row();
   };
   const emit = async (part: ExportPart) => {
@@ -197,7 +200,9 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
           while (next < ids.length && (id === undefined || compareIds(ids[next]!, id) < 0))
             await changed(ids[next++]!);
           if (id === undefined) break;
-          const row = await nextRow();
+          // Awaited only at chunk boundaries: most records cost no await at all.
+          if (!previousRows.ready) await readRows();
+          const row = previousRows.row();
           if (!row || !rendering.isRowOf(row, id))
             throw new SpliceRefusedError(`The previous output does not have record ${id} where expected.`);
           if (next < ids.length && ids[next] === id) {
@@ -214,7 +219,7 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
             cached.take();
             pieces.pushBytes(row);
             previousRows.take();
-            await session.keepPrevious(id);
+            while (!session.keepPrevious(id)) await session.readPrevious();
             count++;
             if (count % 10_000 === 0) progress();
           }
