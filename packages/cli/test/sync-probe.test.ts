@@ -389,8 +389,14 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
       expect(res.status, res.text).toBe(201);
       live.push(res.body._id);
     };
-    for (const text of ['one', 'two', 'three', 'four', 'five']) await create(text);
+    // Enough records that a few changes stay beside the kept listing, and more make it written anew.
+    for (let i = 0; i < 40; i++) await create(['one', 'two', 'three', 'four', 'five'][i % 5]!);
     const formats = ['csv', 'jsonl'] as const;
+    /** Whether (a)'s kept listing is the one before with the changes beside it. */
+    const linked = (format: string) =>
+      JSON.parse(readFileSync(join(dir, `splice-${format}-a.state`, 'feed.json'), 'utf8')).topics.some(
+        (topic: { changes?: string }) => topic.changes !== undefined,
+      );
     const run = (url: string, name: string, format: string, ...extra: string[]) =>
       runCli([
         'sync',
@@ -448,6 +454,7 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
 
     const update = (id: string, body: object) => t.api('PATCH', `/records/${id}`, { body });
     let spliced = 0;
+    const kept = { linked: 0, written: 0 };
     const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\n', '"', ',', 'é', '='), maxLength: 10 });
     await fc.assert(
       fc.asyncProperty(
@@ -485,11 +492,14 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
           const polls = await compare();
           expect(polls.filter((poll) => poll === 'full' || poll === 'feed')).toEqual([]);
           spliced += polls.filter((poll) => poll === 'spliced').length;
+          if (polls[0] === 'spliced') kept[linked('csv') ? 'linked' : 'written']++;
         },
       ),
-      { numRuns: 8 },
+      { numRuns: 10 },
     );
-    expect(spliced).toBeGreaterThan(8);
+    expect(spliced).toBeGreaterThan(10);
+    expect(kept.linked).toBeGreaterThan(0);
+    expect(kept.written).toBeGreaterThan(0);
 
     // Two records with one readable id: both paths refuse the export alike; fixed, splicing resumes.
     made++;

@@ -6,8 +6,8 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** The member holding a line's id: `id` in a snapshot's lines, `_id` in the service's records. */
-export type IdKey = 'id' | '_id';
+/** What every stored record line starts with (`JSON.stringify({ id, ... })`). */
+const ID_PREFIX = Buffer.from('{"id":"');
 
 /**
  * One side of the records merge-join, as bytes: the lines of a snapshot's records file (sorted by
@@ -37,16 +37,11 @@ export class SortedLineCursor {
   private lastId: string | undefined;
 
   /** `path` undefined: an empty side (a topic the previous snapshot did not have). */
-  /** What every line starts with (`JSON.stringify({ id, ... })`), so its id is read from bytes. */
-  private readonly idPrefix: Buffer;
-
   constructor(
     private readonly path: string | undefined,
     private readonly chunkBytes = CHUNK_BYTES,
-    private readonly idKey: IdKey = 'id',
   ) {
     this.eof = path === undefined;
-    this.idPrefix = Buffer.from(`{"${idKey}":"`);
   }
 
   /** True when the head line (or the end of the file) is known without reading. */
@@ -167,9 +162,8 @@ export class SortedLineCursor {
   /** The id of the line `[from, to)`: read from its bytes, parsed only when it holds escapes. */
   private idOf(from: number, to: number): string {
     const buffer = this.buffer;
-    const prefix = this.idPrefix;
-    const idStart = from + prefix.length;
-    if (to > idStart && buffer.compare(prefix, 0, prefix.length, from, idStart) === 0) {
+    const idStart = from + ID_PREFIX.length;
+    if (to > idStart && buffer.compare(ID_PREFIX, 0, ID_PREFIX.length, from, idStart) === 0) {
       let ascii = true;
       for (let i = idStart; i < to; i++) {
         const byte = buffer[i]!;
@@ -181,7 +175,7 @@ export class SortedLineCursor {
         if (byte >= 0x80) ascii = false;
       }
     }
-    const id = this.parseLine<Record<string, unknown> | null>(from, to)?.[this.idKey];
+    const id = this.parseLine<{ id?: unknown } | null>(from, to)?.id;
     if (typeof id !== 'string')
       throw new Error(
         `${this.path}, line ${this.number}: a record without an id; the sync state is damaged.`,

@@ -57,7 +57,7 @@ export class SyncOrderError extends SyncStreamError {
   }
 }
 
-/** A record said to be unchanged (`keepPrevious`) is not the previous snapshot's next one. */
+/** A record said to be kept or gone (`takePrevious`) is not the previous snapshot's next one. */
 export class PreviousRecordMissingError extends SyncStreamError {
   constructor(
     readonly topic: string,
@@ -189,30 +189,27 @@ export class SyncSession {
   }
 
   /**
-   * For a spliced poll (splice.ts): record `id` of the open topic did not change since the previous
-   * snapshot, so its line there is copied as it is, neither mapped nor serialised again. Previous
-   * records before it that did not arrive are gone, as in `merge`. Synchronous: false when the
-   * previous snapshot must be read on or the new one written first (`readPrevious`, then call
-   * again). Throws when the previous snapshot does not hold `id` next, or holds it under other field
-   * names; unlike `write`, a failure does not abort the session: the caller does.
+   * For a spliced poll (splice.ts), which walks the previous output alongside: the previous
+   * snapshot's next record of the open topic must be `id`. `kept`: it did not change, so its line
+   * is copied as it is, neither mapped nor serialised again; else it is gone. Synchronous: false
+   * when the previous snapshot must be read on or the new one written first (`readPrevious`, then
+   * call again). Throws when the previous snapshot holds another record next, or its records under
+   * other field names; unlike `write`, a failure does not abort the session: the caller does.
    */
-  keepPrevious(id: string): boolean {
+  takePrevious(id: string, kept: boolean): boolean {
     if (this.phase !== 'topics' || !this.open) this.expect('record', true);
     const open = this.open!;
     const { cursor, sink } = open;
-    if (sink.full) return false;
-    if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
-      throw new SyncOrderError(open.topic.name, id, open.lastId);
-    for (;;) {
-      if (!cursor.ready) return false;
-      const oldId = cursor.peekId();
-      if (oldId === undefined || compareIds(oldId, id) > 0 || open.renamer)
-        throw new PreviousRecordMissingError(open.topic.name, id);
-      if (oldId === id) break;
+    if (sink.full || !cursor.ready) return false;
+    if (cursor.peekId() !== id || open.renamer) throw new PreviousRecordMissingError(open.topic.name, id);
+    if (!kept) {
       const old = cursor.parse<StoredRecord>();
       cursor.take();
       this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+      return true;
     }
+    if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
+      throw new SyncOrderError(open.topic.name, id, open.lastId);
     sink.pushBytes(cursor.line());
     cursor.take();
     open.lastId = id;
@@ -221,7 +218,15 @@ export class SyncSession {
     return true;
   }
 
-  /** What `keepPrevious` waits for: the previous snapshot read on, the new one's lines written. */
+  /** The id of the previous snapshot's next record of the open topic (undefined: none left). */
+  async previousId(): Promise<string | undefined> {
+    const cursor = this.open?.cursor;
+    if (!cursor) return undefined;
+    if (!cursor.ready) await cursor.fill();
+    return cursor.peekId();
+  }
+
+  /** What `takePrevious` waits for: the previous snapshot read on, the new one's lines written. */
   async readPrevious(): Promise<void> {
     const open = this.open;
     if (!open) return;

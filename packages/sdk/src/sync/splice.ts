@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ServiceRecord } from '../contract/record.js';
 import { DuplicateIdentifierError, isMadeUpId, readableIdOf, ReadableIds } from '../export/identity.js';
 import type { ExportedRecord, ExportFormat, ExportPart } from '../export/model.js';
 import {
@@ -19,24 +17,26 @@ import { JsonLinesWriter, recordLine } from '../export/writers/jsonl.js';
 import { RecordMapper } from '../mapping/index.js';
 import type { FeedCacheWriter, FeedPlan } from './feed-cache.js';
 import { compareIds, jsonEqual } from './json-values.js';
-import { SortedLineCursor } from './line-cursor.js';
 import { OutputRows, type RowSyntax } from './output-rows.js';
 import { PieceWriter } from './pieces.js';
 import { PreviousRecordMissingError, type SyncSession } from './session.js';
 
 /**
- * A spliced poll: after a feed plan (feed-cache.ts) said which records changed, the new output,
- * snapshot and cache are made from the previous ones record by record. The rows of unchanged
- * records are copied as bytes (from the previous output, snapshot and cached listing, all in `_id`
- * order); only changed records are mapped, rendered, serialised and compared. The result is the
- * same, byte for byte, as a full run's: the parts around the records (header, topic, topic-end,
- * end) are made by the export procedure's own steps and the rows by the writers' own functions.
+ * A spliced poll: after a feed plan (feed-cache.ts) said which records changed, the new output and
+ * snapshot are made from the previous ones record by record. The previous output is walked row by
+ * row (in `_id` order, each row's id read from its first bytes) beside the previous snapshot: the
+ * row and snapshot line of each record the plan does not name are copied as bytes; only changed
+ * records are mapped, rendered, serialised and compared. The kept listing is not read either: it
+ * is linked into the new cache with the plan's changes beside it (`FeedCacheWriter.keepListing`).
+ * The result is the same, byte for byte, as a full run's: the parts around the records (header,
+ * topic, topic-end, end) are made by the export procedure's own steps and the rows by the writers'
+ * own functions.
  *
  * It applies only where a record's row depends on nothing but the record and the topic's columns:
- * CSV of one topic and JSON lines, without traces, when the topic's columns are those of the
+ * CSV and JSON lines of one topic, without traces, when the topic's columns are those of the
  * previous snapshot and no record carries a key the form does not declare. Anything else, found
- * before or while splicing, refuses (`SpliceRefusedError`): the caller drops what was written and
- * runs the export as before.
+ * before or while splicing (also an output or snapshot that do not match), refuses
+ * (`SpliceRefusedError`): the caller drops what was written and runs the export as before.
  */
 export type SpliceFormat = 'csv' | 'jsonl';
 
@@ -48,14 +48,15 @@ export function spliceable(
   format: ExportFormat,
   options: { revisionIds: readonly string[]; traces: boolean; asOf?: string },
 ): format is SpliceFormat {
-  if (options.traces || options.asOf !== undefined) return false;
-  return format === 'jsonl' || (format === 'csv' && options.revisionIds.length === 1);
+  // One topic: a changed record's readable id is checked against the rows walked, its topic's.
+  if (options.traces || options.asOf !== undefined || options.revisionIds.length !== 1) return false;
+  return format === 'csv' || format === 'jsonl';
 }
 
 export interface SpliceInput {
   source: ExportSource;
   plan: FeedPlan;
-  /** The new feed cache; the spliced listings are written into it. */
+  /** The new feed cache; each topic's listing is kept in it as the plan's changes. */
   cache: FeedCacheWriter;
   /** The new snapshot, compared with the previous one (which it holds) as the parts arrive. */
   session: SyncSession;
@@ -81,8 +82,8 @@ interface Rendering {
    */
   expects(part: ExportPart, text: string): ((row: Buffer) => boolean) | undefined;
   row(record: ExportedRecord): string;
-  /** Whether `row` is the row of record `id`. */
-  isRowOf(row: Buffer, id: string): boolean;
+  /** The id of the record whose row `row` is; undefined when it is no record's row. */
+  recordIdOf(row: Buffer): string | undefined;
   /** The readable id in record `id`'s row, as written (compared with `writtenId`). */
   readableIdIn(row: Buffer, id: string): string | undefined;
   writtenId(readableId: string): string;
@@ -180,56 +181,51 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
         mapped.set(id, exported);
       }
 
-      const listing = cache.listingSink(revisionId);
-      const cached = new SortedLineCursor(join(plan.folder, planned.file), undefined, '_id');
       let count = 0;
       const progress = () => options.onProgress?.({ topic: topicRef.name, revisionId, records: count });
       const changed = async (id: string) => {
         const record = mapped.get(id);
         if (!record) return; // gone
-        listing.push(JSON.stringify(planned.changes.get(id) as ServiceRecord));
+        // The previous snapshot must hold nothing before it that the previous output did not.
+        const previousId = await session.previousId();
+        if (previousId !== undefined && compareIds(previousId, id) < 0)
+          throw new SpliceRefusedError(`The previous output lacks record ${previousId} of the snapshot.`);
         pieces.push(rendering.row(record));
         await session.writeParts([{ kind: 'record', record }]);
         count++;
       };
-      try {
-        let next = 0;
-        for (;;) {
-          if (!cached.ready) await cached.fill();
-          const id = cached.peekId();
-          while (next < ids.length && (id === undefined || compareIds(ids[next]!, id) < 0))
-            await changed(ids[next++]!);
-          if (id === undefined) break;
-          // Awaited only at chunk boundaries: most records cost no await at all.
-          if (!previousRows.ready) await readRows();
-          const row = previousRows.row();
-          if (!row || !rendering.isRowOf(row, id))
-            throw new SpliceRefusedError(`The previous output does not have record ${id} where expected.`);
-          if (next < ids.length && ids[next] === id) {
-            cached.take();
-            previousRows.take();
-            await changed(ids[next++]!);
-          } else {
-            if (derived.size > 0) {
-              const written = rendering.readableIdIn(row, id);
-              if (written === undefined || derived.has(written))
-                throw new SpliceRefusedError(`Record ${id} shares its readable id with a changed record.`);
-            }
-            listing.pushBytes(cached.line());
-            cached.take();
-            pieces.pushBytes(row);
-            previousRows.take();
-            while (!session.keepPrevious(id)) await session.readPrevious();
-            count++;
-            if (count % 10_000 === 0) progress();
+      let next = 0;
+      for (;;) {
+        // Awaited only at chunk boundaries: most records cost no await at all.
+        if (!previousRows.ready) await readRows();
+        const row = previousRows.row();
+        const id = row === undefined ? undefined : rendering.recordIdOf(row);
+        while (next < ids.length && (id === undefined || compareIds(ids[next]!, id) < 0))
+          await changed(ids[next++]!);
+        if (id === undefined) break;
+        if (next < ids.length && ids[next] === id) {
+          // Gone or changed: its row is left out (a changed one is written anew and compared).
+          if (!mapped.has(id)) while (!session.takePrevious(id, false)) await session.readPrevious();
+          previousRows.take();
+          await changed(ids[next++]!);
+        } else {
+          if (derived.size > 0) {
+            const written = rendering.readableIdIn(row!, id);
+            if (written === undefined || derived.has(written))
+              throw new SpliceRefusedError(`Record ${id} shares its readable id with a changed record.`);
           }
-          if (listing.full) await listing.flush();
-          if (pieces.full) await pieces.flush();
+          pieces.pushBytes(row!);
+          previousRows.take();
+          while (!session.takePrevious(id, true)) await session.readPrevious();
+          count++;
+          if (count % 10_000 === 0) progress();
         }
-      } finally {
-        await cached.close();
+        if (pieces.full) await pieces.flush();
       }
-      await listing.close();
+      const left = await session.previousId();
+      if (left !== undefined)
+        throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
+      await cache.keepListing(revisionId);
       progress();
       if (count === 0) warn(emptyTopicWarning(revision));
       await emit({
@@ -266,7 +262,11 @@ function csvRendering(): Rendering {
     // The header row must be the one written before: the same columns in the same order.
     expects: (part, text) => (part.kind === 'topic' ? (row) => row.equals(Buffer.from(text)) : undefined),
     row: (record) => plainRow(columns, record),
-    isRowOf: (row, id) => startsWith(row, 0, `${csvText(id)},`),
+    // The first cell, as written (a service id needs neither quotes nor an apostrophe).
+    recordIdOf(row) {
+      const comma = row.indexOf(COMMA);
+      return comma > 0 ? row.toString('utf8', 0, comma) : undefined;
+    },
     readableIdIn(row, id) {
       const from = csvText(id).length + 1;
       let end = from;
@@ -307,14 +307,18 @@ function jsonLinesRendering(): Rendering {
     },
     expects: (part) => (row) => startsWith(row, 0, `{"kind":${JSON.stringify(part.kind)},`),
     row: recordLine,
-    isRowOf: (row, id) => startsWith(row, 0, `${RECORD_LINE_START}${JSON.stringify(id)},`),
+    recordIdOf(row) {
+      const from = RECORD_LINE_START.length;
+      if (!startsWith(row, 0, RECORD_LINE_START) || row[from] !== QUOTE) return undefined;
+      const end = jsonStringEnd(row, from);
+      return end === undefined ? undefined : (JSON.parse(row.toString('utf8', from, end)) as string);
+    },
     readableIdIn(row, id) {
       const from = RECORD_LINE_START.length + JSON.stringify(id).length + READABLE_ID_KEY.length + 1;
       if (!startsWith(row, from - READABLE_ID_KEY.length, READABLE_ID_KEY) || row[from] !== QUOTE)
         return undefined;
-      let end = from + 1;
-      while (end < row.length && row[end] !== QUOTE) end += row[end] === BACKSLASH ? 2 : 1;
-      return end < row.length ? row.toString('utf8', from, end + 1) : undefined;
+      const end = jsonStringEnd(row, from);
+      return end === undefined ? undefined : row.toString('utf8', from, end);
     },
     writtenId: (readableId) => JSON.stringify(readableId),
   };
@@ -325,6 +329,13 @@ const COMMA = 0x2c;
 const BACKSLASH = 0x5c;
 const RECORD_LINE_START = '{"kind":"record","id":';
 const READABLE_ID_KEY = '"readableId":';
+
+/** Where the JSON string starting (with its quote) at `from` ends, after its closing quote. */
+function jsonStringEnd(bytes: Buffer, from: number): number | undefined {
+  let end = from + 1;
+  while (end < bytes.length && bytes[end] !== QUOTE) end += bytes[end] === BACKSLASH ? 2 : 1;
+  return end < bytes.length ? end + 1 : undefined;
+}
 
 /** Whether `bytes` hold the UTF-8 of `text` at `from`. */
 function startsWith(bytes: Buffer, from: number, text: string): boolean {
