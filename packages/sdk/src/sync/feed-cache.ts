@@ -47,8 +47,12 @@ interface FeedTopic {
   changes?: string;
 }
 
-/** Changes kept beside a linked listing up to this share of its size; beyond, it is written anew. */
+/**
+ * Changes kept beside a linked listing up to this share of its size, and this many bytes (the next
+ * poll holds them in memory); beyond, the listing is written anew.
+ */
 const CHANGES_SHARE = 0.1;
+const CHANGES_MAX_BYTES = 16 * 1024 * 1024;
 
 interface FeedCacheFile {
   format: typeof FEED_FORMAT;
@@ -272,7 +276,8 @@ export class FeedCacheWriter {
   /**
    * The new cache's listing of a revision in a spliced poll (splice.ts), which hands the export no
    * listing: the old listing is linked, not read, and the plan's changes (all since it was listed)
-   * are written beside it; once they outgrow a tenth of it, the listing is merged and written anew.
+   * are written beside it; once they outgrow a tenth of it (or 16 MiB), the listing is merged and
+   * written anew.
    */
   async keepListing(revisionId: string): Promise<void> {
     const index = this.revisionIds.indexOf(revisionId);
@@ -285,7 +290,7 @@ export class FeedCacheWriter {
       .sort(compareIds)
       .map((id) => JSON.stringify([id, planned.changes.get(id)]));
     const bytes = lines.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0);
-    if (bytes > (await stat(listing)).size * CHANGES_SHARE) {
+    if (bytes > Math.min((await stat(listing)).size * CHANGES_SHARE, CHANGES_MAX_BYTES)) {
       const sink = new JsonLinesSink(join(this.temp, file));
       this.sinks.set(revisionId, sink);
       for await (const batch of mergeChanges(listing, planned.changes)) {
