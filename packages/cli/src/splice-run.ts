@@ -5,6 +5,7 @@ import {
   SpliceRefusedError,
   type FeedCacheWriter,
   type FeedPlan,
+  type SpliceFormat,
   type SyncSession,
 } from '@rxs/sdk';
 import { createAtomicFile } from './atomic-file.js';
@@ -17,6 +18,13 @@ import {
   type ExportSummary,
 } from './export-run.js';
 import type { Progress } from './progress.js';
+
+/** Whether a feed poll of these options may be spliced (splice.ts checks the rest as it goes). */
+export function canSplice(options: ExportRunOptions): boolean {
+  const revisionIds = [...new Set(options.revisionIds)];
+  if (options.out === undefined || options.out === '-' || options.baseline !== undefined) return false;
+  return spliceable(options.format, { ...options, revisionIds });
+}
 
 /**
  * A sync poll spliced from the previous output and snapshot (sdk/src/sync/splice.ts): only the
@@ -33,10 +41,10 @@ export async function runSplice(
   cache: FeedCacheWriter,
   plan: FeedPlan,
 ): Promise<{ summary: ExportSummary; commit: () => Promise<void> } | undefined> {
-  const { format, out } = options;
+  const { out } = options;
   const revisionIds = [...new Set(options.revisionIds)];
-  if (out === undefined || out === '-' || options.baseline !== undefined) return undefined;
-  if (!spliceable(format, { ...options, revisionIds })) return undefined;
+  if (out === undefined || !canSplice(options)) return undefined;
+  const format = options.format as SpliceFormat; // canSplice checked it
   const started = Date.now();
   const mappingPath = options.mapping ?? connection.mapping;
   const mapping = mappingPath === undefined ? undefined : await loadMapping(mappingPath);

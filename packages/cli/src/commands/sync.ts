@@ -31,7 +31,7 @@ import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport, type ExportSummary } from '../export-run.js';
-import { runSplice } from '../splice-run.js';
+import { canSplice, runSplice } from '../splice-run.js';
 import { Progress } from '../progress.js';
 import { addExportOptions, exportRunOptions, type ExportCommandOptions } from './export.js';
 
@@ -183,15 +183,18 @@ Examples:
         }
         // A feed poll updates the previous output and snapshot record by record where it can
         // (sdk/src/sync/splice.ts); else, or when that refuses, the export runs as in full.
-        let run =
-          plan && cache ? await runSplice(connection, runOptions, progress, session, cache, plan) : undefined;
+        const splicing = plan && cache && canSplice(runOptions) ? { plan, cache } : undefined;
+        let run = splicing
+          ? await runSplice(connection, runOptions, progress, session, splicing.cache, splicing.plan)
+          : undefined;
         const poll = run ? 'spliced' : plan ? 'feed' : 'full';
-        if (plan && cache && !run) {
-          await cache.abort();
+        if (splicing && !run) {
+          // Refused: what it wrote is dropped, and the export runs with a new session and cache.
+          await splicing.cache.abort();
           await session.abort();
           cache = undefined;
           session = await createSyncSession(state);
-          cache = await FeedCacheWriter.open(state, revisionIds, { plan, traceCursor });
+          cache = await FeedCacheWriter.open(state, revisionIds, { plan: splicing.plan, traceCursor });
         }
         run ??= await runExport(
           connection,
