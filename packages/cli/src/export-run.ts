@@ -108,12 +108,7 @@ export async function runExport(
   // Read and checked before anything is fetched or written: a bad file changes nothing.
   const mappingPath = options.mapping ?? connection.mapping;
   const mapping = mappingPath === undefined ? undefined : await loadMapping(mappingPath);
-  const client = clientFor(connection, {
-    timeoutMs: options.timeoutMs,
-    retries: options.retries,
-    traceConcurrency: options.traceConcurrency,
-    onRetry: (message) => progress.note(message),
-  });
+  const client = exportClient(connection, options, progress);
   if (options.asOf !== undefined && options.baseline !== undefined)
     throw new UserError('--as-of and --baseline both name a moment: give one of them.');
   // A baseline names the moment and, unless --kt names others, the revisions.
@@ -159,25 +154,7 @@ export async function runExport(
   });
   try {
     for await (const parts of batches) {
-      for (const part of parts) {
-        if (part.kind === 'record') continue;
-        if (part.kind === 'header') {
-          summary.exportedAt = part.header.exportedAt;
-        } else if (part.kind === 'topic-end') {
-          const { topic } = part;
-          summary.topics.push({
-            revisionId: topic.revisionId,
-            historyId: topic.historyId,
-            name: topic.name,
-            version: topic.version,
-            records: part.recordCount,
-          });
-        } else if (part.kind === 'traces') {
-          summary.traces = part.traces.length;
-        } else if (part.kind === 'end') {
-          summary.warnings = part.warnings;
-        }
-      }
+      for (const part of parts) summarize(summary, part);
       if (writer && also) await deliverBoth(writer, also, parts);
       else if (writer) await deliver(writer, parts);
       else if (also) await deliver(also, parts);
@@ -208,6 +185,40 @@ export async function runExport(
   };
 }
 
+/** The client an export reads with: the run's timeout and retries, retries noted as progress. */
+export function exportClient(
+  connection: Connection,
+  options: ExportRunOptions,
+  progress: Progress,
+): RxsClient {
+  return clientFor(connection, {
+    timeoutMs: options.timeoutMs,
+    retries: options.retries,
+    traceConcurrency: options.traceConcurrency,
+    onRetry: (message) => progress.note(message),
+  });
+}
+
+/** Notes in the summary what a part says about the export (records are counted by topic-end). */
+export function summarize(summary: ExportSummary, part: ExportPart): void {
+  if (part.kind === 'header') {
+    summary.exportedAt = part.header.exportedAt;
+  } else if (part.kind === 'topic-end') {
+    const { topic } = part;
+    summary.topics.push({
+      revisionId: topic.revisionId,
+      historyId: topic.historyId,
+      name: topic.name,
+      version: topic.version,
+      records: part.recordCount,
+    });
+  } else if (part.kind === 'traces') {
+    summary.traces = part.traces.length;
+  } else if (part.kind === 'end') {
+    summary.warnings = part.warnings;
+  }
+}
+
 /** A baseline by name or id; not finding it is the user's to correct. */
 async function findBaseline(client: RxsClient, nameOrId: string): Promise<Baseline> {
   try {
@@ -219,7 +230,7 @@ async function findBaseline(client: RxsClient, nameOrId: string): Promise<Baseli
 }
 
 /** A mapping file's mistakes (also a missing file) are the user's to correct: no stack, exit 1. */
-async function loadMapping(path: string) {
+export async function loadMapping(path: string) {
   try {
     return await loadMappingFile(path);
   } catch (error) {

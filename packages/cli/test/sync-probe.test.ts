@@ -90,6 +90,37 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     return existsSync(folder) ? readdirSync(folder).length : 0;
   };
 
+  /** What a snapshot holds: its topic and trace files (the generation's name and times differ). */
+  const snapshot = (name: string) => {
+    const stateDir = join(dir, `${name}.state`);
+    const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
+    const folder = join(stateDir, state.generation);
+    return {
+      topics: state.topics.map((x: { historyId: string; recordCount: number; fields: unknown }) => [
+        x.historyId,
+        x.recordCount,
+        x.fields,
+      ]),
+      files: Object.fromEntries(
+        readdirSync(folder)
+          .sort()
+          .map((file) => [file, readFileSync(join(folder, file), 'utf8')]),
+      ),
+    };
+  };
+  /** The newest report, without its moments, its state folder's name and the proxy's address. */
+  const report = (name: string, url: string) => {
+    const folder = join(dir, `${name}.state`, 'reports');
+    const newest = readdirSync(folder).sort().pop()!;
+    const text = readFileSync(join(folder, newest), 'utf8')
+      .split(`${name}.state`)
+      .join('<STATE>')
+      .split(url)
+      .join('<URL>');
+    const { exportedAt: _a, previousExportedAt: _b, ...rest } = JSON.parse(text);
+    return rest;
+  };
+
   beforeAll(async () => {
     t = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), 'rxs-sync-probe-'));
@@ -230,36 +261,6 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         join(dir, `${name}.csv`),
         '--json',
       ]);
-    /** What a snapshot holds: its topic and trace files (the generation's name and times differ). */
-    const snapshot = (name: string) => {
-      const stateDir = join(dir, `${name}.state`);
-      const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
-      const folder = join(stateDir, state.generation);
-      return {
-        topics: state.topics.map((x: { historyId: string; recordCount: number; fields: unknown }) => [
-          x.historyId,
-          x.recordCount,
-          x.fields,
-        ]),
-        files: Object.fromEntries(
-          readdirSync(folder)
-            .sort()
-            .map((file) => [file, readFileSync(join(folder, file), 'utf8')]),
-        ),
-      };
-    };
-    /** The newest report, without its moments, its state folder's name and the proxy's address. */
-    const report = (name: string, url: string) => {
-      const folder = join(dir, `${name}.state`, 'reports');
-      const newest = readdirSync(folder).sort().pop()!;
-      const text = readFileSync(join(folder, newest), 'utf8')
-        .split(`${name}.state`)
-        .join('<STATE>')
-        .split(url)
-        .join('<URL>');
-      const { exportedAt: _a, previousExportedAt: _b, ...rest } = JSON.parse(text);
-      return rest;
-    };
     const compare = async () => {
       tagged.take();
       const [a, b] = [await run(tagged.url, 'feed-a'), await run(plain.url, 'feed-b')];
@@ -355,4 +356,196 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(viaFeed).toBeGreaterThan(5);
     expect(tracesViaFeed).toBeGreaterThan(5);
   }, 240_000);
+
+  it('a feed poll of csv or jsonl is spliced from the previous output: after random changes, a column change and a re-approval, the same files and reports as full downloads', async () => {
+    const draft = await t.api('POST', '/kt/', {
+      body: {
+        knowledge_topic_name: 'Spliced sync',
+        type: 'multi_record',
+        knowledge_topic_schema: {
+          components: [
+            { type: 'textfield', key: 'title', label: 'Title' },
+            { type: 'textarea', key: 'text', label: 'Text' },
+          ],
+        },
+      },
+    });
+    let topic = (await t.api('POST', `/kt/${draft.body._id}/approve`)).body._id as string;
+    const live: string[] = [];
+    const deleted: string[] = [];
+    let made = 0;
+    // Every third record is named like a readable id (REQ-7), the others get made-up ones.
+    const nameOf = (text: string) => (made % 3 === 0 ? `REQ-${made}` : `R${made} ${text}`.slice(0, 40));
+    const create = async (text: string) => {
+      made++;
+      const res = await t.api('POST', '/records/', {
+        body: {
+          name: nameOf(text),
+          form: {},
+          data: { title: `T${made} ${text}`, text },
+          context: { knowledge_unit_topic_id: topic },
+        },
+      });
+      expect(res.status, res.text).toBe(201);
+      live.push(res.body._id);
+    };
+    // Enough records that a few changes stay beside the kept listing, and more make it written anew.
+    for (let i = 0; i < 40; i++) await create(['one', 'two', 'three', 'four', 'five'][i % 5]!);
+    const formats = ['csv', 'jsonl'] as const;
+    /** Whether (a)'s kept listing is the one before with the changes beside it. */
+    const linked = (format: string) =>
+      JSON.parse(readFileSync(join(dir, `splice-${format}-a.state`, 'feed.json'), 'utf8')).topics.some(
+        (topic: { changes?: string }) => topic.changes !== undefined,
+      );
+    const run = (url: string, name: string, format: string, ...extra: string[]) =>
+      runCli([
+        'sync',
+        '--url',
+        url,
+        '--api-key-file',
+        keyFile,
+        '--quiet',
+        '--state',
+        join(dir, `${name}.state`),
+        '--kt',
+        topic,
+        '--format',
+        format,
+        '--out',
+        join(dir, `${name}.${format}`),
+        '--json',
+        ...extra,
+      ]);
+    /** An output without what differs between two runs anyway: the moment and the proxy's address. */
+    const output = (name: string, format: string, url: string) =>
+      readFileSync(join(dir, `${name}.${format}`), 'utf8')
+        .split(url)
+        .join('<URL>')
+        .replace(/"exportedAt":"[^"]*"/, '"exportedAt":"<NOW>"');
+    /** Each format through the feed (a) and by full downloads (b); returns how (a) polled. */
+    const compare = async (...extra: string[]) => {
+      const polls: string[] = [];
+      for (const format of formats) {
+        const [a, b] = [`splice-${format}-a`, `splice-${format}-b`];
+        const [ra, rb] = [
+          await run(tagged.url, a, format, ...extra),
+          await run(plain.url, b, format, ...extra),
+        ];
+        // Warnings only where the run follows a re-approval, and the same on both paths.
+        expect([ra.code, ra.stderr]).toEqual([0, rb.stderr]);
+        expect([rb.code, extra.length > 0 || rb.stderr === '']).toEqual([0, true]);
+        const [ja, jb] = [JSON.parse(ra.stdout), JSON.parse(rb.stdout)];
+        if (ja.unchanged) {
+          expect(jb.changed).toBe(false);
+          polls.push('unchanged');
+        } else {
+          expect(ja.changes).toEqual(jb.changes);
+          expect(ja.summary.topics).toEqual(jb.summary.topics);
+          expect(ja.summary.warnings).toEqual(jb.summary.warnings);
+          expect(report(a, tagged.url)).toEqual(report(b, plain.url));
+          polls.push(ja.poll);
+        }
+        expect(output(a, format, tagged.url)).toBe(output(b, format, plain.url));
+        expect(snapshot(a)).toEqual(snapshot(b));
+      }
+      return polls;
+    };
+    await compare();
+
+    const update = (id: string, body: object) => t.api('PATCH', `/records/${id}`, { body });
+    let spliced = 0;
+    const kept = { linked: 0, written: 0 };
+    const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\n', '"', ',', 'é', '='), maxLength: 10 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('create' as const), text }),
+            fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), text }),
+            fc.record({ kind: fc.constant('rename' as const), pick: fc.nat(), text }),
+            fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+            fc.record({ kind: fc.constant('restore' as const), pick: fc.nat() }),
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (steps) => {
+          for (const s of steps) {
+            if (s.kind === 'create') await create(s.text);
+            else if (s.kind === 'update' && live.length) {
+              made++;
+              await update(live[s.pick % live.length]!, {
+                data: { title: `T${made} ${s.text}`, text: `${s.text}\n${s.text}` },
+              });
+            } else if (s.kind === 'rename' && live.length) {
+              made++;
+              await update(live[s.pick % live.length]!, { name: nameOf(s.text) });
+            } else if (s.kind === 'delete' && live.length > 1) {
+              const [id] = live.splice(s.pick % live.length, 1);
+              await t.api('DELETE', `/records/${id}`);
+              deleted.push(id!);
+            } else if (s.kind === 'restore' && deleted.length) {
+              const [id] = deleted.splice(s.pick % deleted.length, 1);
+              await t.api('POST', `/records/${id}/restore`);
+              live.push(id!);
+            }
+          }
+          const polls = await compare();
+          expect(polls.filter((poll) => poll === 'full' || poll === 'feed')).toEqual([]);
+          spliced += polls.filter((poll) => poll === 'spliced').length;
+          if (polls[0] === 'spliced') kept[linked('csv') ? 'linked' : 'written']++;
+        },
+      ),
+      { numRuns: 10 },
+    );
+    expect(spliced).toBeGreaterThan(10);
+    expect(kept.linked).toBeGreaterThan(0);
+    expect(kept.written).toBeGreaterThan(0);
+
+    // Two records with one readable id: both paths refuse the export alike; fixed, splicing resumes.
+    made++;
+    await update(live[0]!, { name: 'REQ-DUP-1' });
+    await update(live[1]!, { name: 'REQ-DUP-1' });
+    for (const format of formats) {
+      const [ra, rb] = [
+        await run(tagged.url, `splice-${format}-a`, format),
+        await run(plain.url, `splice-${format}-b`, format),
+      ];
+      expect([ra.code, rb.code]).toEqual([1, 1]);
+      expect(ra.stderr).toContain('REQ-DUP-1');
+      expect(ra.stderr).toBe(rb.stderr);
+    }
+    await update(live[1]!, { name: 'REQ-DUP-2' });
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+
+    // A key the form does not declare adds a column: a full rendering, until the columns are the
+    // form's again.
+    const keyed = (await t.api('GET', `/records/${live[2]}`)).body;
+    await update(live[2]!, { data: { ...keyed.data, extra: 'not in the form' } });
+    expect(await compare()).toEqual(['feed', 'feed']);
+    await update(live[2]!, { data: { title: 'T again', text: 'no extra' } });
+    expect(await compare()).toEqual(['feed', 'feed']);
+    await update(live[3]!, { data: { title: 'T later', text: 'spliced again' } });
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+
+    // A re-approval with a new field: followed by a full run; the new revision then splices.
+    const next = await t.api('POST', `/kt/${topic}/draft`);
+    await t.api('PATCH', `/kt/${next.body._id}`, {
+      body: {
+        knowledge_topic_schema: {
+          components: [
+            ...next.body.knowledge_topic_schema.components,
+            { type: 'textfield', key: 'owner', label: 'Owner' },
+          ],
+        },
+      },
+    });
+    await t.api('POST', `/kt/${next.body._id}/approve`);
+    expect(await compare('--follow-latest')).toEqual(['full', 'full']);
+    topic = next.body._id;
+    await update(live[4]!, { data: { title: 'T owned', text: 'after', owner: 'me' } });
+    expect(await compare()).toEqual(['full', 'full']);
+    await update(live[0]!, { data: { title: 'T owned too', text: 'later', owner: 'you' } });
+    await t.api('DELETE', `/records/${live[1]}`);
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+  }, 300_000);
 });

@@ -17,6 +17,7 @@ import {
   writeReport,
   type ChangeReport,
   type SyncState,
+  type FeedPlan,
   FeedCacheWriter,
   planFromFeed,
   takeFeedCursors,
@@ -30,6 +31,7 @@ import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport, type ExportSummary } from '../export-run.js';
+import { canSplice, runSplice } from '../splice-run.js';
 import { Progress } from '../progress.js';
 import { addExportOptions, exportRunOptions, type ExportCommandOptions } from './export.js';
 
@@ -53,7 +55,14 @@ export function parseInterval(value: string): number {
 }
 
 type SyncOutcome =
-  | { unchanged?: undefined; summary: ExportSummary; report: ChangeReport; reportPath: string }
+  | {
+      unchanged?: undefined;
+      summary: ExportSummary;
+      report: ChangeReport;
+      reportPath: string;
+      /** How the records were read: all of them, the feed's changes merged into the kept listing, or spliced. */
+      poll: 'full' | 'feed' | 'spliced';
+    }
   /** The service said nothing changed since the snapshot: nothing was exported or written. */
   | { unchanged: true; since: SyncState };
 
@@ -151,26 +160,43 @@ Examples:
       }
       // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
       const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
-      const session = await createSyncSession(state);
+      let session = await createSyncSession(state);
       const progress = new Progress({ quiet: options.quiet || options.json });
       let cache: FeedCacheWriter | undefined;
       try {
         // With the changes feed (sdk/src/sync/feed-cache.ts): what changed since the cached
         // listings, or, for a full run, the cursors of now, taken before anything is read.
+        let plan: FeedPlan | undefined;
+        let traceCursor: string | undefined;
         if (tags) {
           const withTraces = options.traces === true;
           // The trace cursor is taken before any record is read (sdk/src/sync/feed-traces.ts says
           // why); a plan that follows the traces brings its own.
           const traceCursorNow = withTraces ? await takeTraceCursor(client) : undefined;
-          const plan = probedGeneration
+          plan = probedGeneration
             ? await planFromFeed(client, state, probedGeneration, fingerprint, revisionIds, withTraces)
             : undefined;
-          const traceCursor = plan?.traces ? undefined : traceCursorNow;
+          traceCursor = plan?.traces ? undefined : traceCursorNow;
           const cursors = plan ? undefined : await takeFeedCursors(client, revisionIds);
           if (plan) cache = await FeedCacheWriter.open(state, revisionIds, { plan, traceCursor });
           else if (cursors) cache = await FeedCacheWriter.open(state, revisionIds, { cursors, traceCursor });
         }
-        const run = await runExport(
+        // A feed poll updates the previous output and snapshot record by record where it can
+        // (sdk/src/sync/splice.ts); else, or when that refuses, the export runs as in full.
+        const splicing = plan && cache && canSplice(runOptions) ? { plan, cache } : undefined;
+        let run = splicing
+          ? await runSplice(connection, runOptions, progress, session, splicing.cache, splicing.plan)
+          : undefined;
+        const poll = run ? 'spliced' : plan ? 'feed' : 'full';
+        if (splicing && !run) {
+          // Refused: what it wrote is dropped, and the export runs with a new session and cache.
+          await splicing.cache.abort();
+          await session.abort();
+          cache = undefined;
+          session = await createSyncSession(state);
+          cache = await FeedCacheWriter.open(state, revisionIds, { plan: splicing.plan, traceCursor });
+        }
+        run ??= await runExport(
           connection,
           { ...runOptions, wrapSource: cache && ((source) => cache!.wrap(source)) },
           progress,
@@ -196,7 +222,7 @@ Examples:
         else await cache?.abort();
         cache = undefined;
         const reportPath = await writeReport(state, report);
-        return { summary: run.summary, report, reportPath };
+        return { summary: run.summary, report, reportPath, poll };
       } catch (error) {
         await cache?.abort();
         await session.abort();
@@ -216,7 +242,7 @@ Examples:
       }
       if (options.json) {
         process.stdout.write(
-          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
+          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, poll: outcome.poll, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
         );
       } else {
         process.stdout.write(`${renderReportText(outcome.report)}\nReport: ${outcome.reportPath}\n`);

@@ -138,6 +138,11 @@ export function defaultPresentation(topicName: string, fields: readonly Exported
   };
 }
 
+/** A made-up id (`<prefix>_<24 hex _id>`): unique by construction, never one a record derived. */
+export function isMadeUpId(readableId: string, recordId: string): boolean {
+  return SERVICE_ID.test(recordId) && readableId.endsWith(`_${recordId}`);
+}
+
 /**
  * Checks that readable ids are unique across the whole export and refuses a second record with
  * the same one. Made-up ids (`<prefix>_<24 hex _id>`) are unique by construction and derived ids
@@ -149,7 +154,7 @@ export class ReadableIds {
   private readonly owners = new ClaimTable();
 
   assign(readableId: string, recordId: string): string {
-    if (SERVICE_ID.test(recordId) && readableId.endsWith(`_${recordId}`)) return readableId;
+    if (isMadeUpId(readableId, recordId)) return readableId;
     const owner = this.owners.claim(readableId, recordId);
     if (owner !== undefined && owner !== recordId)
       throw new DuplicateIdentifierError(readableId, owner, recordId);

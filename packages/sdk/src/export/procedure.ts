@@ -114,7 +114,7 @@ export class TopicReapprovedError extends Error {
   }
 }
 
-function exportedTopic(
+export function exportedTopic(
   revision: KnowledgeTopicRevision,
   map: FieldMap,
   presentation: TopicPresentation,
@@ -153,6 +153,76 @@ async function approvalOf(
   };
 }
 
+/** The header part of an export taken now (or as of `options.asOf`). */
+export function headerPart(
+  source: ExportSource,
+  options: Pick<ExportOptions, 'asOf' | 'revisionIds' | 'traces'>,
+  now: () => Date,
+): ExportPart {
+  const asOf = options.asOf;
+  return {
+    kind: 'header',
+    header: {
+      exportedAt: asOf ?? now().toISOString(),
+      ...(asOf === undefined ? {} : { asOf }),
+      servers: source.servers,
+      revisionIds: [...options.revisionIds],
+      withTraces: !!options.traces,
+    },
+  };
+}
+
+/** What step 1 gives a topic's records: its revision, field map, presentation and identifier rule. */
+export interface TopicStep {
+  revision: KnowledgeTopicRevision;
+  map: FieldMap;
+  columnsOf: { name: string; revisionId: string };
+  topicRef: TopicRef;
+  presentation: TopicPresentation;
+  rule: IdentifierRule;
+  approval: TopicApproval | undefined;
+}
+
+/** Step 1 of one topic: its schema by revision id (or its newest revision, with `followLatest`). */
+export async function prepareTopic(
+  source: ExportSource,
+  requested: string,
+  options: Pick<ExportOptions, 'asOf' | 'followLatest' | 'maxColumns' | 'mapping'>,
+  warn: (message: string) => void,
+): Promise<TopicStep> {
+  const asOf = options.asOf;
+  const at = asOf === undefined ? {} : { asOf };
+  let revision = await source.getTopic(requested, at);
+  const latest = revision.latest_revision_id;
+  if (latest && latest !== revision._id) {
+    if (!options.followLatest)
+      throw new TopicReapprovedError(requested, latest, revision.knowledge_topic_name);
+    warn(
+      `"${revision.knowledge_topic_name}" was re-approved: exporting its current revision ${latest} instead of ${requested}.`,
+    );
+    revision = await source.getTopic(latest, at);
+  }
+  const map = buildFieldMap(revision.knowledge_topic_schema);
+  const columnsOf = { name: revision.knowledge_topic_name, revisionId: revision._id };
+  checkExportColumns(columnsOf, map.fields, options.maxColumns);
+  for (const warning of map.warnings) warn(`${revision.knowledge_topic_name}: ${warning}`);
+  const topicRef: TopicRef = {
+    historyId: revision.knowledge_topic_history_id,
+    name: revision.knowledge_topic_name,
+  };
+  const { presentation, rule } = (options.mapping ?? defaultExportMapping).topic(topicRef, map.fields);
+  const approval = await approvalOf(source, revision, asOf);
+  return { revision, map, columnsOf, topicRef, presentation, rule, approval };
+}
+
+/** The warning of a topic that has no records (usually a wrong id). */
+export function emptyTopicWarning(revision: KnowledgeTopicRevision): string {
+  return (
+    `Revision ${revision._id} ("${revision.knowledge_topic_name}") has no records. An empty list is a success, but usually means a wrong id: ` +
+    `use the revision id (not the history id ${revision.knowledge_topic_history_id}) and fetch it again after a re-approval.`
+  );
+}
+
 /**
  * The documented export procedure, in its fixed order: (1) the KT schema by revision id, (2) the
  * records of that revision, (3) each record mapped from form keys to semantic names, (4) optionally
@@ -184,18 +254,7 @@ export async function* exportPartBatches(
   const now = options.now ?? (() => new Date());
   const asOf = options.asOf;
   const at = asOf === undefined ? {} : { asOf };
-  yield [
-    {
-      kind: 'header',
-      header: {
-        exportedAt: asOf ?? now().toISOString(),
-        ...at,
-        servers: source.servers,
-        revisionIds: [...options.revisionIds],
-        withTraces: !!options.traces,
-      },
-    },
-  ];
+  yield [headerPart(source, options, now)];
 
   const recordIds: string[] = [];
   const mapping = options.mapping ?? defaultExportMapping;
@@ -205,27 +264,10 @@ export async function* exportPartBatches(
   const exportedTopics: TopicRef[] = [];
   for (const requested of options.revisionIds) {
     // 1. The schema, by the same revision id the records are listed by.
-    let revision = await source.getTopic(requested, at);
-    const latest = revision.latest_revision_id;
-    if (latest && latest !== revision._id) {
-      if (!options.followLatest)
-        throw new TopicReapprovedError(requested, latest, revision.knowledge_topic_name);
-      warn(
-        `"${revision.knowledge_topic_name}" was re-approved: exporting its current revision ${latest} instead of ${requested}.`,
-      );
-      revision = await source.getTopic(latest, at);
-    }
-    let map = buildFieldMap(revision.knowledge_topic_schema);
-    const columnsOf = { name: revision.knowledge_topic_name, revisionId: revision._id };
-    checkExportColumns(columnsOf, map.fields, options.maxColumns);
-    for (const warning of map.warnings) warn(`${revision.knowledge_topic_name}: ${warning}`);
-    const topicRef: TopicRef = {
-      historyId: revision.knowledge_topic_history_id,
-      name: revision.knowledge_topic_name,
-    };
-    const { presentation, rule } = mapping.topic(topicRef, map.fields);
+    const step = await prepareTopic(source, requested, options, warn);
+    const { revision, columnsOf, topicRef, presentation, rule, approval } = step;
+    let map = step.map;
     exportedTopics.push(topicRef);
-    const approval = await approvalOf(source, revision, asOf);
     yield [{ kind: 'topic', topic: exportedTopic(revision, map, presentation, approval) }];
 
     // 2. and 3. The records of that revision, mapped as they arrive. The mapper is built once per
@@ -265,12 +307,7 @@ export async function* exportPartBatches(
       });
       yield parts;
     }
-    if (count === 0) {
-      warn(
-        `Revision ${revision._id} ("${revision.knowledge_topic_name}") has no records. An empty list is a success, but usually means a wrong id: ` +
-          `use the revision id (not the history id ${revision.knowledge_topic_history_id}) and fetch it again after a re-approval.`,
-      );
-    }
+    if (count === 0) warn(emptyTopicWarning(revision));
     yield [
       { kind: 'topic-end', topic: exportedTopic(revision, map, presentation, approval), recordCount: count },
     ];

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RxsClient } from '../client/client.js';
@@ -8,7 +8,7 @@ import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
 import { fsyncPath, writeFileAtomic } from './durable.js';
 import { compareIds } from './json-values.js';
-import { JsonLinesSink } from './jsonl.js';
+import { JsonLinesSink, readJsonLines } from './jsonl.js';
 import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from './feed-traces.js';
 
 /**
@@ -19,7 +19,9 @@ import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from '
  *   DIR/feed.json             which snapshot (generation) and export options (fingerprint) the
  *                             cache belongs to, and per topic its revision, cursor and file
  *   DIR/feed-<generation>/    the records of each topic, one JSON line each, in `_id` order,
- *                             and with --traces the traces they touch (feed-traces.ts)
+ *                             and with --traces the traces they touch (feed-traces.ts); after a
+ *                             spliced poll (splice.ts), a topic's listing is the one before,
+ *                             linked, with the changes since beside it (`changes`)
  *
  * The next sync, when something changed, asks the feed for the changes since each cursor and
  * hands the export the cached records with the changes merged in, in `_id` order, exactly as a
@@ -31,7 +33,7 @@ import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from '
  */
 export const FEED_FILE = 'feed.json';
 const FEED_FORMAT = 'rxs-sync-feed';
-const FEED_VERSION = 1;
+const FEED_VERSION = 2;
 const FOLDER_PREFIX = 'feed-';
 const TEMP_PREFIX = '.tmp-feed-';
 const READ_BATCH = 500;
@@ -41,7 +43,16 @@ interface FeedTopic {
   revisionId: string;
   cursor: string;
   file: string;
+  /** The changes since `file` was listed, one `[id, record or null]` line each, in `_id` order. */
+  changes?: string;
 }
+
+/**
+ * Changes kept beside a linked listing up to this share of its size, and this many bytes (the next
+ * poll holds them in memory); beyond, the listing is written anew.
+ */
+const CHANGES_SHARE = 0.1;
+const CHANGES_MAX_BYTES = 16 * 1024 * 1024;
 
 interface FeedCacheFile {
   format: typeof FEED_FORMAT;
@@ -114,6 +125,13 @@ export async function planFromFeed(
     for (const topic of cache.topics) {
       if (!(await stat(join(folder, topic.file)).catch(() => undefined))?.isFile()) return undefined;
       const changes = new Map<string, ServiceRecord | null>();
+      // The changes kept since the listing, then the feed's since the cursor (newer ones win).
+      if (topic.changes !== undefined) {
+        const kept = join(folder, topic.changes);
+        if (!(await stat(kept).catch(() => undefined))?.isFile()) return undefined;
+        for await (const [id, record] of readJsonLines<[string, ServiceRecord | null]>(kept))
+          changes.set(id, record);
+      }
       let cursor = topic.cursor;
       for (;;) {
         const page = await client.records.recordChanges(topic.revisionId, { since: cursor });
@@ -142,6 +160,8 @@ export async function planFromFeed(
 export class FeedCacheWriter {
   /** The new cache's file of each revision listed so far. */
   private readonly sinks = new Map<string, JsonLinesSink>();
+  /** Revisions whose listing is the old one, linked, with the changes since in this file. */
+  private readonly linked = new Map<string, string>();
   /** A listing the cache cannot stand for passed (another revision, a moment in the past). */
   private spoiled = false;
   /** The traces listed, kept in the new cache (false: none, or not ones the cache can stand for). */
@@ -253,9 +273,54 @@ export class FeedCacheWriter {
     await sink.close();
   }
 
+  /**
+   * The new cache's listing of a revision in a spliced poll (splice.ts), which hands the export no
+   * listing: the old listing is linked, not read, and the plan's changes (all since it was listed)
+   * are written beside it; once they outgrow a tenth of it (or 16 MiB), the listing is merged and
+   * written anew.
+   */
+  async keepListing(revisionId: string): Promise<void> {
+    const index = this.revisionIds.indexOf(revisionId);
+    const planned = this.plan?.topics.find((topic) => topic.revisionId === revisionId);
+    if (index < 0 || !planned || this.sinks.has(revisionId) || this.linked.has(revisionId))
+      throw new Error(`The feed cache cannot keep revision ${revisionId} (not planned, or kept already).`);
+    const listing = join(this.plan!.folder, planned.file);
+    const file = `topic-${index}.jsonl`;
+    const lines = [...planned.changes.keys()]
+      .sort(compareIds)
+      .map((id) => JSON.stringify([id, planned.changes.get(id)]));
+    const bytes = lines.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0);
+    if (bytes > Math.min((await stat(listing)).size * CHANGES_SHARE, CHANGES_MAX_BYTES)) {
+      const sink = new JsonLinesSink(join(this.temp, file));
+      this.sinks.set(revisionId, sink);
+      for await (const batch of mergeChanges(listing, planned.changes)) {
+        for (let i = 0; i < batch.records.length; i++)
+          sink.push(batch.lines[i] ?? JSON.stringify(batch.records[i]));
+        if (sink.full) await sink.flush();
+      }
+      await sink.close();
+      return;
+    }
+    // A link where the folder allows one (the old cache is removed once the new one is named).
+    await link(listing, join(this.temp, file)).catch(() => copyFile(listing, join(this.temp, file)));
+    const changes = `topic-${index}.changes.jsonl`;
+    const sink = new JsonLinesSink(join(this.temp, changes));
+    try {
+      for (const line of lines) {
+        sink.push(line);
+        if (sink.full) await sink.flush();
+      }
+      await sink.close();
+    } catch (error) {
+      await sink.destroy();
+      throw error;
+    }
+    this.linked.set(revisionId, changes);
+  }
+
   /** After the snapshot `generation` was committed: the new cache becomes the one in feed.json. */
   async commit(generation: string, fingerprint: string): Promise<boolean> {
-    if (this.spoiled || this.revisionIds.some((id) => !this.sinks.has(id))) {
+    if (this.spoiled || this.revisionIds.some((id) => !this.sinks.has(id) && !this.linked.has(id))) {
       await this.abort();
       await dropFeedCache(this.dir);
       return false;
@@ -281,11 +346,15 @@ export class FeedCacheWriter {
       version: FEED_VERSION,
       generation,
       fingerprint,
-      topics: this.revisionIds.map((revisionId, index) => ({
-        revisionId,
-        cursor: this.cursors.get(revisionId)!,
-        file: `topic-${index}.jsonl`,
-      })),
+      topics: this.revisionIds.map((revisionId, index) => {
+        const changes = this.linked.get(revisionId);
+        return {
+          revisionId,
+          cursor: this.cursors.get(revisionId)!,
+          file: `topic-${index}.jsonl`,
+          ...(changes !== undefined && { changes }),
+        };
+      }),
       ...(this.tracesKept && { traces: { cursor: this.traceCursor!, file: TRACES_FILE } }),
     };
     await writeFileAtomic(join(this.dir, FEED_FILE), `${JSON.stringify(content, null, 2)}\n`);

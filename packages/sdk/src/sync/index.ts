@@ -66,3 +66,10 @@ export {
   type FeedPlan,
 } from './feed-cache.js';
 export { edgeOfTrace, takeTraceCursor, type TracePlan } from './feed-traces.js';
+export {
+  spliceable,
+  spliceExport,
+  SpliceRefusedError,
+  type SpliceFormat,
+  type SpliceInput,
+} from './splice.js';

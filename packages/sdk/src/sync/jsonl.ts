@@ -30,18 +30,30 @@ export class JsonLinesSink {
    * end right before its line break, at `pendingEnd - 1`.
    */
   push(line: string): number {
-    const room = line.length * 3 + 1; // UTF-8 takes at most 3 bytes per UTF-16 code unit
-    if (this.bytes.length - this.pendingLength < room) {
-      const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES + room, this.pendingLength + room));
-      this.bytes.copy(larger, 0, 0, this.pendingLength);
-      this.bytes = larger;
-    }
+    this.reserve(line.length * 3 + 1); // UTF-8 takes at most 3 bytes per UTF-16 code unit
     const start = this.pendingLength;
     const end = start + this.bytes.write(line, start);
     this.bytes[end] = 0x0a;
     this.pendingLength = end + 1;
     this.count++;
     return start;
+  }
+
+  /** Gathers a line given as bytes (no line break of its own), as `push` does a string. */
+  pushBytes(line: Uint8Array): void {
+    this.reserve(line.length + 1);
+    const start = this.pendingLength;
+    this.bytes.set(line, start);
+    this.bytes[start + line.length] = 0x0a;
+    this.pendingLength = start + line.length + 1;
+    this.count++;
+  }
+
+  private reserve(room: number): void {
+    if (this.bytes.length - this.pendingLength >= room) return;
+    const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES + room, this.pendingLength + room));
+    this.bytes.copy(larger, 0, 0, this.pendingLength);
+    this.bytes = larger;
   }
 
   /** The bytes gathered by `push` (valid until the next `push` or `flush`). */

@@ -1,8 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { CHUNK_BYTES, readOn } from './chunks.js';
 import { compareIds } from './json-values.js';
-
-/** Bytes read from the file at a time (grown when a single line is longer). */
-const CHUNK_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -58,20 +56,12 @@ export class SortedLineCursor {
         this.handle = await open(this.path!, 'r');
         this.buffer = Buffer.allocUnsafe(this.chunkBytes);
       }
-      // Keep the incomplete line, at the front; grow when it fills the whole buffer.
-      const rest = this.end - this.start;
-      if (rest === this.buffer.length) {
-        const larger = Buffer.allocUnsafe(this.buffer.length * 2);
-        this.buffer.copy(larger, 0, this.start, this.end);
-        this.buffer = larger;
-      } else if (this.start > 0) {
-        this.buffer.copy(this.buffer, 0, this.start, this.end);
-      }
+      // Keep the incomplete line, at the front.
+      const read = await readOn(this.handle, this.buffer, this.start, this.end);
+      this.buffer = read.buffer;
       this.start = 0;
-      this.end = rest;
-      const { bytesRead } = await this.handle.read(this.buffer, rest, this.buffer.length - rest, null);
-      if (bytesRead === 0) this.eof = true;
-      this.end += bytesRead;
+      this.end = read.end;
+      if (read.eof) this.eof = true;
     }
   }
 
@@ -111,6 +101,11 @@ export class SortedLineCursor {
   /** The next line as a value. */
   parse<T>(): T {
     return this.parseLine<T>(this.start, this.headEnd);
+  }
+
+  /** The next line's bytes, its line break left out (valid until the next `fill`). */
+  line(): Buffer {
+    return this.buffer.subarray(this.start, this.headEnd);
   }
 
   /** Moves past the next line. */

@@ -57,6 +57,18 @@ export class SyncOrderError extends SyncStreamError {
   }
 }
 
+/** A record said to be kept or gone (`takePrevious`) is not the previous snapshot's next one. */
+export class PreviousRecordMissingError extends SyncStreamError {
+  constructor(
+    readonly topic: string,
+    readonly id: string,
+  ) {
+    super(
+      `Record ${id} of "${topic}" is not in the previous snapshot as kept; it cannot be copied from there.`,
+    );
+  }
+}
+
 /** A part after the sync ended: refused, the session stays as it was. */
 class LateStreamError extends SyncStreamError {}
 
@@ -174,6 +186,52 @@ export class SyncSession {
       if (!(error instanceof LateStreamError)) await this.abort().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * For a spliced poll (splice.ts), which walks the previous output alongside: the previous
+   * snapshot's next record of the open topic must be `id`. `kept`: it did not change, so its line
+   * is copied as it is, neither mapped nor serialised again; else it is gone. Synchronous: false
+   * when the previous snapshot must be read on or the new one written first (`readPrevious`, then
+   * call again). Throws when the previous snapshot holds another record next, or its records under
+   * other field names; unlike `write`, a failure does not abort the session: the caller does.
+   */
+  takePrevious(id: string, kept: boolean): boolean {
+    if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+    const open = this.open!;
+    const { cursor, sink } = open;
+    if (sink.full || !cursor.ready) return false;
+    if (cursor.peekId() !== id || open.renamer) throw new PreviousRecordMissingError(open.topic.name, id);
+    if (!kept) {
+      const old = cursor.parse<StoredRecord>();
+      cursor.take();
+      this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+      return true;
+    }
+    if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
+      throw new SyncOrderError(open.topic.name, id, open.lastId);
+    sink.pushBytes(cursor.line());
+    cursor.take();
+    open.lastId = id;
+    open.count++;
+    this.builder.recordUnchanged(open.entry);
+    return true;
+  }
+
+  /** The id of the previous snapshot's next record of the open topic (undefined: none left). */
+  async previousId(): Promise<string | undefined> {
+    const cursor = this.open?.cursor;
+    if (!cursor) return undefined;
+    if (!cursor.ready) await cursor.fill();
+    return cursor.peekId();
+  }
+
+  /** What `takePrevious` waits for: the previous snapshot read on, the new one's lines written. */
+  async readPrevious(): Promise<void> {
+    const open = this.open;
+    if (!open) return;
+    if (!open.cursor.ready) await open.cursor.fill();
+    if (open.sink.full) await open.sink.flush();
   }
 
   /** For use as an export writer: a close before the `end` part means the export failed. */

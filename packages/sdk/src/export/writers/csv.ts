@@ -119,7 +119,7 @@ export class CsvWriter implements ExportWriter {
         }
       }
       if (!body.stopped) {
-        body.pending += csvRow([...recordFacts(record), ...body.columns.values(record).map(csvCell)]);
+        body.pending += plainRow(body.columns, record);
         return;
       }
     }
@@ -130,9 +130,7 @@ export class CsvWriter implements ExportWriter {
   private async openBody(part: Extract<ExportPart, { kind: 'topic' }>): Promise<void> {
     const header = this.tracker.header;
     if (!header || header.withTraces || header.revisionIds.length !== 1) return;
-    const columns = new SemanticColumns([TOPIC_COLUMN, ...RECORD_COLUMNS, LINKS_COLUMN]).add(
-      part.topic.fields,
-    );
+    const columns = tableColumns().add(part.topic.fields);
     const dir = await mkdtemp(join(this.tempDir, 'rxs-export-'));
     const file = join(dir, 'rows.csv');
     const stream = createWriteStream(file);
@@ -160,7 +158,7 @@ export class CsvWriter implements ExportWriter {
     const { topics } = this.tracker;
     const withTopic = topics.length > 1;
     const withLinks = this.tracker.withTraces;
-    const columns = new SemanticColumns([TOPIC_COLUMN, ...RECORD_COLUMNS, LINKS_COLUMN]);
+    const columns = tableColumns();
     for (const { fields } of topics) columns.add(fields);
     const outgoing = linksBySource(this.tracker.traces);
 
@@ -283,6 +281,21 @@ export class CsvWriter implements ExportWriter {
     await this.spool.dispose();
     if (failure !== undefined) throw failure;
   }
+}
+
+/** The semantic columns of a table, beside the fixed ones (whose names they may not take). */
+export function tableColumns(): SemanticColumns {
+  return new SemanticColumns([TOPIC_COLUMN, ...RECORD_COLUMNS, LINKS_COLUMN]);
+}
+
+/** The byte order mark and header row of a table of one topic without traces. */
+export function plainHead(columns: SemanticColumns): string {
+  return `\uFEFF${csvRow([...RECORD_COLUMNS, ...columns.headers])}`;
+}
+
+/** A record's row in a table of one topic without traces (no topic or links column). */
+export function plainRow(columns: SemanticColumns, record: ExportedRecord): string {
+  return csvRow([...recordFacts(record), ...columns.values(record).map(csvCell)]);
 }
 
 /** Numbers stay numbers so that a negative one is not mistaken for a formula. */

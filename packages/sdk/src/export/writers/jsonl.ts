@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { ExportPart, ExportWriter } from '../model.js';
+import type { ExportedRecord, ExportPart, ExportWriter } from '../model.js';
 import { JSON_FORMAT_NAME, JSON_FORMAT_VERSION } from './json.js';
 import { endOutput, writeChunk } from './output.js';
 import { ExportTracker } from './tracker.js';
@@ -34,7 +34,7 @@ export class JsonLinesWriter implements ExportWriter {
       case 'topic':
         return this.line({ kind: 'topic', ...part.topic });
       case 'record':
-        return this.line({ kind: 'record', ...part.record });
+        return writeChunk(this.out, recordLine(part.record));
       case 'topic-end': {
         const { fields } = this.tracker.topics.at(-1)!;
         return this.line({
@@ -60,4 +60,9 @@ export class JsonLinesWriter implements ExportWriter {
   private line(value: object): Promise<void> {
     return writeChunk(this.out, `${JSON.stringify(value)}\n`);
   }
+}
+
+/** A record's line, line break included. */
+export function recordLine(record: ExportedRecord): string {
+  return `${JSON.stringify({ kind: 'record', ...record })}\n`;
 }

@@ -1,0 +1,350 @@
+import { Writable } from 'node:stream';
+import { DuplicateIdentifierError, isMadeUpId, readableIdOf, ReadableIds } from '../export/identity.js';
+import type { ExportedRecord, ExportFormat, ExportPart } from '../export/model.js';
+import {
+  defaultExportMapping,
+  emptyTopicWarning,
+  exportedTopic,
+  headerPart,
+  prepareTopic,
+  type ExportOptions,
+  type ExportSource,
+  type TopicRef,
+} from '../export/procedure.js';
+import { plainHead, plainRow, tableColumns } from '../export/writers/csv.js';
+import { csvText } from '../export/writers/csv-text.js';
+import { JsonLinesWriter, recordLine } from '../export/writers/jsonl.js';
+import { RecordMapper } from '../mapping/index.js';
+import type { FeedCacheWriter, FeedPlan } from './feed-cache.js';
+import { compareIds, jsonEqual } from './json-values.js';
+import { OutputRows, type RowSyntax } from './output-rows.js';
+import { PieceWriter } from './pieces.js';
+import { PreviousRecordMissingError, type SyncSession } from './session.js';
+
+/**
+ * A spliced poll: after a feed plan (feed-cache.ts) said which records changed, the new output and
+ * snapshot are made from the previous ones record by record. The previous output is walked row by
+ * row (in `_id` order, each row's id read from its first bytes) beside the previous snapshot: the
+ * row and snapshot line of each record the plan does not name are copied as bytes; only changed
+ * records are mapped, rendered, serialised and compared. The kept listing is not read either: it
+ * is linked into the new cache with the plan's changes beside it (`FeedCacheWriter.keepListing`).
+ * The result is the same, byte for byte, as a full run's: the parts around the records (header,
+ * topic, topic-end, end) are made by the export procedure's own steps and the rows by the writers'
+ * own functions.
+ *
+ * It applies only where a record's row depends on nothing but the record and the topic's columns:
+ * CSV and JSON lines of one topic, without traces, when the topic's columns are those of the
+ * previous snapshot and no record carries a key the form does not declare. Anything else, found
+ * before or while splicing (also an output or snapshot that do not match), refuses
+ * (`SpliceRefusedError`): the caller drops what was written and runs the export as before.
+ */
+export type SpliceFormat = 'csv' | 'jsonl';
+
+/** The poll cannot be spliced; nothing it wrote may be kept, and a full run gives the result. */
+export class SpliceRefusedError extends Error {}
+
+/** Whether an export of these options can be spliced at all (the rest is checked while splicing). */
+export function spliceable(
+  format: ExportFormat,
+  options: { revisionIds: readonly string[]; traces: boolean; asOf?: string },
+): format is SpliceFormat {
+  // One topic: a changed record's readable id is checked against the rows walked, its topic's.
+  if (options.traces || options.asOf !== undefined || options.revisionIds.length !== 1) return false;
+  return format === 'csv' || format === 'jsonl';
+}
+
+export interface SpliceInput {
+  source: ExportSource;
+  plan: FeedPlan;
+  /** The new feed cache; each topic's listing is kept in it as the plan's changes. */
+  cache: FeedCacheWriter;
+  /** The new snapshot, compared with the previous one (which it holds) as the parts arrive. */
+  session: SyncSession;
+  format: SpliceFormat;
+  /** The output of the previous snapshot, untouched since (the probe checked its size and time). */
+  previousOutput: string;
+  /** The new output. */
+  out: Writable;
+  options: Pick<
+    ExportOptions,
+    'revisionIds' | 'mapping' | 'labels' | 'maxColumns' | 'onWarning' | 'onProgress' | 'now'
+  >;
+}
+
+/** How a format writes records and the parts around them, and reads them back from its output. */
+interface Rendering {
+  syntax: RowSyntax;
+  /** The text of a part other than a record ('' when the format writes nothing for it). */
+  part(part: ExportPart): string;
+  /**
+   * How to know the previous output's row of a part (rendered as `text`) when there is one; the
+   * row is not copied, the part is written anew.
+   */
+  expects(part: ExportPart, text: string): ((row: Buffer) => boolean) | undefined;
+  row(record: ExportedRecord): string;
+  /** The id of the record whose row `row` is; undefined when it is no record's row. */
+  recordIdOf(row: Buffer): string | undefined;
+  /** The readable id in record `id`'s row, as written (compared with `writtenId`). */
+  readableIdIn(row: Buffer, id: string): string | undefined;
+  writtenId(readableId: string): string;
+}
+
+/**
+ * Writes the spliced export into `out`, the session and the cache. Returns the parts other than
+ * records (for the caller's summary). Throws `SpliceRefusedError` when it cannot stand for a full
+ * run; the session and the cache are then to be aborted and `out` dropped.
+ */
+export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
+  const { source, plan, cache, session, options } = input;
+  const pieces = new PieceWriter(input.out);
+  const rendering = input.format === 'csv' ? csvRendering() : jsonLinesRendering();
+  const previousRows = new OutputRows(input.previousOutput, rendering.syntax);
+  const parts: ExportPart[] = [];
+  const warnings: string[] = [];
+  const warn = (message: string) => warnings.push(message);
+
+  const readRows = async (): Promise<void> => {
+    try {
+      await previousRows.fill();
+    } catch (error) {
+      throw new SpliceRefusedError(`The previous output cannot be read: ${(error as Error).message}`);
+    }
+  };
+  const nextRow = async (): Promise<Buffer | undefined> => {
+    if (!previousRows.ready) await readRows();
+    return previousRows.row();
+  };
+  const emit = async (part: ExportPart) => {
+    parts.push(part);
+    const text = rendering.part(part);
+    const expected = rendering.expects(part, text);
+    if (expected) {
+      const row = await nextRow();
+      if (!row || !expected(row))
+        throw new SpliceRefusedError(`The previous output does not have the ${part.kind} where expected.`);
+      previousRows.take();
+    }
+    pieces.push(text);
+    await session.write(part);
+  };
+
+  try {
+    await emit(
+      headerPart(
+        source,
+        { revisionIds: options.revisionIds, traces: false },
+        options.now ?? (() => new Date()),
+      ),
+    );
+    const exportedTopics: TopicRef[] = [];
+    const readableIds = new ReadableIds();
+    for (const revisionId of options.revisionIds) {
+      const planned = plan.topics.find((topic) => topic.revisionId === revisionId);
+      if (!planned) throw new SpliceRefusedError(`No changes were planned for revision ${revisionId}.`);
+      const step = await prepareTopic(source, revisionId, { ...options, followLatest: true }, warn);
+      const { revision, map, presentation, rule, approval, topicRef } = step;
+      // A re-approval, another form or columns met only in record data: a full run decides.
+      const previous = session.previous?.topics.find((t) => t.historyId === topicRef.historyId);
+      if (
+        revision._id !== revisionId ||
+        !previous ||
+        previous.revisionId !== revisionId ||
+        !jsonEqual(previous.fields, JSON.parse(JSON.stringify(map.fields)))
+      )
+        throw new SpliceRefusedError(
+          `The columns of "${topicRef.name}" are not those of the previous snapshot.`,
+        );
+      exportedTopics.push(topicRef);
+      const topic = exportedTopic(revision, map, presentation, approval);
+      await emit({ kind: 'topic', topic });
+
+      // The changes, mapped first: their readable ids are checked against every other record's.
+      const mapper = new RecordMapper(map, { labels: options.labels });
+      const ids = [...planned.changes.keys()].sort(compareIds);
+      const mapped = new Map<string, ExportedRecord>();
+      const derived = new Set<string>();
+      for (const id of ids) {
+        const record = planned.changes.get(id);
+        if (!record) continue;
+        const { record: exported, newFields } = mapper.map(record);
+        if (newFields.length > 0)
+          throw new SpliceRefusedError(
+            `Record ${id} carries a key the form of "${topicRef.name}" does not declare.`,
+          );
+        try {
+          exported.readableId = readableIds.assign(readableIdOf(exported, rule, presentation), id);
+        } catch (error) {
+          if (error instanceof DuplicateIdentifierError) throw new SpliceRefusedError(error.message);
+          throw error;
+        }
+        if (!isMadeUpId(exported.readableId, id)) derived.add(rendering.writtenId(exported.readableId));
+        mapped.set(id, exported);
+      }
+
+      let count = 0;
+      const progress = () => options.onProgress?.({ topic: topicRef.name, revisionId, records: count });
+      const changed = async (id: string) => {
+        const record = mapped.get(id);
+        if (!record) return; // gone
+        // The previous snapshot must hold nothing before it that the previous output did not.
+        const previousId = await session.previousId();
+        if (previousId !== undefined && compareIds(previousId, id) < 0)
+          throw new SpliceRefusedError(`The previous output lacks record ${previousId} of the snapshot.`);
+        pieces.push(rendering.row(record));
+        await session.writeParts([{ kind: 'record', record }]);
+        count++;
+      };
+      let next = 0;
+      for (;;) {
+        // Awaited only at chunk boundaries: most records cost no await at all.
+        if (!previousRows.ready) await readRows();
+        const row = previousRows.row();
+        const id = row === undefined ? undefined : rendering.recordIdOf(row);
+        while (next < ids.length && (id === undefined || compareIds(ids[next]!, id) < 0))
+          await changed(ids[next++]!);
+        if (id === undefined) break;
+        if (next < ids.length && ids[next] === id) {
+          // Gone or changed: its row is left out (a changed one is written anew and compared).
+          if (!mapped.has(id)) while (!session.takePrevious(id, false)) await session.readPrevious();
+          previousRows.take();
+          await changed(ids[next++]!);
+        } else {
+          if (derived.size > 0) {
+            const written = rendering.readableIdIn(row!, id);
+            if (written === undefined || derived.has(written))
+              throw new SpliceRefusedError(`Record ${id} shares its readable id with a changed record.`);
+          }
+          pieces.pushBytes(row!);
+          previousRows.take();
+          while (!session.takePrevious(id, true)) await session.readPrevious();
+          count++;
+          if (count % 10_000 === 0) progress();
+        }
+        if (pieces.full) await pieces.flush();
+      }
+      const left = await session.previousId();
+      if (left !== undefined)
+        throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
+      await cache.keepListing(revisionId);
+      progress();
+      if (count === 0) warn(emptyTopicWarning(revision));
+      await emit({
+        kind: 'topic-end',
+        topic: exportedTopic(revision, map, presentation, approval),
+        recordCount: count,
+      });
+    }
+    for (const warning of (options.mapping ?? defaultExportMapping).warningsFor?.(exportedTopics) ?? [])
+      warn(warning);
+    await emit({ kind: 'end', warnings });
+    if (await nextRow()) throw new SpliceRefusedError('The previous output goes on after its end.');
+    await pieces.flush();
+  } catch (error) {
+    if (error instanceof PreviousRecordMissingError) throw new SpliceRefusedError(error.message);
+    throw error;
+  } finally {
+    await previousRows.close();
+  }
+  for (const warning of warnings) options.onWarning?.(warning);
+  return parts;
+}
+
+/** CSV of one topic without traces: the header row at the topic, then one row per record. */
+function csvRendering(): Rendering {
+  let columns = tableColumns();
+  return {
+    syntax: 'csv',
+    part(part) {
+      if (part.kind !== 'topic') return '';
+      columns = tableColumns().add(part.topic.fields);
+      return plainHead(columns);
+    },
+    // The header row must be the one written before: the same columns in the same order.
+    expects: (part, text) => (part.kind === 'topic' ? (row) => row.equals(Buffer.from(text)) : undefined),
+    row: (record) => plainRow(columns, record),
+    // The first cell, as written (a service id needs neither quotes nor an apostrophe).
+    recordIdOf(row) {
+      const comma = row.indexOf(COMMA);
+      return comma > 0 ? row.toString('utf8', 0, comma) : undefined;
+    },
+    readableIdIn(row, id) {
+      const from = csvText(id).length + 1;
+      let end = from;
+      if (row[from] === QUOTE) {
+        for (end = from + 1; end < row.length; end++)
+          if (row[end] === QUOTE) {
+            if (row[end + 1] !== QUOTE) break;
+            end++;
+          }
+        end++;
+      } else {
+        end = row.indexOf(COMMA, from);
+      }
+      return end < from || end > row.length ? undefined : row.toString('utf8', from, end);
+    },
+    writtenId: (readableId) => csvText(readableId),
+  };
+}
+
+/** JSON lines: one line per part, each record's as `recordLine` writes it. */
+function jsonLinesRendering(): Rendering {
+  let text = '';
+  const writer = new JsonLinesWriter(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString('utf8');
+        done();
+      },
+    }),
+  );
+  return {
+    syntax: 'lines',
+    part(part) {
+      text = '';
+      // The writer writes synchronously into `text` (its stream never applies backpressure here).
+      void writer.write(part);
+      return text;
+    },
+    expects: (part) => (row) => startsWith(row, 0, `{"kind":${JSON.stringify(part.kind)},`),
+    row: recordLine,
+    recordIdOf(row) {
+      const from = RECORD_LINE_START.length;
+      if (!startsWith(row, 0, RECORD_LINE_START) || row[from] !== QUOTE) return undefined;
+      const end = jsonStringEnd(row, from);
+      return end === undefined ? undefined : (JSON.parse(row.toString('utf8', from, end)) as string);
+    },
+    readableIdIn(row, id) {
+      const from = RECORD_LINE_START.length + JSON.stringify(id).length + READABLE_ID_KEY.length + 1;
+      if (!startsWith(row, from - READABLE_ID_KEY.length, READABLE_ID_KEY) || row[from] !== QUOTE)
+        return undefined;
+      const end = jsonStringEnd(row, from);
+      return end === undefined ? undefined : row.toString('utf8', from, end);
+    },
+    writtenId: (readableId) => JSON.stringify(readableId),
+  };
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
+const RECORD_LINE_START = '{"kind":"record","id":';
+const READABLE_ID_KEY = '"readableId":';
+
+/** Where the JSON string starting (with its quote) at `from` ends, after its closing quote. */
+function jsonStringEnd(bytes: Buffer, from: number): number | undefined {
+  let end = from + 1;
+  while (end < bytes.length && bytes[end] !== QUOTE) end += bytes[end] === BACKSLASH ? 2 : 1;
+  return end < bytes.length ? end + 1 : undefined;
+}
+
+/** Whether `bytes` hold the UTF-8 of `text` at `from`. */
+function startsWith(bytes: Buffer, from: number, text: string): boolean {
+  if (bytes.length - from < text.length) return false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80)
+      return bytes.subarray(from).subarray(0, Buffer.byteLength(text)).equals(Buffer.from(text));
+    if (bytes[from + i] !== code) return false;
+  }
+  return true;
+}
