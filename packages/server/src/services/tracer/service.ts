@@ -38,7 +38,6 @@ import { unindexed } from '../../storage/unindexed.js';
 import { recordsAsOfQuery } from '../records/as-of-query.js';
 import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
 
-
 function auditOf(row: TraceRow): AuditInfo {
   return {
     user_id_created: row.created_by,
