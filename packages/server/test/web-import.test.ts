@@ -131,6 +131,35 @@ describe('web app import', () => {
     expect(await count(revision)).toBe(3);
   });
 
+  it('imports an XLSX export: into its own topic unchanged, into another as new records', async () => {
+    const revision = await approvedTopic(t, 'Import workbook', { schema: SCHEMA });
+    expect((await upload(editor, 'import', { revision, name: 'notes.csv' }, GOOD)).body.report.created).toBe(
+      3,
+    );
+    const exported = await fetch(`${t.url}/api/export?revisions=${revision}&format=xlsx`, {
+      headers: { cookie: editor.cookie! },
+    });
+    expect(exported.status).toBe(200);
+    const workbook = Buffer.from(await exported.arrayBuffer());
+    const again = await upload(editor, 'check', { revision, name: 'export.xlsx' }, workbook);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.file.format).toBe('xlsx');
+    expect(again.body.report).toMatchObject({ rows: 3, unchanged: 3, created: 0, problems: [] });
+
+    const copy = await approvedTopic(t, 'Import workbook copy', { schema: SCHEMA });
+    const foreign = await upload(editor, 'check', { revision: copy, name: 'export.xlsx' }, workbook);
+    expect(foreign.body.report.rejected).toBe(3);
+    expect(foreign.body.report.rowProblems[0].problems.join('\n')).toContain('with “Copy in as new records”');
+    const copied = await upload(
+      editor,
+      'import',
+      { revision: copy, name: 'export.xlsx', new_records: 'true' },
+      workbook,
+    );
+    expect(copied.body.report).toMatchObject({ created: 3, complete: true });
+    expect(await count(copy)).toBe(3);
+  });
+
   it('refuses a column that names no field (nothing written), in the page’s words; a rename maps it', async () => {
     const revision = await approvedTopic(t, 'Import columns', { schema: SCHEMA });
     const file = 'name,Notte,Internal\r\nC-1,hello,x\r\n';
@@ -206,6 +235,8 @@ describe('web app import', () => {
     const declared = await upload(editor, 'check', { revision, name: 'large.csv' }, large);
     expect(declared.status).toBe(413);
     expect(declared.body.detail).toContain('larger than 1 MB');
+    // The page knows the limit, and refuses a larger file before sending it.
+    expect((await editor.request('GET', '/api/meta')).body.importMaxBytes).toBe(1024 * 1024);
     const bytes = new TextEncoder().encode(large);
     const streamed = new ReadableStream<Uint8Array>({
       start(controller) {

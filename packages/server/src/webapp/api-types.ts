@@ -93,6 +93,8 @@ export interface ApiMeta {
   roles: Role[];
   /** Shortest password the server accepts for new passwords. */
   minPasswordLength: number;
+  /** The largest file the import takes, in bytes: the page refuses a larger one before sending it. */
+  importMaxBytes: number;
 }
 
 /** An API key as listed (the `ApiKeyInfo` of the server's Accounts, restated here for the browser). */

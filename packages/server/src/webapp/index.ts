@@ -8,7 +8,7 @@ import { WebQueries } from './queries.js';
 import { accountRoutes } from './routes/accounts.js';
 import { baselineRoutes } from './routes/baselines.js';
 import { exportRoutes } from './routes/export.js';
-import { importRoutes } from './routes/import.js';
+import { importLimitFromEnv, importRoutes } from './routes/import.js';
 import { traceabilityRoutes } from './routes/traceability.js';
 import { historyRoutes } from './routes/history.js';
 import { recordRoutes } from './routes/records.js';
@@ -44,6 +44,7 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
     sessions: new Sessions(services.storage, options.sessionLifetime),
     throttle: new SignInThrottle(options.throttle),
     queries: new WebQueries(services.storage),
+    importMaxBytes: importLimitFromEnv(),
     secureCookies: (request: FastifyRequest) => options.secureCookies ?? policy(request),
   };
 

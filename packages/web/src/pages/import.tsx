@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { ImportReport, ImportView } from '@rxs/web-api';
-import { api } from '../api';
+import { api, ApiError } from '../api';
 import { Badge, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
 import { useTitle, useTopic } from '../hooks';
 import { paths, topicCrumbs } from '../router';
-import { useCan } from '../session';
+import { useCan, useSession } from '../session';
 
 type Action = ImportReport['preview'][number]['action'];
 type Column = ImportReport['columns'][number];
@@ -49,6 +49,7 @@ function queryOf(revision: string, file: File, options: Options) {
 export function ImportPage({ historyId }: { historyId: string }) {
   const topic = useTopic(historyId);
   const can = useCan();
+  const { meta } = useSession();
   useTitle(topic.data ? `Import into ${topic.data.name}` : 'Import');
   const [file, setFile] = useState<File>();
   const [options, setOptions] = useState<Options>({
@@ -106,6 +107,16 @@ export function ImportPage({ historyId }: { historyId: string }) {
 
   const run = async (step: 'check' | 'import') => {
     if (!file || !query) return;
+    if (file.size > meta.importMaxBytes) {
+      // Refused here: sending it would only end in the server's 413 (or a cut connection).
+      setError(
+        new ApiError(
+          413,
+          `“${file.name}” is ${megabytes(file.size)}, larger than ${megabytes(meta.importMaxBytes)}, the most the web app imports. Split it, or import it with rxs import.`,
+        ),
+      );
+      return;
+    }
     setBusy(step);
     setError(undefined);
     setResult(undefined);
@@ -253,6 +264,8 @@ export function ImportPage({ historyId }: { historyId: string }) {
     </>
   );
 }
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MB`;
 
 function counts(report: ImportReport): string {
   const would = report.dryRun ? ' would be' : '';

@@ -187,8 +187,7 @@ async function saveUpload(
  * ready, so no upload outlives its request or is seen by another; the page sends it again to import.
  */
 export function importRoutes(context: WebContext): FastifyPluginAsync {
-  const { services } = context;
-  const limit = importLimitFromEnv();
+  const { services, importMaxBytes: limit } = context;
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     // The body stays a stream: the route writes it to disk as it arrives.
