@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA } from './support/topics.js';
+import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA, reapprove } from './support/topics.js';
 import { webClient, type WebClient } from './web-client.js';
 
 const GOOD = 'name,Note,Score\r\nN-1,first,1\r\nN-2,second,2\r\nN-3,third,3\r\n';
@@ -227,6 +227,14 @@ describe('web app import', () => {
       })
     ).body.count;
     expect(after).toBe(before);
+  });
+
+  it('refuses a re-approved revision, naming the current one', async () => {
+    const old = await approvedTopic(t, 'Import re-approved', { schema: SCHEMA });
+    const current = await reapprove(t, old);
+    const answer = await upload(editor, 'check', { revision: old, name: 'notes.csv' }, GOOD);
+    expect(answer.status).toBe(409);
+    expect(answer.body.detail).toContain(`under revision ${current} now`);
   });
 
   it('answers a file past the size limit with 413, declared or streamed', async () => {

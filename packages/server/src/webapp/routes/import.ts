@@ -17,6 +17,7 @@ import {
 import type { ImportView } from '../api-types.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots, IMPORT_SLOTS } from '../export-slots.js';
 import { inProcessImportClient } from '../import-client.js';
 
 /** The largest file the web app takes, in MB, unless RXS_WEB_IMPORT_MB says otherwise. */
@@ -188,6 +189,7 @@ async function saveUpload(
  */
 export function importRoutes(context: WebContext): FastifyPluginAsync {
   const { services, importMaxBytes: limit } = context;
+  const slots = ExportSlots.fromEnv(process.env, IMPORT_SLOTS);
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     // The body stays a stream: the route writes it to disk as it arrives.
@@ -237,18 +239,25 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
         const size = await saveUpload(request, file, format, query.name, limit);
         if (size === 0)
           throw new HttpError(422, `"${query.name}" is empty. Choose a file with a header row and rows.`);
-        const report = await importRecords(
-          inProcessImportClient(services, principal),
-          openRowSource(file, { format, ...(query.sheet?.trim() && { sheet: query.sheet.trim() }) }),
-          {
-            revisionId: topic._id,
-            dryRun,
-            continueOnError: query.continue_on_error,
-            newRecords: query.new_records,
-            renames,
-            previewRows: PREVIEW_ROWS,
-          },
-        );
+        // The file is here: a slot for reading and writing it (not for a slow upload).
+        const release = slots.take(`${principal.tenantId}:${principal.userId}`);
+        let report: ImportReport;
+        try {
+          report = await importRecords(
+            inProcessImportClient(services, principal),
+            openRowSource(file, { format, ...(query.sheet?.trim() && { sheet: query.sheet.trim() }) }),
+            {
+              revisionId: topic._id,
+              dryRun,
+              continueOnError: query.continue_on_error,
+              newRecords: query.new_records,
+              renames,
+              previewRows: PREVIEW_ROWS,
+            },
+          );
+        } finally {
+          release();
+        }
         const fields = buildFieldMap(topic.knowledge_topic_schema).fields.map(({ name, key }) => ({
           name,
           key,
