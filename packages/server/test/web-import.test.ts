@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webWording } from '../src/webapp/routes/import.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA, reapprove } from './support/topics.js';
 import { webClient, type WebClient } from './web-client.js';
@@ -188,6 +189,19 @@ describe('web app import', () => {
 
     const badRenames = await upload(editor, 'check', { revision, name: 'columns.csv', renames: '[1]' }, file);
     expect(badRenames.status).toBe(422);
+  });
+
+  it('says the options of rxs import as the page names them', () => {
+    expect(
+      webWording(
+        'Column "Say "hi"" names no field of "T". Rename it with --rename "Say "hi"=FIELD", or leave unknown columns out with --ignore-unknown-columns.',
+      ),
+    ).toBe(
+      'Column "Say "hi"" names no field of "T". Choose its field in the column mapping, or leave it out.',
+    );
+    expect(webWording('clear its _id to create it anew, or copy every row in with --new-records.')).toBe(
+      'clear its _id to create it anew, or copy every row in with “Copy in as new records”.',
+    );
   });
 
   it('refuses a request without the CSRF token, and a viewer, before reading the file', async () => {

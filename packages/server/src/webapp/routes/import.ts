@@ -69,10 +69,10 @@ const notCsvOrXlsx = (name: string) =>
 export function webWording(text: string): string {
   return text
     .replace(
-      /Rename it with --rename "(?:[^"\\]|\\.)*=FIELD", or leave unknown columns out with --ignore-unknown-columns\./g,
+      /Rename it with --rename ".*?=FIELD", or leave unknown columns out with --ignore-unknown-columns\./g,
       'Choose its field in the column mapping, or leave it out.',
     )
-    .replace(/map it with --rename "(?:[^"\\]|\\.)*=FIELD"/g, 'choose its field in the column mapping')
+    .replace(/map it with --rename ".*?=FIELD"/g, 'choose its field in the column mapping')
     .replace(/left out by --rename/g, 'left out in the column mapping')
     .replace(/with --new-records/g, 'with “Copy in as new records”')
     .replace(/--continue-on-error/g, '“Write the valid rows even if some are rejected”')
