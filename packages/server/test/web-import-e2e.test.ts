@@ -49,6 +49,7 @@ describe('web app end to end: import', () => {
         mimeType: 'text/csv',
         buffer: Buffer.from(CSV),
       });
+      await page.fill('#import-reason', 'Requirements from the pump review');
       await page.getByRole('button', { name: 'Check', exact: true }).click();
 
       // The column that names no field stops the import: nothing can be written yet.
@@ -96,6 +97,9 @@ describe('web app end to end: import', () => {
       const names = await table.locator('tbody th[scope=row]').allTextContents();
       expect(names.sort()).toEqual(['P-1 Pump flow', 'P-3 Battery']);
       expect(await table.textContent()).toContain('Runs 8 h');
+      const [record] = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`)).body;
+      const history = await t.api('GET', `/records/${record._id}/versions`);
+      expect(JSON.stringify(history.body)).toContain('Requirements from the pump review');
     },
     STEP,
   );

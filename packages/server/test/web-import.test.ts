@@ -124,9 +124,13 @@ describe('web app import', () => {
 
   it('imports a file once: the same file again leaves every record unchanged', async () => {
     const revision = await approvedTopic(t, 'Import twice', { schema: SCHEMA });
-    const first = await upload(editor, 'import', { revision, name: 'notes.csv' }, GOOD);
+    const reason = 'Imported from the review of 12 May';
+    const first = await upload(editor, 'import', { revision, name: 'notes.csv', reason }, GOOD);
     expect(first.body.report).toMatchObject({ created: 3, complete: true, wrote: true });
-    const again = await upload(editor, 'import', { revision, name: 'notes.csv' }, GOOD);
+    const listed = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`);
+    const history = await t.api('GET', `/records/${listed.body[0]._id}/versions`);
+    expect(JSON.stringify(history.body)).toContain(reason);
+    const again = await upload(editor, 'import', { revision, name: 'notes.csv', reason }, GOOD);
     expect(again.status, again.text).toBe(200);
     expect(again.body.report).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
     expect(await count(revision)).toBe(3);

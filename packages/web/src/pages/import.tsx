@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ImportReport, ImportView } from '@rxs/web-api';
 import { api, ApiError } from '../api';
+import { ReasonField } from '../components/reason-field';
 import { Badge, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
 import { useTitle, useTopic } from '../hooks';
 import { paths, topicCrumbs } from '../router';
@@ -19,11 +20,15 @@ const ACTIONS: Record<Action, { label: string; kind: 'success' | 'info' | 'neutr
 /** The select's value for a column left as the file names it (its field, or none). */
 const AS_IS = '\u0000as-is';
 const LEAVE_OUT = '';
+/** The server's MAX_IMPORT_REASON: the reason travels in the query string. */
+const MAX_IMPORT_REASON = 500;
 
 interface Options {
   continueOnError: boolean;
   newRecords: boolean;
   sheet: string;
+  /** Why: kept in the history of each record written. */
+  reason: string;
   /** File column → field key, or '' to leave it out: the user's changes to the column mapping. */
   renames: Record<string, string>;
 }
@@ -37,6 +42,7 @@ function queryOf(revision: string, file: File, options: Options) {
     continue_on_error: options.continueOnError,
     new_records: options.newRecords,
     sheet: options.sheet.trim() || undefined,
+    reason: options.reason.trim() || undefined,
     renames: renames.length > 0 ? JSON.stringify(Object.fromEntries(renames)) : undefined,
   };
 }
@@ -56,6 +62,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
     continueOnError: false,
     newRecords: false,
     sheet: '',
+    reason: '',
     renames: {},
   });
   const [busy, setBusy] = useState<'check' | 'import'>();
@@ -210,6 +217,14 @@ export function ImportPage({ historyId }: { historyId: string }) {
             />
             Copy in as new records: ignore the rows' <code>_id</code> and the topic they came from
           </label>
+          <ReasonField
+            id="import-reason"
+            label="Reason (optional)"
+            hint="Kept in the history of each record the import writes, with your name and the time."
+            maxLength={MAX_IMPORT_REASON}
+            value={options.reason}
+            onValue={(reason) => change({ reason })}
+          />
         </fieldset>
         {error !== undefined && <ErrorNotice error={error} />}
         <div class="button-row">

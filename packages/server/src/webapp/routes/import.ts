@@ -39,6 +39,8 @@ const BY_EXTENSION: Record<string, UploadFormat> = {
   '.xlsx': 'xlsx',
 };
 const MAX_RENAMES_TEXT = 64 * 1024;
+/** A reason travels in the query string: shorter than a record's (MAX_CHANGE_REASON), so any text fits a URL. */
+export const MAX_IMPORT_REASON = 500;
 
 /** RXS_WEB_IMPORT_MB (a whole number ≥ 1), else the default, in bytes. */
 export function importLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -105,6 +107,8 @@ const ImportQuery = Type.Object({
   new_records: Type.Boolean({ default: false }),
   /** `{"file column": "field name or form key", "left out": ""}` as JSON. */
   renames: Type.Optional(Type.String({ maxLength: MAX_RENAMES_TEXT })),
+  /** Why, kept in the history of each record written. */
+  reason: Type.Optional(Type.String({ maxLength: MAX_IMPORT_REASON })),
 });
 
 interface ImportQueryType {
@@ -115,6 +119,7 @@ interface ImportQueryType {
   continue_on_error: boolean;
   new_records: boolean;
   renames?: string;
+  reason?: string;
 }
 
 /** `renames` as a map, or a 422 saying what it should be. */
@@ -253,6 +258,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
               newRecords: query.new_records,
               renames,
               previewRows: PREVIEW_ROWS,
+              ...(query.reason?.trim() && { reason: query.reason.trim() }),
             },
           );
         } finally {
