@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportSlots } from '../src/webapp/export-slots.js';
+import { ExportSlots, IMPORT_SLOTS } from '../src/webapp/export-slots.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { webClient, type WebClient } from './web-client.js';
 
@@ -104,5 +104,22 @@ describe('web app exports at once', () => {
     expect(ExportSlots.fromEnv({ RXS_WEB_EXPORTS: '7' }).atOnce).toBe(7);
     expect(new ExportSlots(1).perUser).toBe(1);
     for (let i = 0; i < 3; i++) slots.take(`u${i}`);
+  });
+
+  it('counts web imports on their own: two per server, one per user (RXS_WEB_IMPORTS)', () => {
+    const imports = ExportSlots.fromEnv({}, IMPORT_SLOTS);
+    expect([imports.atOnce, imports.perUser]).toEqual([2, 1]);
+    imports.take('a');
+    expect(() => imports.take('a')).toThrow(
+      'You have 1 imports or checks running already, the most at once. Wait for one to finish, then send the file again.',
+    );
+    imports.take('b');
+    expect(() => imports.take('c')).toThrow(
+      /running 2 imports or checks already, the most at once \(RXS_WEB_IMPORTS\)/,
+    );
+    expect(ExportSlots.fromEnv({ RXS_WEB_IMPORTS: '5' }, IMPORT_SLOTS).atOnce).toBe(5);
+    expect(() => ExportSlots.fromEnv({ RXS_WEB_IMPORTS: 'x' }, IMPORT_SLOTS)).toThrow(
+      /RXS_WEB_IMPORTS must be/,
+    );
   });
 });

@@ -50,15 +50,20 @@ export function withQuery(path: string, query: Query = {}): string {
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  return send<T>(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
+}
+
+/** Sends a request to `/api${path}` (with the CSRF token when it changes something) and reads its JSON answer. */
+async function send<T>(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: BodyInit,
+): Promise<T> {
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;
   try {
-    response = await fetch(`/api${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-    });
+    response = await fetch(`/api${path}`, { method, headers, body, credentials: 'same-origin' });
   } catch {
     throw new ApiError(0, 'The server cannot be reached. Check your connection and try again.');
   }
@@ -92,6 +97,14 @@ export const api = {
   post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),
   patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
   delete: <T = void>(path: string) => request<T>('DELETE', path),
+  /** POSTs a file's bytes as the body (streamed by the browser), its name and options in the query. */
+  upload: <T>(path: string, query: Query, file: Blob) =>
+    send<T>(
+      'POST',
+      withQuery(path, query),
+      { accept: 'application/json', 'content-type': 'application/octet-stream' },
+      file,
+    ),
 };
 
 /** The 422 items of a request body, by field name (`loc` `["body", name, ...]`), for forms of plain inputs. */

@@ -5,6 +5,7 @@ import { api, ApiError, onSignedOut, setCsrfToken } from './api';
 import { Badge, ErrorNotice, Link, Loading } from './components/ui';
 import { BaselinesPage } from './pages/baselines';
 import { ExportPage } from './pages/export';
+import { ImportPage } from './pages/import';
 import { TraceabilityPage } from './pages/traceability';
 import { NotFoundPage } from './pages/not-found';
 import { RecordCreatePage, RecordPage } from './pages/record';
@@ -36,6 +37,7 @@ const ROUTES: [string, Page][] = [
   ['/topics/:historyId/design', (p) => <DesignPage historyId={p.historyId!} />],
   ['/topics/:historyId/records', (p) => <RecordsPage historyId={p.historyId!} />],
   ['/topics/:historyId/records/new', (p) => <RecordCreatePage historyId={p.historyId!} />],
+  ['/topics/:historyId/records/import', (p) => <ImportPage historyId={p.historyId!} />],
   [
     '/topics/:historyId/records/:recordId',
     (p) => <RecordPage key={p.recordId} historyId={p.historyId!} recordId={p.recordId!} />,

@@ -92,6 +92,7 @@ export const paths = {
   design: (historyId: string) => `/topics/${historyId}/design`,
   records: (historyId: string) => `/topics/${historyId}/records`,
   newRecord: (historyId: string) => `/topics/${historyId}/records/new`,
+  importRecords: (historyId: string) => `/topics/${historyId}/records/import`,
   record: (historyId: string, recordId: string) => `/topics/${historyId}/records/${recordId}`,
   recordVersion: (historyId: string, recordId: string, n: number) =>
     `/topics/${historyId}/records/${recordId}/versions/${n}`,

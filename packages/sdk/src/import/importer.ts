@@ -1,4 +1,5 @@
-import type { RxsClient } from '../client/client.js';
+import type { RecordsClient } from '../client/records.js';
+import type { TechdocClient } from '../client/techdoc.js';
 import { ConflictError, NotFoundError, ValidationError, formatValidationItems } from '../client/errors.js';
 import type { ServiceRecord } from '../contract/record.js';
 import type { ExportMapping } from '../export/procedure.js';
@@ -18,6 +19,15 @@ import {
   type RowPlannerOptions,
 } from './row-plan.js';
 import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
+
+/**
+ * The calls an import makes: an `RxsClient` has them, and a server can answer them in-process
+ * (the web app's import) with the same errors (`NotFoundError`, `ValidationError`, `ConflictError`).
+ */
+export interface ImportClient {
+  techdoc: Pick<TechdocClient, 'getTopic' | 'listTopics'>;
+  records: Pick<RecordsClient, 'listRecords' | 'getRecord' | 'createRecord' | 'updateRecord'>;
+}
 
 export interface ImportOptions extends RowPlannerOptions {
   /** The KT revision the records belong to (its current revision). */
@@ -108,7 +118,7 @@ const MAX_LOOKUPS = 100;
  * the rows and the records they update, never the rows themselves.
  */
 export async function importRecords(
-  client: RxsClient,
+  client: ImportClient,
   source: RowSource,
   options: ImportOptions,
 ): Promise<ImportReport> {
@@ -263,7 +273,7 @@ function previewOf(plan: RowPlan): RowPreview {
 }
 
 async function loadTarget(
-  client: RxsClient,
+  client: ImportClient,
   revisionId: string,
   mapping: ExportMapping,
 ): Promise<ImportTarget> {
@@ -305,7 +315,7 @@ async function loadTarget(
 
 /** The topic's records that the rows name, by `_id` or readable id, from one pass over its listing. */
 async function findExisting(
-  client: RxsClient,
+  client: ImportClient,
   target: ImportTarget,
   identities: HashedCounts,
   referenced: { ids: number; readableIds: number },
@@ -342,7 +352,7 @@ async function findExisting(
   };
 }
 
-async function whyNotInTopic(client: RxsClient, target: ImportTarget, id: string): Promise<string> {
+async function whyNotInTopic(client: ImportClient, target: ImportTarget, id: string): Promise<string> {
   if (!/^[0-9a-f]{24}$/.test(id))
     return `"${id}" is no record id (24 hexadecimal characters): clear the _id cell to create the record.`;
   try {
@@ -367,7 +377,7 @@ class RowWriter {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
-    private readonly client: RxsClient,
+    private readonly client: ImportClient,
     private readonly concurrency: number,
     private readonly stopAtFirstRefusal: boolean,
   ) {}

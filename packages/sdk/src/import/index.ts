@@ -1,8 +1,10 @@
 export {
   importRecords,
+  type ImportClient,
   type ImportOptions,
   type ImportProgress,
   type ImportReport,
+  type RowPreview,
   type RowProblem,
 } from './importer.js';
 export { openRowSource, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';

@@ -44,23 +44,16 @@ export class XlsxSource implements RowSource {
         ? new SheetNames([TRACES_SHEET, EXPORT_SHEET]).take(this.options.topicName)
         : undefined);
     const seen: string[] = [];
-    try {
-      for await (const sheet of await this.worksheets()) {
-        const name = (sheet as unknown as { name: string }).name;
-        seen.push(name);
-        if (wanted !== undefined ? name.toLowerCase() !== wanted.toLowerCase() : seen.length > 1) {
-          for await (const row of sheet) void row; // the zip is read in order: skip the sheet's rows
-          continue;
-        }
-        this.chosen = name;
-        yield* this.rowsOf(sheet);
-        return;
+    for await (const sheet of this.worksheets()) {
+      const name = (sheet as unknown as { name: string }).name;
+      seen.push(name);
+      if (wanted !== undefined ? name.toLowerCase() !== wanted.toLowerCase() : seen.length > 1) {
+        for await (const row of sheet) void row; // the zip is read in order: skip the sheet's rows
+        continue;
       }
-    } catch (error) {
-      if (error instanceof ImportFileError) throw error;
-      throw new ImportFileError(
-        `${this.file} cannot be read as an Excel workbook (${(error as Error).message}): it may be cut short, or another kind of file. Save it again from the spreadsheet as .xlsx.`,
-      );
+      this.chosen = name;
+      yield* this.rowsOf(sheet);
+      return;
     }
     const candidates = seen.filter((name) => name !== TRACES_SHEET && name !== EXPORT_SHEET);
     if (seen.length === 0) throw new ImportFileError(`${this.file} has no sheets.`);
@@ -75,10 +68,12 @@ export class XlsxSource implements RowSource {
     );
   }
 
-  private async worksheets(): Promise<AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>> {
+  /** The workbook's sheets in order; a file that is no workbook (a broken zip) is an ImportFileError. */
+  private async *worksheets(): AsyncGenerator<ExcelJS.stream.xlsx.WorksheetReader> {
     const { default: excel } = await import('exceljs');
+    let reader: AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>;
     try {
-      return new excel.stream.xlsx.WorkbookReader(this.file, {
+      reader = new excel.stream.xlsx.WorkbookReader(this.file, {
         sharedStrings: 'cache',
         hyperlinks: 'ignore',
         styles: 'cache',
@@ -87,6 +82,14 @@ export class XlsxSource implements RowSource {
     } catch (error) {
       throw new ImportFileError(
         `${this.file} cannot be opened as an Excel workbook: ${(error as Error).message}`,
+      );
+    }
+    try {
+      for await (const sheet of reader) yield sheet;
+    } catch (error) {
+      if (error instanceof ImportFileError) throw error;
+      throw new ImportFileError(
+        `${this.file} cannot be read as an Excel workbook (${(error as Error).message}): it may be cut short or not an .xlsx file. Save it again from the spreadsheet.`,
       );
     }
   }

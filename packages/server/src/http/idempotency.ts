@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalJson } from '@rxs/sdk';
+import { isUniqueViolation } from '../storage/constraints.js';
 import type { IdempotentRequest, KeptAnswer } from '../storage/idempotency-keys.js';
 import { unprocessable, validationItem } from './errors.js';
 
@@ -26,19 +27,39 @@ export function idempotentRequest(request: FastifyRequest): IdempotentRequest | 
         'value_error',
       ),
     ]);
-  const path = request.url.split('?')[0]!;
-  const fingerprint = createHash('sha256')
-    .update(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`)
-    .digest('base64url');
-  return { key, fingerprint };
+  return { key, fingerprint: requestFingerprint(request.method, request.url.split('?')[0]!, request.body) };
 }
 
-/** Answers with the kept answer to the key, or 422 when the key was used for another request. */
-export function replayAnswer(
-  reply: FastifyReply,
-  request: IdempotentRequest,
-  kept: KeptAnswer,
-): FastifyReply {
+/** What a write asks, as kept with its key: method, path and body in canonical JSON. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('base64url');
+}
+
+/**
+ * A write with an Idempotency-Key: the kept answer when the key was used, else the write, whose
+ * answer the service keeps in its transaction. A concurrent request with the same key that
+ * committed first makes the write roll back on the key: its answer is then the one kept.
+ */
+export async function writeOnce<T>(
+  keptAnswer: () => Promise<KeptAnswer | undefined>,
+  write: () => Promise<T>,
+): Promise<{ kept: KeptAnswer } | { written: T }> {
+  const kept = await keptAnswer();
+  if (kept) return { kept };
+  try {
+    return { written: await write() };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const first = await keptAnswer();
+    if (!first) throw error;
+    return { kept: first };
+  }
+}
+
+/** The kept answer's body when it answers this request; 422 when the key was used for another. */
+export function keptFor(request: IdempotentRequest, kept: KeptAnswer): KeptAnswer {
   if (kept.fingerprint !== request.fingerprint)
     throw unprocessable([
       validationItem(
@@ -47,6 +68,16 @@ export function replayAnswer(
         'idempotency_key_reused',
       ),
     ]);
+  return kept;
+}
+
+/** Answers with the kept answer to the key, or 422 when the key was used for another request. */
+export function replayAnswer(
+  reply: FastifyReply,
+  request: IdempotentRequest,
+  kept: KeptAnswer,
+): FastifyReply {
+  keptFor(request, kept);
   return sendAnswer(reply, kept.status, kept.body).header('idempotent-replayed', 'true');
 }
 

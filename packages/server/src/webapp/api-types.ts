@@ -9,6 +9,7 @@ import type {
   CoverageReport,
   ExportFormat,
   FormSchema,
+  ImportReport,
   KnowledgeTopicRevision,
   KnowledgeTopicType,
   NameSource,
@@ -21,6 +22,7 @@ import type {
 } from '@rxs/sdk';
 
 export type {
+  ImportReport,
   Approval,
   ApprovalMeaning,
   ChangeChannel,
@@ -91,6 +93,8 @@ export interface ApiMeta {
   roles: Role[];
   /** Shortest password the server accepts for new passwords. */
   minPasswordLength: number;
+  /** The largest file the import takes, in bytes: the page refuses a larger one before sending it. */
+  importMaxBytes: number;
 }
 
 /** An API key as listed (the `ApiKeyInfo` of the server's Accounts, restated here for the browser). */
@@ -386,4 +390,12 @@ export interface ApprovalImpact {
   failing: number;
   /** The first of them, with the problems a save would answer. */
   examples: { id: string; name: string; problems: string[] }[];
+}
+
+/** `POST /api/import/check` and `POST /api/import`: the file, the topic's fields and the report. */
+export interface ImportView {
+  file: { name: string; size: number; format: 'csv' | 'xlsx' };
+  /** The topic's fields (semantic name and form key), to map a column of the file to one. */
+  fields: { name: string; key: string }[];
+  report: ImportReport;
 }

@@ -12,6 +12,8 @@ export interface WebContext {
   sessions: Sessions;
   throttle: SignInThrottle;
   queries: WebQueries;
+  /** The largest file the import takes, in bytes (RXS_WEB_IMPORT_MB). */
+  importMaxBytes: number;
   /** Whether this request's cookies get the Secure flag. */
   secureCookies(request: FastifyRequest): boolean;
 }

@@ -12,6 +12,41 @@ export const EXPORTS_PER_USER = 2;
 /** What Retry-After says: a typical export of a topic takes about this long. */
 const RETRY_AFTER_SECONDS = 5;
 
+/** What the slots are for: the setting of their number per server, the defaults, and the words of a 429. */
+export interface SlotKind {
+  variable: string;
+  atOnce: number;
+  perUser: number;
+  /** Plural noun: "exports". */
+  things: string;
+  /** What the user does again once a slot is free: "download again". */
+  again: string;
+  /** What the server does with them: "writing". */
+  doing: string;
+}
+
+export const EXPORT_SLOTS: SlotKind = {
+  variable: 'RXS_WEB_EXPORTS',
+  atOnce: DEFAULT_EXPORTS_AT_ONCE,
+  perUser: EXPORTS_PER_USER,
+  things: 'exports',
+  again: 'download again',
+  doing: 'writing',
+};
+
+/**
+ * Web app imports at once (RXS_WEB_IMPORTS): each reads its whole file twice and writes its rows,
+ * so a server runs two and a user one; the file is received before a slot is taken.
+ */
+export const IMPORT_SLOTS: SlotKind = {
+  variable: 'RXS_WEB_IMPORTS',
+  atOnce: 2,
+  perUser: 1,
+  things: 'imports or checks',
+  again: 'send the file again',
+  doing: 'running',
+};
+
 export class ExportSlots {
   private running = 0;
   private readonly byUser = new Map<string, number>();
@@ -19,17 +54,20 @@ export class ExportSlots {
   constructor(
     readonly atOnce: number = DEFAULT_EXPORTS_AT_ONCE,
     readonly perUser: number = Math.min(EXPORTS_PER_USER, atOnce),
+    private readonly kind: SlotKind = EXPORT_SLOTS,
   ) {}
 
-  /** The number per server from RXS_WEB_EXPORTS (a whole number ≥ 1), else the default. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): ExportSlots {
-    const text = env.RXS_WEB_EXPORTS;
-    if (text === undefined || text.trim() === '') return new ExportSlots();
+  /** The number per server from the kind's variable (a whole number ≥ 1), else the default. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env, kind: SlotKind = EXPORT_SLOTS): ExportSlots {
+    const text = env[kind.variable];
+    const perUser = (atOnce: number) => Math.min(kind.perUser, atOnce);
+    if (text === undefined || text.trim() === '')
+      return new ExportSlots(kind.atOnce, perUser(kind.atOnce), kind);
     const value = Number(text);
     if (!/^\d+$/.test(text.trim()) || value < 1 || !Number.isSafeInteger(value)) {
-      throw new Error(`RXS_WEB_EXPORTS must be a whole number ≥ 1 (exports at once), got "${text}".`);
+      throw new Error(`${kind.variable} must be a whole number ≥ 1 (${kind.things} at once), got "${text}".`);
     }
-    return new ExportSlots(value);
+    return new ExportSlots(value, perUser(value), kind);
   }
 
   /** Takes a slot for `user`, or refuses with 429 and Retry-After; call the result when done. */
@@ -37,13 +75,13 @@ export class ExportSlots {
     const mine = this.byUser.get(user) ?? 0;
     if (mine >= this.perUser) {
       throw new TooManyRequests(
-        `You have ${mine} exports running already, the most at once. Wait for one to finish, then download again.`,
+        `You have ${mine} ${this.kind.things} running already, the most at once. Wait for one to finish, then ${this.kind.again}.`,
         RETRY_AFTER_SECONDS,
       );
     }
     if (this.running >= this.atOnce) {
       throw new TooManyRequests(
-        `The server is writing ${this.running} exports already, the most at once (RXS_WEB_EXPORTS). Try again in a few seconds.`,
+        `The server is ${this.kind.doing} ${this.running} ${this.kind.things} already, the most at once (${this.kind.variable}). Try again in a few seconds.`,
         RETRY_AFTER_SECONDS,
       );
     }

@@ -8,6 +8,7 @@ import { WebQueries } from './queries.js';
 import { accountRoutes } from './routes/accounts.js';
 import { baselineRoutes } from './routes/baselines.js';
 import { exportRoutes } from './routes/export.js';
+import { importLimitFromEnv, importRoutes } from './routes/import.js';
 import { traceabilityRoutes } from './routes/traceability.js';
 import { historyRoutes } from './routes/history.js';
 import { recordRoutes } from './routes/records.js';
@@ -43,6 +44,7 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
     sessions: new Sessions(services.storage, options.sessionLifetime),
     throttle: new SignInThrottle(options.throttle),
     queries: new WebQueries(services.storage),
+    importMaxBytes: importLimitFromEnv(),
     secureCookies: (request: FastifyRequest) => options.secureCookies ?? policy(request),
   };
 
@@ -66,6 +68,7 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
       await api.register(baselineRoutes(context));
       await api.register(traceRoutes(context));
       await api.register(exportRoutes(context));
+      await api.register(importRoutes(context));
       await api.register(traceabilityRoutes(context));
     },
     { prefix: '/api' },

@@ -30,13 +30,20 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Saves the page as `<name>.png` in RXS_SCREENSHOT_DIR, once it is idle; nothing when unset. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Saves the page as `<name>.png` in RXS_SCREENSHOT_DIR, once it is idle; nothing when unset. The
+ * first screen, or with `fullPage` the whole page.
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.waitForLoadState('networkidle');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? false });
 }
 
 /**

@@ -4,6 +4,14 @@ import type { TestServer } from '../harness.js';
 /** A one-field form: records carry their text in `note`. */
 export const NOTE_SCHEMA = { components: [{ type: 'textarea', key: 'note', label: 'Note' }] };
 
+/** A form with a text and a bounded number: a row of an import can be wrong in a way a check finds. */
+export const NOTE_SCORE_SCHEMA = {
+  components: [
+    { type: 'textarea', key: 'note', label: 'Note' },
+    { type: 'number', key: 'score', label: 'Score', validate: { min: 0, max: 10 } },
+  ],
+};
+
 /** A new multi-record topic, approved; its revision id. */
 export async function approvedTopic(
   t: TestServer,

@@ -11,6 +11,7 @@ export function ReasonField({
   onValue,
   error,
   hint = 'Kept in the record’s history with your name and the time.',
+  maxLength = MAX_REASON,
 }: {
   id: string;
   label?: string;
@@ -18,13 +19,14 @@ export function ReasonField({
   onValue: (value: string) => void;
   error?: string;
   hint?: string;
+  maxLength?: number;
 }) {
   return (
     <Field label={label} id={id} hint={hint} error={error}>
       <textarea
         id={id}
         rows={2}
-        maxLength={MAX_REASON}
+        maxLength={maxLength}
         value={value}
         aria-invalid={error ? true : undefined}
         onInput={(e) => onValue(e.currentTarget.value)}

@@ -143,6 +143,11 @@ export function RecordsPage({ historyId }: { historyId: string }) {
               </Link>
             )}
             {revisionId && can('records:write') && (
+              <Link class="button" href={paths.importRecords(t.historyId)}>
+                Import
+              </Link>
+            )}
+            {revisionId && can('records:write') && (
               <Link class="button button-primary" href={paths.newRecord(t.historyId)}>
                 New record
               </Link>

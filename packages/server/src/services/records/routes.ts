@@ -14,9 +14,8 @@ import {
   ServiceRecord,
 } from '@rxs/sdk';
 import { requirePermission, type Principal } from '../../auth/principal.js';
-import { idempotentRequest, replayAnswer, sendAnswer } from '../../http/idempotency.js';
+import { idempotentRequest, replayAnswer, sendAnswer, writeOnce } from '../../http/idempotency.js';
 import { toValidationItems } from '../../http/validation.js';
-import { isUniqueViolation } from '../../storage/constraints.js';
 import type { IdempotentRequest } from '../../storage/idempotency-keys.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import { jsonArrayParts, jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
@@ -419,12 +418,7 @@ function toFilter(query: ListQuery): RecordFilter {
   return filter;
 }
 
-/**
- * A write with an Idempotency-Key: the kept answer when the key was used (the same request: that
- * answer again; another: 422), else the write, whose answer the service keeps in its transaction. A
- * concurrent request with the same key that committed first makes the write roll back on the key:
- * its answer is then the one kept.
- */
+/** A write with an Idempotency-Key: the kept answer when the key was used (the same request: that answer again; another: 422), else the write's. */
 async function idempotently(
   reply: FastifyReply,
   service: RecordsService,
@@ -433,16 +427,9 @@ async function idempotently(
   status: number,
   write: () => Promise<ServiceRecord>,
 ): Promise<FastifyReply> {
-  const kept = await service.keptAnswer(principal, request.key);
-  if (kept) return replayAnswer(reply, request, kept);
-  try {
-    return sendAnswer(reply, status, JSON.stringify(await write()));
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const first = await service.keptAnswer(principal, request.key);
-    if (!first) throw error;
-    return replayAnswer(reply, request, first);
-  }
+  const outcome = await writeOnce(() => service.keptAnswer(principal, request.key), write);
+  if ('kept' in outcome) return replayAnswer(reply, request, outcome.kept);
+  return sendAnswer(reply, status, JSON.stringify(outcome.written));
 }
 
 /**

@@ -201,6 +201,7 @@ export function sessionRoutes(
         })),
         roles: [...ROLES],
         minPasswordLength: MIN_PASSWORD_LENGTH,
+        importMaxBytes: context.importMaxBytes,
       };
     });
   };

@@ -1,0 +1,102 @@
+import {
+  ConflictError,
+  NotFoundError,
+  RxsApiError,
+  ValidationError,
+  type ImportClient,
+  type KnowledgeTopicRevision,
+  type RequestSummary,
+  type ServiceName,
+  type ServiceRecord,
+} from '@rxs/sdk';
+import type { Services } from '../app.js';
+import type { Principal } from '../auth/principal.js';
+import { keptFor, requestFingerprint, writeOnce } from '../http/idempotency.js';
+import { HttpError } from '../http/errors.js';
+import type { IdempotentRequest } from '../storage/idempotency-keys.js';
+
+const ERRORS = { 404: NotFoundError, 409: ConflictError, 422: ValidationError } as const;
+
+/**
+ * The calls of an import, answered in-process by the services with the signed-in user's principal:
+ * the same checks, answers and errors as the HTTP API (a refusal is the sdk's error of its status),
+ * and the same idempotency keys, so a web import and an `rxs import` of one file never write twice.
+ */
+export function inProcessImportClient(services: Services, principal: Principal): ImportClient {
+  /** A service's refusal as the error the sdk client would throw for its answer. */
+  const call = async <T>(summary: RequestSummary, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      const type = ERRORS[error.statusCode as keyof typeof ERRORS];
+      const response = { status: error.statusCode, detail: error.detail };
+      if (type) throw new type(summary, response);
+      throw new RxsApiError(error.message, summary, response);
+    }
+  };
+  const request = (service: ServiceName, method: string, url: string): RequestSummary => ({
+    service,
+    method,
+    url,
+  });
+  /** A write with its idempotency key: the kept answer when the key was used, as the HTTP API. */
+  const once = (
+    method: string,
+    path: string,
+    body: unknown,
+    key: string | undefined,
+    write: (idempotent?: IdempotentRequest) => Promise<ServiceRecord>,
+  ) =>
+    call(request('records', method, path), async () => {
+      if (key === undefined) return write();
+      const idempotent = { key, fingerprint: requestFingerprint(method, path, body) };
+      const outcome = await writeOnce(
+        () => services.records.keptAnswer(principal, key),
+        () => write(idempotent),
+      );
+      if ('written' in outcome) return outcome.written;
+      return JSON.parse(keptFor(idempotent, outcome.kept).body) as ServiceRecord;
+    });
+  return {
+    techdoc: {
+      getTopic: (revisionId) =>
+        call(request('techdoc', 'GET', `/kt/${revisionId}`), () =>
+          services.techdoc.getRevision(principal, revisionId),
+        ),
+      listTopics: (query = {}) =>
+        call(request('techdoc', 'GET', '/kt/'), async () => {
+          const topics: KnowledgeTopicRevision[] = [];
+          let after: string | undefined;
+          do {
+            const page = await services.techdoc.list(principal, {
+              knowledge_topic_history_id: query.knowledge_topic_history_id,
+              limit: 1000,
+              after,
+            });
+            topics.push(...page.items);
+            after = page.next;
+          } while (after !== undefined);
+          return topics;
+        }),
+    },
+    records: {
+      async *listRecords(query = {}) {
+        const revisionId = query.context__knowledge_unit_topic_id;
+        if (!revisionId) return;
+        for await (const line of services.records.streamJsonLines(principal, { revisionIds: [revisionId] }))
+          yield JSON.parse(line) as ServiceRecord;
+      },
+      getRecord: (id) =>
+        call(request('records', 'GET', `/records/${id}`), () => services.records.get(principal, id)),
+      createRecord: (body, options) =>
+        once('POST', '/records/', body, options?.idempotencyKey, (idempotent) =>
+          services.records.create(principal, body, idempotent),
+        ),
+      updateRecord: (id, body, options) =>
+        once('PATCH', `/records/${id}`, body, options?.idempotencyKey, (idempotent) =>
+          services.records.update(principal, id, body, idempotent),
+        ),
+    },
+  };
+}

@@ -1,0 +1,285 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import {
+  buildFieldMap,
+  ImportFileError,
+  importRecords,
+  openRowSource,
+  type ImportReport,
+  type Permission,
+} from '@rxs/sdk';
+import type { ImportView } from '../api-types.js';
+import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
+import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots, IMPORT_SLOTS } from '../export-slots.js';
+import { inProcessImportClient } from '../import-client.js';
+
+/** The largest file the web app takes, in MB, unless RXS_WEB_IMPORT_MB says otherwise. */
+export const DEFAULT_IMPORT_MB = 50;
+/** Rows of the check shown as a preview. */
+export const PREVIEW_ROWS = 20;
+/** Content types the upload may be sent with: the browser sends the file's bytes as they are. */
+const UPLOAD_TYPES = [
+  'application/octet-stream',
+  'text/csv',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+];
+const FORMATS = ['csv', 'xlsx'] as const;
+type UploadFormat = (typeof FORMATS)[number];
+const BY_EXTENSION: Record<string, UploadFormat> = {
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.txt': 'csv',
+  '.xlsx': 'xlsx',
+};
+const MAX_RENAMES_TEXT = 64 * 1024;
+/** A reason travels in the query string: shorter than a record's (MAX_CHANGE_REASON), so any text fits a URL. */
+export const MAX_IMPORT_REASON = 500;
+
+/** RXS_WEB_IMPORT_MB (a whole number ≥ 1), else the default, in bytes. */
+export function importLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.RXS_WEB_IMPORT_MB;
+  if (text === undefined || text.trim() === '') return DEFAULT_IMPORT_MB * 1024 * 1024;
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1 || !Number.isSafeInteger(value))
+    throw new Error(`RXS_WEB_IMPORT_MB must be a whole number ≥ 1 (megabytes), got "${text}".`);
+  return value * 1024 * 1024;
+}
+
+const tooLarge = (limit: number) =>
+  new HttpError(
+    413,
+    `The file is larger than ${limit / 1024 / 1024} MB, the most the web app imports (RXS_WEB_IMPORT_MB). Split it, or import it with rxs import.`,
+  );
+
+const notCsvOrXlsx = (name: string) =>
+  new HttpError(
+    415,
+    `"${name}" is not a CSV or XLSX file (.csv or .xlsx). Save it as one of them and choose it again; JSON, JSON Lines and ReqIF files import with rxs import.`,
+  );
+
+/**
+ * The sdk's sentences name the options of `rxs import`; on this page, the same choices are the
+ * column mapping and the two checkboxes.
+ */
+export function webWording(text: string): string {
+  return text
+    .replace(
+      /Rename it with --rename ".*?=FIELD", or leave unknown columns out with --ignore-unknown-columns\./g,
+      'Choose its field in the column mapping, or leave it out.',
+    )
+    .replace(/map it with --rename ".*?=FIELD"/g, 'choose its field in the column mapping')
+    .replace(/left out by --rename/g, 'left out in the column mapping')
+    .replace(/with --new-records/g, 'with “Copy in as new records”')
+    .replace(/--continue-on-error/g, '“Write the valid rows even if some are rejected”')
+    .replace(/--ignore-versions/g, 'rxs import --ignore-versions')
+    .replace(
+      /Say which to import with --sheet NAME\./g,
+      'Type the name of the sheet to import and check again.',
+    );
+}
+
+/** The report in the page's words, naming the file as the user named it (not its temporary copy). */
+function forTheWeb(report: ImportReport, words: (text: string) => string): ImportReport {
+  const all = (list: string[]) => list.map(words);
+  return {
+    ...report,
+    problems: all(report.problems),
+    notes: all(report.notes),
+    preview: report.preview.map((row) => ({ ...row, problems: all(row.problems) })),
+    rowProblems: report.rowProblems.map((row) => ({ ...row, problems: all(row.problems) })),
+  };
+}
+
+const ImportQuery = Type.Object({
+  revision: Type.String({ pattern: '^[0-9a-f]{24}$' }),
+  /** The file's name, for its format and for the report. */
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  format: Type.Optional(Type.Union(FORMATS.map((f) => Type.Literal(f)))),
+  sheet: Type.Optional(Type.String({ maxLength: 255 })),
+  continue_on_error: Type.Boolean({ default: false }),
+  new_records: Type.Boolean({ default: false }),
+  /** `{"file column": "field name or form key", "left out": ""}` as JSON. */
+  renames: Type.Optional(Type.String({ maxLength: MAX_RENAMES_TEXT })),
+  /** Why, kept in the history of each record written. */
+  reason: Type.Optional(Type.String({ maxLength: MAX_IMPORT_REASON })),
+});
+
+interface ImportQueryType {
+  revision: string;
+  name: string;
+  format?: UploadFormat;
+  sheet?: string;
+  continue_on_error: boolean;
+  new_records: boolean;
+  renames?: string;
+  reason?: string;
+}
+
+/** `renames` as a map, or a 422 saying what it should be. */
+function renamesOf(text: string | undefined): Map<string, string> {
+  const renames = new Map<string, string>();
+  if (text === undefined || text.trim() === '') return renames;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw unprocessable([
+      validationItem(
+        ['query', 'renames'],
+        'A JSON object: file column → field (or "" to leave it out)',
+        'value_error',
+      ),
+    ]);
+  for (const [column, field] of Object.entries(parsed)) {
+    if (typeof field !== 'string')
+      throw unprocessable([
+        validationItem(
+          ['query', 'renames', column],
+          'A field name, or "" to leave the column out',
+          'value_error',
+        ),
+      ]);
+    renames.set(column, field.trim());
+  }
+  return renames;
+}
+
+/**
+ * The request body, streamed to a file in a folder of its own: refused with 413 past `limit`
+ * bytes, and with 415 when its first bytes show another kind of file than its name says.
+ */
+async function saveUpload(
+  request: FastifyRequest,
+  file: string,
+  format: UploadFormat,
+  name: string,
+  limit: number,
+) {
+  let size = 0;
+  let head: Buffer | undefined;
+  const guard = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > limit) return done(tooLarge(limit));
+      if (head === undefined) {
+        head = chunk.subarray(0, 4);
+        const zip = head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b; // "PK": a workbook
+        const pdf = head.toString('latin1').startsWith('%PDF');
+        if (format === 'xlsx' ? !zip : zip || pdf) return done(notCsvOrXlsx(name));
+      }
+      done(null, chunk);
+    },
+  });
+  await pipeline(request.body as Readable, guard, createWriteStream(file));
+  return size;
+}
+
+/**
+ * The import page (issue 15): `POST /api/import/check` and `POST /api/import` take a CSV or XLSX
+ * file as the request body (its name and the options in the query) for a topic's current revision.
+ * The check is a dry run that answers the column mapping, the first rows as checked and the counts;
+ * the import writes (all or nothing unless `continue_on_error`), each row with the idempotency key
+ * `rxs import` gives it. The file is streamed to a temporary folder and deleted when the answer is
+ * ready, so no upload outlives its request or is seen by another; the page sends it again to import.
+ */
+export function importRoutes(context: WebContext): FastifyPluginAsync {
+  const { services, importMaxBytes: limit } = context;
+  const slots = ExportSlots.fromEnv(process.env, IMPORT_SLOTS);
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    // The body stays a stream: the route writes it to disk as it arrives.
+    app.addContentTypeParser(UPLOAD_TYPES, (_request, payload, done) => done(null, payload));
+    // An answer before the whole file arrived (too large, another type): the rest is not read, so
+    // the connection closes instead of waiting for it.
+    app.addHook('onSend', async (request, reply) => {
+      if (!request.raw.complete) void reply.header('connection', 'close');
+    });
+    const config = { permission: ['kt:read', 'records:read', 'records:write'] satisfies Permission[] };
+    const options = {
+      config,
+      schema: { querystring: ImportQuery },
+      // Before a byte of the body is read: a declared size past the limit.
+      onRequest: async (request: FastifyRequest) => {
+        if (Number(request.headers['content-length']) > limit) throw tooLarge(limit);
+      },
+    };
+
+    const run = async (
+      request: FastifyRequest,
+      query: ImportQueryType,
+      dryRun: boolean,
+    ): Promise<ImportView> => {
+      const { principal } = signedIn(request);
+      const format = query.format ?? BY_EXTENSION[extname(query.name).toLowerCase()];
+      if (format === undefined) throw notCsvOrXlsx(query.name);
+      const renames = renamesOf(query.renames);
+      // Another tenant's revision, or none: 404 before the file is read.
+      const topic = await services.techdoc.getRevision(principal, query.revision);
+      if (topic.latest_revision_id && topic.latest_revision_id !== topic._id)
+        throw new HttpError(
+          409,
+          `"${topic.knowledge_topic_name}" was re-approved: its records are under revision ${topic.latest_revision_id} now. Open its records again and import there.`,
+        );
+      if (request.body === undefined || request.body === null)
+        throw new HttpError(422, 'No file was sent. Choose a CSV or XLSX file and check it again.');
+      if (!(request.body instanceof Readable))
+        throw new HttpError(
+          415,
+          `The file is sent as its bytes, with Content-Type ${UPLOAD_TYPES.join(', ')}; not as ${request.headers['content-type']}.`,
+        );
+      const dir = await mkdtemp(join(tmpdir(), 'rxs-web-import-'));
+      const file = join(dir, `upload.${format}`);
+      const words = (text: string) => webWording(text.split(file).join(`"${query.name}"`));
+      try {
+        const size = await saveUpload(request, file, format, query.name, limit);
+        if (size === 0)
+          throw new HttpError(422, `"${query.name}" is empty. Choose a file with a header row and rows.`);
+        // The file is here: a slot for reading and writing it (not for a slow upload).
+        const release = slots.take(`${principal.tenantId}:${principal.userId}`);
+        let report: ImportReport;
+        try {
+          report = await importRecords(
+            inProcessImportClient(services, principal),
+            openRowSource(file, { format, ...(query.sheet?.trim() && { sheet: query.sheet.trim() }) }),
+            {
+              revisionId: topic._id,
+              dryRun,
+              continueOnError: query.continue_on_error,
+              newRecords: query.new_records,
+              renames,
+              previewRows: PREVIEW_ROWS,
+              ...(query.reason?.trim() && { reason: query.reason.trim() }),
+            },
+          );
+        } finally {
+          release();
+        }
+        const fields = buildFieldMap(topic.knowledge_topic_schema).fields.map(({ name, key }) => ({
+          name,
+          key,
+        }));
+        return { file: { name: query.name, size, format }, fields, report: forTheWeb(report, words) };
+      } catch (error) {
+        // A file that cannot be read as its format says why; nothing was written.
+        if (error instanceof ImportFileError)
+          throw new HttpError(422, `${words(error.message)} Nothing was written.`);
+        throw error;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    };
+
+    app.post('/import/check', options, (request) => run(request, request.query, true));
+    app.post('/import', options, (request) => run(request, request.query, false));
+  };
+}

@@ -1,0 +1,518 @@
+import { useState } from 'preact/hooks';
+import type { ImportReport, ImportView } from '@rxs/web-api';
+import { api, ApiError } from '../api';
+import { ReasonField } from '../components/reason-field';
+import { Badge, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
+import { useTitle, useTopic } from '../hooks';
+import { paths, topicCrumbs } from '../router';
+import { useCan, useSession } from '../session';
+
+type Action = ImportReport['preview'][number]['action'];
+type Column = ImportReport['columns'][number];
+
+const ACTIONS: Record<Action, { label: string; kind: 'success' | 'info' | 'neutral' | 'danger' }> = {
+  create: { label: 'Create', kind: 'success' },
+  update: { label: 'Update', kind: 'info' },
+  unchanged: { label: 'Unchanged', kind: 'neutral' },
+  rejected: { label: 'Rejected', kind: 'danger' },
+};
+
+/** The select's value for a column left as the file names it (its field, or none). */
+const AS_IS = '\u0000as-is';
+const LEAVE_OUT = '';
+/** The server's MAX_IMPORT_REASON: the reason travels in the query string. */
+const MAX_IMPORT_REASON = 500;
+
+interface Options {
+  continueOnError: boolean;
+  newRecords: boolean;
+  sheet: string;
+  /** Why: kept in the history of each record written. */
+  reason: string;
+  /** File column → field key, or '' to leave it out: the user's changes to the column mapping. */
+  renames: Record<string, string>;
+}
+
+/** The query of `/api/import` for a file and the options. */
+function queryOf(revision: string, file: File, options: Options) {
+  const renames = Object.entries(options.renames).filter(([, field]) => field !== AS_IS);
+  return {
+    revision,
+    name: file.name,
+    continue_on_error: options.continueOnError,
+    new_records: options.newRecords,
+    sheet: options.sheet.trim() || undefined,
+    reason: options.reason.trim() || undefined,
+    renames: renames.length > 0 ? JSON.stringify(Object.fromEntries(renames)) : undefined,
+  };
+}
+
+/**
+ * Import a CSV or XLSX file into a topic (issue 15): the file is checked first (a dry run: the
+ * column mapping, the first rows as checked, the counts; nothing is written), then imported with
+ * the options chosen, by the same code as `rxs import`.
+ */
+export function ImportPage({ historyId }: { historyId: string }) {
+  const topic = useTopic(historyId);
+  const can = useCan();
+  const { meta } = useSession();
+  useTitle(topic.data ? `Import into ${topic.data.name}` : 'Import');
+  const [file, setFile] = useState<File>();
+  const [options, setOptions] = useState<Options>({
+    continueOnError: false,
+    newRecords: false,
+    sheet: '',
+    reason: '',
+    renames: {},
+  });
+  const [busy, setBusy] = useState<'check' | 'import'>();
+  const [error, setError] = useState<unknown>();
+  const [checked, setChecked] = useState<{ view: ImportView; query: string }>();
+  const [result, setResult] = useState<ImportView>();
+
+  if (topic.error !== undefined) return <ErrorNotice error={topic.error} onRetry={topic.reload} />;
+  if (!topic.data) return <Loading />;
+  const t = topic.data;
+  const revision = t.currentRevisionId;
+  const crumbs = topicCrumbs(t.historyId, t.name, true);
+  const header = (
+    <PageHeader title={`Import into ${t.name}`} crumbs={crumbs}>
+      <p class="page-lead">
+        Records from a CSV or XLSX file, each row checked against the form of the topic's current revision
+        before anything is written, by the same code as <code>rxs import</code>. Columns are named as exports
+        name them: the fields' semantic names or form keys; a row with an <code>_id</code> or a readable id
+        updates that record, the others are created.
+      </p>
+    </PageHeader>
+  );
+  if (!revision)
+    return (
+      <>
+        {header}
+        <Notice kind="info" title="This topic is not approved yet">
+          Records are imported with the form of an approved revision.{' '}
+          <Link href={paths.topic(t.historyId)}>Open the topic</Link> to approve its draft.
+        </Notice>
+      </>
+    );
+  if (!can('records:write'))
+    return (
+      <>
+        {header}
+        <Notice kind="info" title="Your role cannot import records">
+          Importing writes records: ask an administrator for the editor role.
+        </Notice>
+      </>
+    );
+
+  const query = file ? queryOf(revision, file, options) : undefined;
+  const stale = checked !== undefined && JSON.stringify(query) !== checked.query;
+  const change = (next: Partial<Options>) => {
+    setOptions({ ...options, ...next });
+    setResult(undefined);
+  };
+
+  const run = async (step: 'check' | 'import') => {
+    if (!file || !query) return;
+    if (file.size > meta.importMaxBytes) {
+      // Refused here: sending it would only end in the server's 413 (or a cut connection).
+      setError(
+        new ApiError(
+          413,
+          `“${file.name}” is ${megabytes(file.size)}, larger than ${megabytes(meta.importMaxBytes)}, the most the web app imports. Split it, or import it with rxs import.`,
+        ),
+      );
+      return;
+    }
+    setBusy(step);
+    setError(undefined);
+    setResult(undefined);
+    try {
+      const view = await api.upload<ImportView>(step === 'check' ? '/import/check' : '/import', query, file);
+      if (step === 'check') setChecked({ view, query: JSON.stringify(query) });
+      else {
+        setResult(view);
+        setChecked(undefined);
+      }
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const report = checked?.view.report;
+  const blocked =
+    report === undefined
+      ? 'Check the file first.'
+      : stale
+        ? 'The file or the options changed: check it again.'
+        : report.problems.length > 0
+          ? 'The file cannot be imported as it is: see the problems above.'
+          : report.rejected > 0 && !options.continueOnError
+            ? 'Rows were rejected: fix them in the file and check it again, or write the valid rows anyway.'
+            : report.planned.created + report.planned.updated === 0
+              ? 'Every row is in the topic already: there is nothing to write.'
+              : undefined;
+
+  return (
+    <>
+      {header}
+      <form
+        class="import-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void run('check');
+        }}
+      >
+        <fieldset class="panel">
+          <legend class="panel-title">File</legend>
+          <div class="field">
+            <label for="import-file">A CSV or XLSX file</label>
+            <input
+              id="import-file"
+              type="file"
+              accept=".csv,.tsv,.txt,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+              onChange={(e) => {
+                setFile(e.currentTarget.files?.[0]);
+                setChecked(undefined);
+                setResult(undefined);
+                setError(undefined);
+                change({ renames: {} });
+              }}
+            />
+            <div class="field-hint">
+              An export of this topic, edited, or a sheet of your own with a header row. UTF-8 or UTF-16 text,
+              comma, semicolon or tab separated.
+            </div>
+          </div>
+          {file && /\.xlsx$/i.test(file.name) && (
+            <div class="field">
+              <label for="import-sheet">Sheet (optional)</label>
+              <input
+                id="import-sheet"
+                value={options.sheet}
+                placeholder="The sheet named after the topic, else the only one"
+                onInput={(e) => change({ sheet: e.currentTarget.value })}
+              />
+            </div>
+          )}
+        </fieldset>
+        <fieldset class="panel">
+          <legend class="panel-title">Options</legend>
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              checked={options.continueOnError}
+              onChange={(e) => change({ continueOnError: e.currentTarget.checked })}
+            />
+            Write the valid rows even if some are rejected (otherwise nothing is written while a row is
+            rejected)
+          </label>
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              checked={options.newRecords}
+              onChange={(e) => change({ newRecords: e.currentTarget.checked })}
+            />
+            Copy in as new records: ignore the rows' <code>_id</code> and the topic they came from
+          </label>
+          <ReasonField
+            id="import-reason"
+            label="Reason (optional)"
+            hint="Kept in the history of each record the import writes, with your name and the time."
+            maxLength={MAX_IMPORT_REASON}
+            value={options.reason}
+            onValue={(reason) => change({ reason })}
+          />
+        </fieldset>
+        {error !== undefined && <ErrorNotice error={error} />}
+        <div class="button-row">
+          <button
+            type="submit"
+            class={`button${report && !stale ? '' : ' button-primary'}`}
+            disabled={!file || busy !== undefined}
+          >
+            {busy === 'check' ? 'Checking…' : report ? 'Check again' : 'Check'}
+          </button>
+        </div>
+      </form>
+
+      {report && checked && (
+        <section class="import-check" aria-label="Check of the file">
+          <CheckSummary view={checked.view} stale={stale} />
+          <ColumnMappingPanel
+            columns={report.columns}
+            fields={checked.view.fields}
+            renames={options.renames}
+            onRename={(column, field) => change({ renames: { ...options.renames, [column]: field } })}
+          />
+          <PreviewPanel report={report} />
+          <RowProblems report={report} />
+          <div class="button-row">
+            <button
+              type="button"
+              class="button button-primary"
+              disabled={blocked !== undefined || busy !== undefined}
+              aria-describedby="import-blocked"
+              onClick={() => void run('import')}
+            >
+              {busy === 'import'
+                ? 'Importing…'
+                : `Import ${plural(report.planned.created + report.planned.updated, 'record')}`}
+            </button>
+            {blocked && (
+              <span class="muted" id="import-blocked">
+                {blocked}
+              </span>
+            )}
+          </div>
+        </section>
+      )}
+
+      {result && (
+        <section class="import-result" aria-label="Import report">
+          <ImportOutcome view={result} historyId={t.historyId} />
+          <RowProblems report={result.report} />
+        </section>
+      )}
+    </>
+  );
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MB`;
+
+function counts(report: ImportReport): string {
+  const would = report.dryRun ? ' would be' : '';
+  return (
+    `${report.created}${would} created, ${report.updated}${would} updated, ${report.unchanged} unchanged, ` +
+    `${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}`
+  );
+}
+
+function Problems({ report }: { report: ImportReport }) {
+  return (
+    <>
+      {report.problems.length > 0 && (
+        <ul class="import-problems">
+          {report.problems.map((problem) => (
+            <li key={problem}>{problem}</li>
+          ))}
+        </ul>
+      )}
+      {report.notes.length > 0 && (
+        <ul class="import-notes muted">
+          {report.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function CheckSummary({ view, stale }: { view: ImportView; stale: boolean }) {
+  const { report, file } = view;
+  const title =
+    report.problems.length > 0
+      ? `“${file.name}” cannot be imported as it is`
+      : report.rejected > 0
+        ? `${plural(report.rejected, 'row')} of “${file.name}” rejected`
+        : `“${file.name}” is ready to import`;
+  return (
+    <Notice kind={report.problems.length > 0 || report.rejected > 0 ? 'warning' : 'success'} title={title}>
+      <p data-testid="import-counts">
+        {plural(report.rows, 'row')} checked, nothing written: {counts(report)}.
+        {report.problems.length > 0 && ' Fix the file (or the column mapping below) and check it again.'}
+        {report.problems.length === 0 &&
+          report.rejected > 0 &&
+          ' Fix the rejected rows in the file and check it again, or write the valid rows anyway.'}
+      </p>
+      {stale && <p>The file or the options changed since this check: check it again before importing.</p>}
+      <Problems report={report} />
+    </Notice>
+  );
+}
+
+function ColumnMappingPanel({
+  columns,
+  fields,
+  renames,
+  onRename,
+}: {
+  columns: Column[];
+  fields: ImportView['fields'];
+  renames: Record<string, string>;
+  onRename: (column: string, field: string) => void;
+}) {
+  if (columns.length === 0) return null;
+  return (
+    <div class="panel">
+      <h2 class="panel-title">Column mapping</h2>
+      <p class="muted">
+        Each column of the file and the field it fills. Choose a field for a column that names none, or leave
+        it out; then check the file again.
+      </p>
+      <div class="table-wrap">
+        <table class="table table-compact" data-testid="import-columns">
+          <thead>
+            <tr>
+              <th scope="col">Column of the file</th>
+              <th scope="col">Field</th>
+            </tr>
+          </thead>
+          <tbody>
+            {columns.map((column) => (
+              <tr key={column.column}>
+                <th scope="row">{column.column}</th>
+                <td>
+                  {column.as === 'data-key' ? (
+                    <span class="muted">kept as a data key the form does not show</span>
+                  ) : (
+                    <select
+                      aria-label={`Field for the column ${column.column}`}
+                      class={column.as === 'unknown' ? 'select-invalid' : undefined}
+                      value={renames[column.column] ?? AS_IS}
+                      onChange={(e) => onRename(column.column, e.currentTarget.value)}
+                    >
+                      <option value={AS_IS}>
+                        {column.field
+                          ? `${column.field.name} (${column.field.key})`
+                          : column.as === 'unknown'
+                            ? 'Names no field: choose one'
+                            : 'Left out'}
+                      </option>
+                      {fields.map((field) => (
+                        <option key={field.key} value={field.key}>
+                          {field.name} ({field.key})
+                        </option>
+                      ))}
+                      <option value={LEAVE_OUT}>Leave the column out</option>
+                    </select>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+function Reasons({ problems }: { problems: string[] }) {
+  if (problems.length === 0) return null;
+  return (
+    <ul class="import-reasons">
+      {problems.map((problem) => (
+        <li key={problem}>{problem}</li>
+      ))}
+    </ul>
+  );
+}
+
+function PreviewPanel({ report }: { report: ImportReport }) {
+  if (report.preview.length === 0) return null;
+  return (
+    <div class="panel">
+      <h2 class="panel-title">
+        {report.preview.length < report.rows ? `The first ${report.preview.length} rows` : 'The rows'}, as
+        checked
+      </h2>
+      <div class="table-wrap">
+        <table class="table table-compact" data-testid="import-preview">
+          <thead>
+            <tr>
+              <th scope="col">Row</th>
+              <th scope="col">Record</th>
+              <th scope="col">Readable id</th>
+              <th scope="col">Action</th>
+              <th scope="col">Reasons</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.preview.map((row) => (
+              <tr key={row.where}>
+                <td>{row.where}</td>
+                <td>{row.name ?? ''}</td>
+                <td>{row.readableId ?? ''}</td>
+                <td>
+                  <Badge kind={ACTIONS[row.action].kind}>{ACTIONS[row.action].label}</Badge>
+                </td>
+                <td>
+                  <Reasons problems={row.problems} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+/** Every rejected or refused row with its reasons (the preview shows only the first rows). */
+function RowProblems({ report }: { report: ImportReport }) {
+  if (report.rowProblems.length === 0) return null;
+  return (
+    <div class="panel">
+      <h2 class="panel-title">{plural(report.rowProblems.length + report.unlisted, 'row')} with problems</h2>
+      <ul class="import-row-problems" data-testid="import-row-problems">
+        {report.rowProblems.map((row) => (
+          <li key={`${row.where}-${row.phase}`}>
+            <strong>{row.where}</strong>
+            {[row.readableId, row.recordId].filter(Boolean).length > 0 &&
+              ` (${[row.readableId, row.recordId].filter(Boolean).join(', ')})`}
+            {row.phase === 'write' && ', refused by the service'}
+            <Reasons problems={row.problems} />
+          </li>
+        ))}
+      </ul>
+      {report.unlisted > 0 && <p class="muted">…and {plural(report.unlisted, 'row')} more.</p>}
+    </div>
+  );
+}
+
+/** What the import did and what to do next, in the words of `rxs import`'s report. */
+function ImportOutcome({ view, historyId }: { view: ImportView; historyId: string }) {
+  const { report, file } = view;
+  const records = (
+    <Link class="button button-small" href={paths.records(historyId)}>
+      Open the records
+    </Link>
+  );
+  if (report.problems.length > 0 && !report.wrote)
+    return (
+      <Notice kind="error" title={`Nothing was written from “${file.name}”`}>
+        <Problems report={report} />
+        <p>Fix the file and import it again.</p>
+      </Notice>
+    );
+  if (report.rejected > 0 && report.allOrNothing)
+    return (
+      <Notice kind="error" title={`Nothing was written: ${plural(report.rejected, 'row')} rejected`}>
+        <p>
+          All or nothing: otherwise {report.planned.created} would be created and {report.planned.updated}{' '}
+          updated. Fix the rows below and import the file again, or tick “Write the valid rows even if some
+          are rejected”.
+        </p>
+        <Problems report={report} />
+      </Notice>
+    );
+  return (
+    <Notice
+      kind={report.complete ? 'success' : 'warning'}
+      title={report.complete ? `Imported “${file.name}”` : `Imported “${file.name}” in part`}
+    >
+      <p data-testid="import-result-counts">{counts(report)}.</p>
+      {!report.complete && (
+        <p>
+          The other rows were written. Fix the rows below and import the file again: rows already in the topic
+          are left unchanged.
+        </p>
+      )}
+      <Problems report={report} />
+      {records}
+    </Notice>
+  );
+}
