@@ -9,7 +9,7 @@
  *   npm run bench:traces                 # 10k / 20k / 30k, and a tenth of that
  *   node bench/trace-report.mjs --smoke  # CI: 1k / 2k / 3k, one round, report in bench/out/smoke/
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { changeActor, createServices, insertRecords, insertTrace, openStorage } from '@rxs/server';
 import { idMaker, loadSamples, makeRow } from './lib/dataset.mjs';
@@ -20,9 +20,23 @@ import { median } from './lib/stats.mjs';
 const log = (message) => process.stderr.write(`${message}\n`);
 const smoke = process.argv.includes('--smoke');
 const REPORT_TARGET_SECONDS = 10;
+/** Flat memory: 10x the graph within this factor of the report's peak heap in use at 1x. */
+const FLAT_HEAP_RATIO = 1.5;
 const SCALES = smoke ? [1_000] : [1_000, 10_000];
 const ROUNDS = smoke ? 1 : 3;
 const work = resolve(ROOT, 'bench/out', smoke ? 'smoke' : 'run', 'traces');
+// Samples the command's heap in use (heapUsed + external) beside its RSS; see lib/heap-sampler.mjs.
+const HEAP_SAMPLER = resolve(ROOT, 'bench/lib/heap-sampler.mjs');
+
+/** One timed `rxs` run, as users run it (the executable, with its shebang's flags): wall time, peak RSS, peak heap in use. */
+async function timedRxs(args, heapFile) {
+  rmSync(heapFile, { force: true });
+  const env = { NODE_OPTIONS: `--import ${HEAP_SAMPLER}`, RXS_BENCH_HEAP_FILE: heapFile };
+  const run = await timedOk(RXS_BIN, args, { env });
+  const heap = JSON.parse(readFileSync(heapFile, 'utf8'));
+  rmSync(heapFile, { force: true });
+  return { seconds: run.seconds, peakRss: run.peakRss, peakHeap: heap.heapInUse };
+}
 
 /** Requirements n, tests 2n, traces 3n: each test verifies one requirement, n more link at random; 5% of requirements are left without a test. */
 async function generate(dir, n) {
@@ -33,7 +47,11 @@ async function generate(dir, n) {
     const { accounts, techdoc } = createServices(storage);
     const { topic, records: samples } = loadSamples();
     const tenant = await accounts.createTenant('Traceability bench');
-    const user = await accounts.createUser(tenant.id, { email: 'owner@bench.rxs.local', name: 'Owner', role: 'owner' });
+    const user = await accounts.createUser(tenant.id, {
+      email: 'owner@bench.rxs.local',
+      name: 'Owner',
+      role: 'owner',
+    });
     const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
     const owner = { tenantId: tenant.id, userId: user.id, role: 'owner' };
     const revisionOf = async (name) => {
@@ -47,7 +65,13 @@ async function generate(dir, n) {
     const requirements = await revisionOf('System Requirements');
     const tests = await revisionOf('Verification Tests');
     const actor = changeActor({ tenantId: tenant.id, userId: user.id, role: 'owner', via: 'local' }, 'bench');
-    const base = { samples, tenantId: tenant.id, userId: user.id, tenant, baseMs: Date.parse('2026-01-01T00:00:00Z') };
+    const base = {
+      samples,
+      tenantId: tenant.id,
+      userId: user.id,
+      tenant,
+      baseMs: Date.parse('2026-01-01T00:00:00Z'),
+    };
     const reqIds = [];
     const testIds = [];
     const newId = idMaker(Math.floor(base.baseMs / 1000));
@@ -89,7 +113,8 @@ async function generate(dir, n) {
           actor,
         );
       for (let i = 0; i < 2 * n; i++) await link(reqIds[i % covered], testIds[i]);
-      for (let i = 0; i < n; i++) await link(reqIds[(i * 7919) % covered], testIds[(i * 104_729 + 1) % (2 * n)]);
+      for (let i = 0; i < n; i++)
+        await link(reqIds[(i * 7919) % covered], testIds[(i * 104_729 + 1) % (2 * n)]);
     });
     return { apiKey: key.key, requirements, tests };
   } finally {
@@ -103,8 +128,22 @@ async function measureScale(n) {
   const meta = await generate(join(dir, 'db'), n);
   const keyFile = join(dir, 'api.key');
   writeFileSync(keyFile, `${meta.apiKey}\n`, { mode: 0o600 });
-  const rxs = await startRxs({ dataDir: join(dir, 'db'), apiKey: meta.apiKey, logFile: join(dir, 'rxs.log') });
-  const common = ['--kt', meta.requirements, '--kt', meta.tests, '--url', rxs.url, '--api-key-file', keyFile, '--quiet'];
+  const rxs = await startRxs({
+    dataDir: join(dir, 'db'),
+    apiKey: meta.apiKey,
+    logFile: join(dir, 'rxs.log'),
+  });
+  const common = [
+    '--kt',
+    meta.requirements,
+    '--kt',
+    meta.tests,
+    '--url',
+    rxs.url,
+    '--api-key-file',
+    keyFile,
+    '--quiet',
+  ];
   const sides = {
     export: ['export', ...common, '--traces', '--format', 'json', '--out', join(dir, 'export.json')],
     report: ['trace-report', ...common, '--format', 'html', '--out', join(dir, 'trace.html')],
@@ -112,10 +151,10 @@ async function measureScale(n) {
   const figures = { export: [], report: [] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? ['export', 'report', 'report', 'export'] : ['report', 'export', 'export', 'report'];
+      const order =
+        round % 2 === 0 ? ['export', 'report', 'report', 'export'] : ['report', 'export', 'export', 'report'];
       for (const side of ROUNDS === 1 ? ['export', 'report'] : order) {
-        const run = await timedOk(process.execPath, [RXS_BIN, ...sides[side]]);
-        figures[side].push({ seconds: run.seconds, peakRss: run.peakRss });
+        figures[side].push(await timedRxs(sides[side], join(dir, `${side}.heap.json`)));
       }
     }
   } finally {
@@ -124,9 +163,18 @@ async function measureScale(n) {
   }
   const summary = (side) => ({
     seconds: median(figures[side].map((f) => f.seconds)),
-    peakRssMb: figures[side][0].peakRss === undefined ? null : median(figures[side].map((f) => f.peakRss)) / 2 ** 20,
+    peakRssMb:
+      figures[side][0].peakRss === undefined ? null : median(figures[side].map((f) => f.peakRss)) / 2 ** 20,
+    peakHeapMb: median(figures[side].map((f) => f.peakHeap)) / 2 ** 20,
   });
-  return { requirements: n, tests: 2 * n, traces: 3 * n, runs: figures.report.length, export: summary('export'), report: summary('report') };
+  return {
+    requirements: n,
+    tests: 2 * n,
+    traces: 3 * n,
+    runs: figures.report.length,
+    export: summary('export'),
+    report: summary('report'),
+  };
 }
 
 const results = [];
@@ -137,20 +185,29 @@ const fmt = (x, d = 2) => (x === null || x === undefined ? 'n/a' : x.toFixed(d))
 const lines = [
   '# Traceability benchmark',
   '',
-  `Generated by \`node bench/trace-report.mjs${smoke ? ' --smoke' : ''}\` on ${new Date().toISOString()}. Each row: medians of ${largest.runs} runs per side, the sides taking turns. Times are wall times of the whole command (start-up included); memory is the peak RSS of the \`rxs\` process (GNU time).`,
+  `Generated by \`node bench/trace-report.mjs${smoke ? ' --smoke' : ''}\` on ${new Date().toISOString()}. Each row: medians of ${largest.runs} runs per side, the sides taking turns. Times are wall times of the whole command (start-up included). Memory: the peak RSS of the \`rxs\` process (GNU time), and its peak heap in use, \`heapUsed + external\` of \`process.memoryUsage()\` sampled every 50 ms (\`bench/lib/heap-sampler.mjs\`, preloaded): what the process holds, where RSS also counts the room V8 and the allocator keep.`,
   '',
-  '| requirements | tests | traces | `rxs export --traces` (JSON) | `rxs trace-report` (HTML) | report / export | export peak RSS | report peak RSS |',
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| requirements | tests | traces | `rxs export --traces` (JSON) | `rxs trace-report` (HTML) | report / export | export peak RSS | report peak RSS | export peak heap in use | report peak heap in use |',
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...results.map(
     (r) =>
-      `| ${r.requirements} | ${r.tests} | ${r.traces} | ${fmt(r.export.seconds)} s | ${fmt(r.report.seconds)} s | ${fmt(r.report.seconds / r.export.seconds)}x | ${fmt(r.export.peakRssMb, 0)} MB | ${fmt(r.report.peakRssMb, 0)} MB |`,
+      `| ${r.requirements} | ${r.tests} | ${r.traces} | ${fmt(r.export.seconds)} s | ${fmt(r.report.seconds)} s | ${fmt(r.report.seconds / r.export.seconds)}x | ${fmt(r.export.peakRssMb, 0)} MB | ${fmt(r.report.peakRssMb, 0)} MB | ${fmt(r.export.peakHeapMb, 0)} MB | ${fmt(r.report.peakHeapMb, 0)} MB |`,
   ),
   '',
   `- Target: the report of ${largest.requirements} requirements, ${largest.tests} tests and ${largest.traces} traces in under ${REPORT_TARGET_SECONDS} s: ${fmt(largest.report.seconds)} s, ${largest.report.seconds < REPORT_TARGET_SECONDS ? '**met**' : '**missed**'}.`,
 ];
-if (results.length > 1 && largest.report.peakRssMb && smallest.report.peakRssMb) {
+if (results.length > 1) {
+  const times = largest.requirements / smallest.requirements;
+  // Each trace comes with one record in this graph (n + 2n records, 3n traces): growth per both.
+  const perTrace = (side) =>
+    ((side(largest).peakHeapMb - side(smallest).peakHeapMb) * 2 ** 20) / (largest.traces - smallest.traces);
+  const ratio = (side, key) => side(largest)[key] / side(smallest)[key];
+  const report = (r) => r.report;
+  const exported = (r) => r.export;
+  const flat = ratio(report, 'peakHeapMb') <= FLAT_HEAP_RATIO;
   lines.push(
-    `- Memory: ${largest.requirements / smallest.requirements}x the data takes ${fmt(largest.report.peakRssMb / smallest.report.peakRssMb)}x the report's peak RSS (the export's: ${fmt(largest.export.peakRssMb / smallest.export.peakRssMb)}x). The report holds each record's id and readable id and each counted link (a few hundred bytes each), never a record; the export holds the traces, then streams the records.`,
+    `- Memory: ${times}x the data takes ${fmt(ratio(report, 'peakHeapMb'))}x the report's peak heap in use (${fmt(perTrace(report), 0)} bytes more per trace and record) and ${fmt(ratio(report, 'peakRssMb'))}x its peak RSS; the export's: ${fmt(ratio(exported, 'peakHeapMb'))}x heap in use (${fmt(perTrace(exported), 0)} bytes per trace and record), ${fmt(ratio(exported, 'peakRssMb'))}x RSS.`,
+    `- Flat memory, taken as: ${times}x the data within ${FLAT_HEAP_RATIO}x the peak heap in use of the report: ${flat ? '**flat**' : '**not flat**'}. What the report must hold grows with the data: each record's readable id and number, and each trace's two record numbers and flags, never a record or a trace object.`,
   );
 }
 lines.push('');
