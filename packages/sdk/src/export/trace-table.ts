@@ -62,6 +62,7 @@ export class TraceTable {
       return x < y ? -1 : x > y ? 1 : met(a, b);
     });
     const traces: ExportedTrace[] = [];
+    const made = new Array<TraceEnd | undefined>(this.ends.ids.length);
     // Per link type's name, as a Map filled in the listing's order would hold it: the place of the
     // first trace met with it, the link type of the last.
     const used = new Map<string, { first: number; last: number; type: LinkType }>();
@@ -80,9 +81,9 @@ export class TraceTable {
       const kind = kinds.at(row);
       traces.push({
         id: ids[row]!,
-        source: this.end(sources.at(row)),
-        target: this.end(targets.at(row)),
-        relationTypes: [...this.relationLists[kind >> 1]!],
+        source: this.end(sources.at(row), made),
+        target: this.end(targets.at(row), made),
+        relationTypes: this.relationLists[kind >> 1]!,
         ...(linkType && { linkType: linkType.name }),
         suspect: (kind & 1) === 1,
       });
@@ -98,9 +99,14 @@ export class TraceTable {
     return -this.others.length;
   }
 
-  private end(n: number): TraceEnd {
+  /** A record's end is one object for all its traces (as a list of relation types is): read-only. */
+  private end(n: number, made: (TraceEnd | undefined)[]): TraceEnd {
     if (n < 0) return this.others[-1 - n]!;
-    return { id: this.ends.ids[n]!, type: 'Record', readableId: this.ends.readableIdOf(n) };
+    return (made[n] ??= {
+      id: this.ends.ids[n]!,
+      type: 'Record',
+      readableId: this.ends.readableIdOf(n),
+    });
   }
 
   private relationsOf(types: readonly RelationType[]): number {
