@@ -14,6 +14,8 @@ export function exportSourceOf(
     listRecordBatches: (query) => client.records.listRecordBatches(query),
     listTraces: async (nodes, options) =>
       (await client.tracer.listTracesFor(nodes, { ...traces, ...options, edgesOnly: true })).edges,
+    listTraceBatches: async (nodes, onEdges, options) =>
+      void (await client.tracer.listTracesFor(nodes, { ...traces, ...options, onEdges })),
     getApproval: (revisionId) => client.techdoc.getApproval(revisionId),
   };
 }

@@ -111,6 +111,26 @@ describe('listTracesFor', () => {
     expect(lean.edges.map((e) => e._id)).toEqual(listing.edges.map((e) => e._id));
   });
 
+  it("onEdges: each batch's edges as it arrives, with its place; in batch order, the merged listing", async () => {
+    const { server } = await tracer({ delayMs: 5, maxNodesAnswered: 30 });
+    const input = [...nodes(250), ...nodes(3)];
+    const merged = await clientAt(server.url).listTracesFor(input, { batchSize: 50, concurrency: 3 });
+    const handed: { batch: number; ids: string[] }[] = [];
+    const listing = await clientAt(server.url).listTracesFor(input, {
+      batchSize: 50,
+      concurrency: 3,
+      onEdges: (edges, batch) => handed.push({ batch, ids: edges.map((e) => e._id) }),
+    });
+    expect(listing).toEqual({ results: {}, edges: [] });
+    // Batches of 50 are refused (more than 30 nodes) and asked in halves of 25: two hand-overs each.
+    expect(handed.map((h) => h.batch).sort((a, b) => a - b)).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+    const inOrder = handed
+      .map((h, arrival) => ({ ...h, arrival }))
+      .sort((a, b) => a.batch - b.batch || a.arrival - b.arrival)
+      .flatMap((h) => h.ids);
+    expect([...new Set(inOrder)]).toEqual(merged.edges.map((e) => e._id));
+  });
+
   it("defaults: batches of the server's limit, the client's concurrency (4)", async () => {
     const { server, stats } = await tracer({ delayMs: 150 });
     await clientAt(server.url).listTracesFor(nodes(TRACE_BATCH_MAX_NODES * 5 + 1));

@@ -31,6 +31,13 @@ export interface TraceListOptions {
    * stays empty, so memory holds the traces, not every node's connected nodes (what an export needs).
    */
   edgesOnly?: boolean;
+  /**
+   * Hands each batch's edges (de-duplicated within the batch) over as its answer arrives, with the
+   * batch's position among the batches (the halves of a refused batch share it, first half first);
+   * `results` and `edges` then stay empty. For callers that keep a few fields of each edge: memory
+   * then holds what they keep, not the edges.
+   */
+  onEdges?: (edges: TraceEdge[], batch: number) => void;
   signal?: AbortSignal;
 }
 
@@ -97,6 +104,16 @@ function isAnswerTooLarge(error: unknown): boolean {
     Array.isArray(error.detail) &&
     error.detail.some((item) => item.type === TRACE_BATCH_TOO_LARGE)
   );
+}
+
+/** Each node once (by type and id), in the order first given; the keys are garbage once it returns. */
+function uniqueNodes(nodes: readonly BatchRetrieveNode[]): BatchRetrieveNode[] {
+  const unique = new Map<string, BatchRetrieveNode>();
+  for (const node of nodes) {
+    const key = `${node.node_type}\u0000${node.node_id}`;
+    if (!unique.has(key)) unique.set(key, node);
+  }
+  return [...unique.values()];
 }
 
 /** Splits `items` into consecutive slices of at most `size`. */
@@ -169,15 +186,13 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
     listTracesFor: async (nodes, options = {}) => {
       const concurrency = checkConcurrency(options.concurrency ?? defaults.concurrency, 'concurrency');
       const batchSize = checkWholeNumber(options.batchSize ?? defaults.batchSize, 'batchSize');
-      const unique = new Map<string, BatchRetrieveNode>();
-      for (const node of nodes) {
-        const key = `${node.node_type}\u0000${node.node_id}`;
-        if (!unique.has(key)) unique.set(key, node);
-      }
-      const batches = chunk([...unique.values()], batchSize);
+      const batches = chunk(uniqueNodes(nodes), batchSize);
+      const { onEdges } = options;
+      const edgesOnly = options.edgesOnly || onEdges !== undefined;
       // One slot of the bounded concurrency asks the halves of a refused batch one after the other.
       const listBatch = async (
         batch: BatchRetrieveNode[],
+        index: number,
         signal: AbortSignal,
       ): Promise<BatchRetrieveResponse[]> => {
         try {
@@ -188,11 +203,15 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
             ...(options.asOf === undefined ? {} : { as_of: options.asOf }),
           };
           const answer = await batchList(request, { signal });
-          if (!options.edgesOnly) return [answer];
+          if (!edgesOnly) return [answer];
           // Only the edges, de-duplicated within the batch; the rest of the answer is dropped here.
           const edges = new Map<string, TraceEdge>();
           for (const result of Object.values(answer.results ?? {}))
             for (const edge of Array.isArray(result?.edges) ? result.edges : []) edges.set(edge._id, edge);
+          if (onEdges) {
+            onEdges([...edges.values()], index);
+            return [];
+          }
           return [
             {
               results: { '': { edges: [...edges.values()] } as ConnectedNodesResponse },
@@ -202,15 +221,15 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
         } catch (error) {
           if (batch.length < 2 || !isAnswerTooLarge(error)) throw error;
           const half = Math.ceil(batch.length / 2);
-          const first = await listBatch(batch.slice(0, half), signal);
-          return [...first, ...(await listBatch(batch.slice(half), signal))];
+          const first = await listBatch(batch.slice(0, half), index, signal);
+          return [...first, ...(await listBatch(batch.slice(half), index, signal))];
         }
       };
       const answers = (
         await mapBounded(
           batches,
           concurrency,
-          (batch, _index, signal) => listBatch(batch, signal),
+          (batch, index, signal) => listBatch(batch, index, signal),
           options.signal,
         )
       ).flat();
@@ -219,7 +238,7 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
       const seen = new Set<string>();
       for (const answer of answers) {
         for (const [nodeId, result] of Object.entries(answer.results)) {
-          if (!options.edgesOnly) results[nodeId] = result;
+          if (!edgesOnly) results[nodeId] = result;
           for (const edge of Array.isArray(result?.edges) ? result.edges : []) {
             if (seen.has(edge._id)) continue;
             seen.add(edge._id);

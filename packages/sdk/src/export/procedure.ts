@@ -4,6 +4,8 @@ import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import { buildFieldMap, extendFieldMap, RecordMapper, type FieldMap } from '../mapping/index.js';
 import { checkExportColumns } from './limits.js';
+import { RecordEnds } from './record-ends.js';
+import { TraceTable } from './trace-table.js';
 import {
   defaultIdentifierRule,
   defaultPresentation,
@@ -33,6 +35,16 @@ export interface ExportSource {
   listRecordBatches?(query: RecordListQuery): AsyncIterable<ServiceRecord[]>;
   /** Step 4: `POST /traces/batch/list` for these nodes, chunked and with bounded concurrency. */
   listTraces(nodes: BatchRetrieveNode[], options?: { asOf?: string }): Promise<TraceEdge[]>;
+  /**
+   * Step 4 handing each batch's edges to `onEdges` as it arrives, with the batch's place among the
+   * batches (the same edges as `listTraces`), when the source can: the export then keeps a few
+   * numbers per edge instead of the edges.
+   */
+  listTraceBatches?(
+    nodes: BatchRetrieveNode[],
+    onEdges: (edges: TraceEdge[], batch: number) => void,
+    options?: { asOf?: string },
+  ): Promise<void>;
   /** Who approved a revision (`GET /kt/{id}/approval`), undefined when nobody did; optional. */
   getApproval?(revisionId: string): Promise<Approval | undefined>;
 }
@@ -256,11 +268,10 @@ export async function* exportPartBatches(
   const at = asOf === undefined ? {} : { asOf };
   yield [headerPart(source, options, now)];
 
-  const recordIds: string[] = [];
   const mapping = options.mapping ?? defaultExportMapping;
   const readableIds = new ReadableIds();
-  // For the traces: each exported record's readable id and topic (kept only when traces are asked for).
-  const traceEnds = new Map<string, { readableId: string; topic: TopicRef }>();
+  // For the traces: each exported record's id, readable id and topic (kept only when traces are asked for).
+  const ends = new RecordEnds();
   const exportedTopics: TopicRef[] = [];
   for (const requested of options.revisionIds) {
     // 1. The schema, by the same revision id the records are listed by.
@@ -292,10 +303,7 @@ export async function* exportPartBatches(
         }
         const readableId = readableIds.assign(readableIdOf(mapped.record, rule, presentation), record._id);
         mapped.record.readableId = readableId;
-        if (options.traces) {
-          recordIds.push(record._id);
-          traceEnds.set(record._id, { readableId, topic: topicRef });
-        }
+        if (options.traces) ends.add(record._id, readableId, exportedTopics.length - 1);
         parts[i] = { kind: 'record', record: mapped.record };
       }
       if (records.length === 0) continue;
@@ -315,41 +323,35 @@ export async function* exportPartBatches(
 
   // 4. The traces touching the exported records.
   if (options.traces) {
-    const edges = await source.listTraces(
-      recordIds.map((id) => ({ node_id: id, node_type: 'Record', version: '' })),
-      at,
-    );
-    const seen = new Set<string>();
-    const traces: ExportedTrace[] = [];
-    const linkTypes = new Map<string, LinkType>();
-    for (const edge of edges) {
-      if (seen.has(edge._id)) continue;
-      seen.add(edge._id);
-      const sourceType = edge.source_node?.type ?? 'Record';
-      const targetType = edge.target_node?.type ?? 'Record';
-      const sourceEnd = sourceType === 'Record' ? traceEnds.get(edge.source) : undefined;
-      const targetEnd = targetType === 'Record' ? traceEnds.get(edge.target) : undefined;
-      const linkType =
-        sourceEnd && targetEnd ? mapping.linkType(sourceEnd.topic, targetEnd.topic) : undefined;
-      if (linkType) linkTypes.set(linkType.name, linkType);
-      traces.push({
-        id: edge._id,
-        source: { id: edge.source, type: sourceType, ...(sourceEnd && { readableId: sourceEnd.readableId }) },
-        target: { id: edge.target, type: targetType, ...(targetEnd && { readableId: targetEnd.readableId }) },
-        relationTypes: [...edge.relation_type],
-        ...(linkType && { linkType: linkType.name }),
-        suspect: edge.outdated === true,
-      });
-    }
-    traces.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const { traces, linkTypes } = await tracesOf(source, ends, exportedTopics, mapping, at);
     const mappedLinkTypes: LinkType[] = [];
     for (const source of exportedTopics)
       for (const target of exportedTopics) {
         const named = mapping.linkType(source, target);
         if (named) mappedLinkTypes.push(named);
       }
-    yield [{ kind: 'traces', traces, linkTypes: [...linkTypes.values()], mappedLinkTypes }];
+    yield [{ kind: 'traces', traces, linkTypes, mappedLinkTypes }];
   }
   for (const warning of mapping.warningsFor?.(exportedTopics) ?? []) warn(warning);
   yield [{ kind: 'end', warnings }];
+}
+
+/**
+ * Step 4: the traces between the exported records and beyond, each once, sorted by id, with the
+ * named link types they use. Kept as rows of numbers while the batches arrive (TraceTable), when
+ * the source hands them over batch by batch; the edges and the table are garbage once it returns.
+ */
+async function tracesOf(
+  source: ExportSource,
+  ends: RecordEnds,
+  topics: readonly TopicRef[],
+  mapping: ExportMapping,
+  at: { asOf?: string },
+): Promise<{ traces: ExportedTrace[]; linkTypes: LinkType[] }> {
+  const table = new TraceTable(ends);
+  const nodes = ends.ids.map((id): BatchRetrieveNode => ({ node_id: id, node_type: 'Record', version: '' }));
+  if (source.listTraceBatches)
+    await source.listTraceBatches(nodes, (edges, batch) => table.add(edges, batch), at);
+  else table.add(await source.listTraces(nodes, at), 0);
+  return table.traces((from, to) => mapping.linkType(topics[from]!, topics[to]!));
 }

@@ -205,6 +205,8 @@ export class FeedCacheWriter {
       listRecords: (query) => singles(this.listRecordBatches(source, query)),
       listRecordBatches: (query) => this.listRecordBatches(source, query),
       listTraces: (nodes, options) => this.listTraces(source, nodes, options),
+      // The kept traces are whole edges: the export asks for them through listTraces.
+      listTraceBatches: undefined,
     };
   }
 

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LinkType } from '../export/model.js';
-import { CoverageCollector, coverageMarkdown, coverageOf, type CoverageTopic } from './coverage.js';
+import {
+  CoverageCollector,
+  coverageMarkdown,
+  coverageOf,
+  type CoverageRule,
+  type CoverageTopic,
+  type RuleCoverage,
+} from './coverage.js';
 import { coverageHtml } from './html.js';
 
 const topic = (n: number): CoverageTopic => ({
@@ -14,7 +21,154 @@ const topic = (n: number): CoverageTopic => ({
  * Coverage and orphans against an independent count: for each source record, is there any counted
  * trace to a record of the target topic; for each target record, from one of the source topic.
  */
+interface Link {
+  source: string;
+  target: string;
+  linkType?: string;
+  suspect?: boolean;
+}
+
+/** The coverage of a rule as computed from strings before the report kept numbers: the oracle. */
+function oracleRule(
+  rule: CoverageRule,
+  records: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  links: readonly Link[],
+): RuleCoverage {
+  const sources = records.get(rule.source.revisionId) ?? new Map<string, string>();
+  const targets = records.get(rule.target.revisionId) ?? new Map<string, string>();
+  const linkedSources = new Set<string>();
+  const linkedTargets = new Set<string>();
+  const pairs = new Set<string>();
+  const suspectPairs = new Set<string>();
+  const counted: [string, string][] = [];
+  const suspect: [string, string][] = [];
+  const count = (source: string, target: string, isSuspect: boolean) => {
+    linkedSources.add(source);
+    linkedTargets.add(target);
+    const key = `${source}\u0000${target}`;
+    const readable: [string, string] = [sources.get(source)!, targets.get(target)!];
+    if (isSuspect && !suspectPairs.has(key)) {
+      suspectPairs.add(key);
+      suspect.push(readable);
+    }
+    if (pairs.has(key)) return;
+    pairs.add(key);
+    counted.push(readable);
+  };
+  for (const link of links) {
+    const isSuspect = link.suspect === true;
+    if (rule.linkType !== undefined) {
+      if (link.linkType === rule.linkType && sources.has(link.source) && targets.has(link.target))
+        count(link.source, link.target, isSuspect);
+      continue;
+    }
+    if (sources.has(link.source) && targets.has(link.target)) count(link.source, link.target, isSuspect);
+    else if (sources.has(link.target) && targets.has(link.source)) count(link.target, link.source, isSuspect);
+  }
+  const uncovered = [...sources].filter(([id]) => !linkedSources.has(id)).map(([, readable]) => readable);
+  const orphans = [...targets].filter(([id]) => !linkedTargets.has(id)).map(([, readable]) => readable);
+  const total = sources.size;
+  const covered = total - uncovered.length;
+  const byPair = (a: [string, string], b: [string, string]) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+  counted.sort(byPair);
+  suspect.sort(byPair);
+  return {
+    rule,
+    total,
+    covered,
+    percent: total === 0 ? 100 : (covered / total) * 100,
+    uncovered,
+    orphans,
+    links: counted,
+    suspect,
+  };
+}
+
 describe('coverageOf', () => {
+  it('property: the same report as computing it from the strings, readable ids alike or not', () => {
+    const graph = fc.record({
+      sizes: fc.tuple(fc.nat(4), fc.nat(4), fc.nat(3)),
+      // Few readable ids: records of one topic often share one (ties must sort as strings do).
+      readable: fc.array(fc.constantFrom('B', 'a', 'A-10', 'Ä'), {
+        minLength: 16,
+        maxLength: 16,
+      }),
+      links: fc.array(
+        fc.record({
+          from: fc.tuple(fc.nat(3), fc.nat(3)),
+          to: fc.tuple(fc.nat(3), fc.nat(3)),
+          linkType: fc.constantFrom(undefined, 'verified_by', 'other'),
+          suspect: fc.option(fc.boolean(), { nil: undefined }),
+        }),
+        { maxLength: 24 },
+      ),
+      withType: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(graph, ({ sizes, readable, links, withType }) => {
+        const topics = [topic(0), topic(1), topic(2)];
+        let next = 0;
+        const records = new Map(
+          topics.map((t, i) => [
+            t.revisionId,
+            new Map(Array.from({ length: sizes[i]! }, (_, r) => [`t${i}r${r}`, readable[next++]!])),
+          ]),
+        );
+        // Topic 3 does not exist: links to its records count nowhere.
+        const traces = links.map((l) => ({
+          source: `t${l.from[0]}r${l.from[1]}`,
+          target: `t${l.to[0]}r${l.to[1]}`,
+          ...(l.linkType && { linkType: l.linkType }),
+          ...(l.suspect !== undefined && { suspect: l.suspect }),
+        }));
+        const linkTypes: LinkType[] = withType
+          ? [
+              {
+                name: 'verified_by',
+                incoming: 'verifies',
+                sourceTopicHistoryId: 'hist1',
+                targetTopicHistoryId: 'hist0',
+              },
+            ]
+          : [];
+        const report = coverageOf(topics, records, traces, linkTypes);
+        expect(report.rules.map((r) => oracleRule(r.rule, records, traces))).toEqual(report.rules);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('sorts the links of records that share a readable id by their strings, as the report shows them', () => {
+    const records = new Map([
+      [
+        'rev0',
+        new Map([
+          ['s1', 'X'],
+          ['s2', 'X'],
+        ]),
+      ],
+      [
+        'rev1',
+        new Map([
+          ['t1', 'A'],
+          ['t9', 'B'],
+        ]),
+      ],
+    ]);
+    const links = [
+      { source: 's1', target: 't9' },
+      { source: 's2', target: 't1', suspect: true },
+      { source: 't1', target: 's2' },
+    ];
+    const [rule] = coverageOf([topic(0), topic(1)], records, links, []).rules;
+    expect(rule!.links).toEqual([
+      ['X', 'A'],
+      ['X', 'B'],
+    ]);
+    expect(rule!.suspect).toEqual([['X', 'A']]);
+  });
+
   it('property: coverage, uncovered records and orphans equal a direct count on random graphs', () => {
     const graph = fc.record({
       sizes: fc.tuple(fc.nat(6), fc.nat(6), fc.nat(4)),

@@ -1,4 +1,5 @@
 import type { ExportPart, LinkType } from '../export/model.js';
+import { CoverageGraph } from './coverage-graph.js';
 
 /**
  * Traceability coverage (issue 16): is every record of a source topic linked to the target topic
@@ -47,6 +48,7 @@ export interface CoverageReport {
   rules: RuleCoverage[];
 }
 
+/** A trace between two records, by record id (`coverageOf`'s input). */
 interface Link {
   source: string;
   target: string;
@@ -54,12 +56,12 @@ interface Link {
   suspect?: boolean;
 }
 
-/** Gathers what coverage needs from an export's parts, in flat memory per record (ids only). */
+/**
+ * Gathers what coverage needs from an export's parts as they pass, in numbers (CoverageGraph):
+ * each record's readable id, each trace's two record numbers; never a record or a trace.
+ */
 export class CoverageCollector {
-  private readonly topics: CoverageTopic[] = [];
-  /** Per topic revision: record id -> readable id, in export order. */
-  private readonly records = new Map<string, Map<string, string>>();
-  private readonly links: Link[] = [];
+  private readonly graph = new CoverageGraph();
   private linkTypes: LinkType[] = [];
 
   async write(part: ExportPart): Promise<void> {
@@ -73,38 +75,43 @@ export class CoverageCollector {
   private take(part: ExportPart): void {
     if (part.kind === 'topic') {
       const { revisionId, historyId, name } = part.topic;
-      this.topics.push({ revisionId, historyId, name });
-      this.records.set(revisionId, new Map());
+      this.graph.addTopic({ revisionId, historyId, name });
     } else if (part.kind === 'record') {
-      this.records.get(part.record.topicRevisionId)?.set(part.record.id, part.record.readableId);
+      const { topicRevisionId, id, readableId } = part.record;
+      this.graph.addRecord(topicRevisionId, id, readableId);
     } else if (part.kind === 'traces') {
       // The mapping's links are the rules even when no trace follows one (then it is 0% covered).
       this.linkTypes = part.mappedLinkTypes ?? part.linkTypes;
       for (const trace of part.traces) {
         if (trace.source.type !== 'Record' || trace.target.type !== 'Record') continue;
-        this.links.push({
-          source: trace.source.id,
-          target: trace.target.id,
-          linkType: trace.linkType,
-          suspect: trace.suspect,
-        });
+        this.graph.addLink(trace.source.id, trace.target.id, trace.linkType, trace.suspect);
       }
     }
   }
 
   /** The coverage of each rule: the mapping's link types, then consecutive topics without one. */
   report(): CoverageReport {
-    return coverageOf(this.topics, this.records, this.links, this.linkTypes);
+    return this.graph.report(rulesOf(this.graph.topics, this.linkTypes));
   }
 }
 
-/** Rules, then each rule's coverage, orphans and links. */
+/** Rules, then each rule's coverage, orphans and links (records by topic revision: record id -> readable id). */
 export function coverageOf(
   topics: readonly CoverageTopic[],
   records: ReadonlyMap<string, ReadonlyMap<string, string>>,
   links: readonly Link[],
   linkTypes: readonly LinkType[],
 ): CoverageReport {
+  const graph = new CoverageGraph();
+  for (const topic of topics) graph.addTopic(topic);
+  for (const [revisionId, readable] of records)
+    for (const [id, readableId] of readable) graph.addRecord(revisionId, id, readableId);
+  for (const link of links) graph.addLink(link.source, link.target, link.linkType, link.suspect === true);
+  return graph.report(rulesOf(topics, linkTypes));
+}
+
+/** The mapping's link types between two of the topics, then consecutive topics without one. */
+function rulesOf(topics: readonly CoverageTopic[], linkTypes: readonly LinkType[]): CoverageRule[] {
   const byHistory = new Map(topics.map((t) => [t.historyId, t]));
   const rules: CoverageRule[] = [];
   const named = new Set<string>();
@@ -122,63 +129,7 @@ export function coverageOf(
     const [source, target] = [topics[i]!, topics[i + 1]!];
     if (!named.has(`${source.historyId}\u0000${target.historyId}`)) rules.push({ source, target });
   }
-  return { topics: [...topics], rules: rules.map((rule) => ruleCoverage(rule, records, links)) };
-}
-
-function ruleCoverage(
-  rule: CoverageRule,
-  records: ReadonlyMap<string, ReadonlyMap<string, string>>,
-  links: readonly Link[],
-): RuleCoverage {
-  const sources = records.get(rule.source.revisionId) ?? new Map<string, string>();
-  const targets = records.get(rule.target.revisionId) ?? new Map<string, string>();
-  const linkedSources = new Set<string>();
-  const linkedTargets = new Set<string>();
-  const pairs = new Set<string>();
-  const suspectPairs = new Set<string>();
-  const counted: [string, string][] = [];
-  const suspect: [string, string][] = [];
-  const count = (source: string, target: string, isSuspect: boolean) => {
-    linkedSources.add(source);
-    linkedTargets.add(target);
-    const key = `${source}\u0000${target}`;
-    const readable: [string, string] = [sources.get(source)!, targets.get(target)!];
-    if (isSuspect && !suspectPairs.has(key)) {
-      suspectPairs.add(key);
-      suspect.push(readable);
-    }
-    if (pairs.has(key)) return;
-    pairs.add(key);
-    counted.push(readable);
-  };
-  for (const link of links) {
-    const isSuspect = link.suspect === true;
-    if (rule.linkType !== undefined) {
-      if (link.linkType === rule.linkType && sources.has(link.source) && targets.has(link.target))
-        count(link.source, link.target, isSuspect);
-      continue;
-    }
-    if (sources.has(link.source) && targets.has(link.target)) count(link.source, link.target, isSuspect);
-    else if (sources.has(link.target) && targets.has(link.source)) count(link.target, link.source, isSuspect);
-  }
-  const uncovered = [...sources].filter(([id]) => !linkedSources.has(id)).map(([, readable]) => readable);
-  const orphans = [...targets].filter(([id]) => !linkedTargets.has(id)).map(([, readable]) => readable);
-  const total = sources.size;
-  const covered = total - uncovered.length;
-  const byPair = (a: [string, string], b: [string, string]) =>
-    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
-  counted.sort(byPair);
-  suspect.sort(byPair);
-  return {
-    rule,
-    total,
-    covered,
-    percent: total === 0 ? 100 : (covered / total) * 100,
-    uncovered,
-    orphans,
-    links: counted,
-    suspect,
-  };
+  return rules;
 }
 
 /** A rule as the reports name it: `Source → Target (link type)`. */
