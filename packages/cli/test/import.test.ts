@@ -6,6 +6,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { approvedTopic } from '../../server/test/support/topics.js';
+import { missingReader, shouldSkip } from '../../sdk/test/support/spreadsheet-readers.js';
 import { runCli } from './run-cli.js';
 
 const samples = new URL('../../../reference/samples/', import.meta.url);
@@ -143,6 +144,63 @@ describe('rxs import', () => {
     });
   }
 
+  it.skipIf(shouldSkip(missingReader('soffice', 'libreoffice-calc')))(
+    'reads the workbook as LibreOffice saves it (shared strings, TRUE() cells): the same records, line breaks aside',
+    async () => {
+      const file = join(dir, 'for-libreoffice.xlsx');
+      const exported = await rxs('export', '--kt', source, '--format', 'xlsx', '--out', file);
+      expect(exported.code, exported.stderr).toBe(0);
+      // A person opens the export in LibreOffice Calc and saves it again as a workbook.
+      const saved = join(dir, 'saved-by-libreoffice');
+      const profile = mkdtempSync(join(tmpdir(), 'rxs-lo-profile-'));
+      try {
+        execFileSync(
+          'soffice',
+          [
+            `-env:UserInstallation=file://${profile}`,
+            '--headless',
+            '--convert-to',
+            'xlsx:Calc MS Excel 2007 XML',
+            '--outdir',
+            saved,
+            file,
+          ],
+          { timeout: 120_000, stdio: 'pipe' },
+        );
+      } finally {
+        rmSync(profile, { recursive: true, force: true });
+      }
+      const resaved = join(saved, 'for-libreoffice.xlsx');
+      // Not our writer's bytes any more: LibreOffice keeps text in a shared strings table.
+      const listing = "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))";
+      expect(execFileSync('python3', ['-c', listing, resaved], { encoding: 'utf8' })).toContain(
+        'xl/sharedStrings.xml',
+      );
+
+      // LibreOffice keeps line breaks in a cell as LF only: the one thing it changes.
+      const lf = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/\\r(\\n)?/g, '\\n'));
+      const records = await exportJson(source);
+      const withCr = records.filter((r) => JSON.stringify(r.values).includes('\\r')).length;
+      expect(withCr).toBeGreaterThan(0);
+
+      // A copy of the topic from our own file, then the saved workbook over it: the rows find their
+      // records by readable id, and only the records LibreOffice changed are updated.
+      const target = await fresh('Saved by LibreOffice');
+      const copied = await rxs('import', '--kt', target, file, '--new-records', '--json');
+      expect(JSON.parse(copied.stdout)).toMatchObject({ created: records.length, rejected: 0 });
+      const again = await rxs('import', '--kt', target, resaved, '--new-records', '--json');
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        rows: records.length,
+        unchanged: records.length - withCr,
+        created: 0,
+        updated: withCr,
+        rejected: 0,
+      });
+      expect(comparable(await exportJson(target), true)).toEqual(lf(comparable(records, true)));
+    },
+  );
+
   it('updates the rows a person changed in a spreadsheet (read back by Python), leaves the rest, and a dry run writes nothing', async () => {
     const target = await fresh('Edited');
     const csvFile = join(dir, 'edited-src.csv');
@@ -239,6 +297,34 @@ w.writerows(rows)`,
     expect(renamed.code, renamed.stdout).toBe(0);
     expect(JSON.parse(renamed.stdout).notes.join('\n')).toContain('Internal note: not imported');
     expect((await exportJson(target))[0]!.values.Priority).toBe('high');
+  });
+
+  it('columns and keys named like object built-ins ("constructor", "toString", "__proto__") are fields like any other', async () => {
+    const target = await approvedTopic(t, 'Built-in names', {
+      schema: {
+        type: 'default',
+        components: ['constructor', 'toString', '__proto__'].map((label, i) => ({
+          type: 'textfield',
+          key: `field_${i}`,
+          label,
+        })),
+      },
+    });
+    const csv = join(dir, 'builtins.csv');
+    writeFileSync(csv, 'name,constructor,toString,__proto__\r\nB-1,a,b,c\r\n');
+    const json = join(dir, 'builtins.json');
+    writeFileSync(json, '[{"name": "B-2", "constructor": "d", "toString": "e", "__proto__": "f"}]');
+    for (const file of [csv, json]) {
+      const result = await rxs('import', '--kt', target, file);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+    }
+    const stored = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${target}`)).body as {
+      name: string;
+      data: Record<string, unknown>;
+    }[];
+    const byName = Object.fromEntries(stored.map((r) => [r.name, r.data]));
+    expect(byName['B-1']).toEqual({ field_0: 'a', field_1: 'b', field_2: 'c' });
+    expect(byName['B-2']).toEqual({ field_0: 'd', field_1: 'e', field_2: 'f' });
   });
 
   it('rows of another topic and _ids that do not exist are refused with what to do', async () => {

@@ -73,6 +73,21 @@ describe('parseJsonArray: both paths yield the same elements', () => {
     for (const body of ['[\n]\n', '[]', '[ ]', '[\n\n]']) expect((await parse(body)).items).toEqual([]);
   });
 
+  it('keeps a "__proto__" key as data, as JSON.parse does, in every layout', async () => {
+    const text = '{"data":{"__proto__":"kept","inner":{"__proto__":{"polluted":true}}},"name":"x"}';
+    const expected = JSON.parse(text);
+    for (const body of [`[\n${text}\n]\n`, `[${text}, ${text}]`]) {
+      const { items } = await parse(body, 7);
+      for (const item of items) {
+        expect(item).toEqual(expected);
+        const data = (item as { data: Record<string, unknown> }).data;
+        expect(Object.keys(data)).toEqual(['__proto__', 'inner']);
+        expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+        expect((data.inner as { polluted?: boolean }).polluted).toBeUndefined();
+      }
+    }
+  });
+
   it('keeps elements of any JSON type', async () => {
     expect((await parse('[\n1,\n"two",\nnull,\n[3]\n]\n')).items).toEqual([1, 'two', null, [3]]);
   });

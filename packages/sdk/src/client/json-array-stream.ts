@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
+import withParser from 'stream-json/utils/withParser.js';
+import { keepingProtoKeys } from './own-keys.js';
 
 /** The body is not a complete JSON array: cut short (`truncated`) or malformed. */
 export class JsonArrayError extends Error {
@@ -312,7 +314,7 @@ async function* parseGeneral(
     inputEnded = true;
   }
   const input = Readable.from(source(), { objectMode: false });
-  const parser = StreamArray.withParser();
+  const parser = withParser((options) => keepingProtoKeys(new StreamArray(options)));
   input.on('error', (error) => {
     sourceError = error;
     parser.destroy(error);

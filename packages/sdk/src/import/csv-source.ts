@@ -71,7 +71,7 @@ function rowOf(header: readonly string[], cells: readonly string[], where: strin
       row.problems.push(
         `${column}: "${text.slice(0, 40)}" is a spreadsheet formula, not a value. Write the value, or put an apostrophe before it to import the text as it is.`,
       );
-    const fixed = FIXED_COLUMNS[column];
+    const fixed = FIXED_COLUMNS.get(column);
     if (fixed === 'skip') continue;
     if (fixed) {
       if (text !== '') row.facts[fixed] = text;

@@ -2,6 +2,7 @@ import { pipeline, Readable } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import Pick from 'stream-json/filters/Pick.js';
 import StreamValues from 'stream-json/streamers/StreamValues.js';
+import { keepingProtoKeys } from '../client/own-keys.js';
 import { isPlainObject } from '../mapping/paths.js';
 import { rowOfObject } from './object-row.js';
 import { decodeTextFile } from './text-decoding.js';
@@ -25,7 +26,7 @@ export class JsonSource implements RowSource {
       Readable.from(decodeTextFile(this.file)),
       new Parser(),
       new Pick({ filter: records }),
-      new StreamValues(),
+      keepingProtoKeys(new StreamValues()),
       () => {},
     );
     let count = 0;

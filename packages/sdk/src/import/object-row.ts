@@ -1,21 +1,18 @@
 import { isPlainObject } from '../mapping/paths.js';
-import type { RecordFacts, SourceRow } from './source-row.js';
+import { FIXED_COLUMNS, type FactColumn, type RecordFacts, type SourceRow } from './source-row.js';
 
-/** Keys of a flat object that are a record's facts, as exports and hand-made files name them. */
-const FACT_KEYS: Record<string, keyof RecordFacts | 'skip'> = {
-  _id: 'id',
-  id: 'id',
-  readable_id: 'readableId',
-  readableId: 'readableId',
-  name: 'name',
-  version: 'version',
-  topic_revision_id: 'topicRevisionId',
-  topicRevisionId: 'topicRevisionId',
-  topic: 'skip',
-  links: 'skip',
-  createdAt: 'skip',
-  updatedAt: 'skip',
-};
+/**
+ * Keys of a flat object that are a record's facts, as exports and hand-made files name them: the
+ * CSV/XLSX columns, and the names `rxs export`'s JSON gives them.
+ */
+const FACT_KEYS: ReadonlyMap<string, FactColumn> = new Map([
+  ...FIXED_COLUMNS,
+  ['id', 'id'],
+  ['readableId', 'readableId'],
+  ['topicRevisionId', 'topicRevisionId'],
+  ['createdAt', 'skip'],
+  ['updatedAt', 'skip'],
+]);
 
 /**
  * A row from a JSON object, in any of the three shapes people have: a record of `rxs export`
@@ -38,7 +35,7 @@ export function rowOfObject(object: unknown, where: string): SourceRow {
   };
   if (isPlainObject(object.values)) {
     for (const [key, value] of Object.entries(object)) {
-      const fact = FACT_KEYS[key];
+      const fact = FACT_KEYS.get(key);
       if (fact && fact !== 'skip') takeFact(fact, value);
     }
     for (const [name, value] of Object.entries(object.values)) row.values.set(name, { value });
@@ -54,7 +51,7 @@ export function rowOfObject(object: unknown, where: string): SourceRow {
     return row;
   }
   for (const [key, value] of Object.entries(object)) {
-    const fact = FACT_KEYS[key];
+    const fact = FACT_KEYS.get(key);
     if (fact === 'skip') continue;
     if (fact) takeFact(fact, value);
     else row.values.set(key, { value });

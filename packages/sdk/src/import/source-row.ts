@@ -50,13 +50,19 @@ export class ImportFileError extends Error {
   override name = 'ImportFileError';
 }
 
-/** The export's fixed columns by header, shared by CSV and XLSX (and `links`, not imported). */
-export const FIXED_COLUMNS: Record<string, keyof RecordFacts | 'skip'> = {
-  _id: 'id',
-  readable_id: 'readableId',
-  name: 'name',
-  topic_revision_id: 'topicRevisionId',
-  version: 'version',
-  topic: 'skip',
-  links: 'skip',
-};
+/** What a fixed column holds: one of the record's facts, or 'skip' (exported, not imported). */
+export type FactColumn = keyof RecordFacts | 'skip';
+
+/**
+ * The export's fixed columns by header, shared by CSV and XLSX (and `links`, not imported). A Map,
+ * not an object: a column named "constructor" or "__proto__" is a field's, not an inherited key.
+ */
+export const FIXED_COLUMNS: ReadonlyMap<string, FactColumn> = new Map([
+  ['_id', 'id'],
+  ['readable_id', 'readableId'],
+  ['name', 'name'],
+  ['topic_revision_id', 'topicRevisionId'],
+  ['version', 'version'],
+  ['topic', 'skip'],
+  ['links', 'skip'],
+]);

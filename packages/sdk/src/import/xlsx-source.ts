@@ -19,7 +19,7 @@ const OOXML_ESCAPE = /_x005F(?=x[0-9A-Fa-f]{4}_)|_x([0-9A-Fa-f]{4})_/g;
  * Rows of one sheet of an Excel workbook, streamed: a topic's sheet of `rxs export --format xlsx`
  * (its Traces and Export sheets are not records) or a sheet made by hand, with a header row.
  * Numbers, booleans and dates keep their type; a formula cell is refused, since its value is what
- * the spreadsheet computed last, not data.
+ * the spreadsheet computed last, not data (except TRUE() and FALSE(), LibreOffice's yes/no cells).
  */
 export class XlsxSource implements RowSource {
   readonly format = 'xlsx' as const;
@@ -130,7 +130,7 @@ function rowOf(header: readonly string[], cells: readonly unknown[], where: stri
       continue;
     }
     const cell = cellOf(raw, column, row.problems);
-    const fixed = FIXED_COLUMNS[column];
+    const fixed = FIXED_COLUMNS.get(column);
     if (fixed === 'skip') continue;
     if (fixed) {
       const text = 'text' in cell ? cell.text : String(cell.value);
@@ -147,6 +147,10 @@ function cellOf(raw: unknown, column: string, problems: string[]): Cell {
   if (typeof raw === 'object') {
     const object = raw as Record<string, unknown>;
     if ('formula' in object || 'sharedFormula' in object) {
+      // LibreOffice saves a yes/no cell as the constant formula TRUE() or FALSE(): the formula is
+      // the value (exceljs reads its cached result as 1, or not at all for 0).
+      const constant = CONSTANT_BOOLEANS.get(String(object.formula ?? '').toUpperCase());
+      if (constant !== undefined) return { value: constant };
       problems.push(
         `${column}: the cell is a formula (=${String(object.formula ?? object.sharedFormula).slice(0, 40)}), not a value. Replace it by its value (Paste Special, Values) and import again.`,
       );
@@ -159,6 +163,14 @@ function cellOf(raw: unknown, column: string, problems: string[]): Cell {
   }
   return { text: textOf(raw) };
 }
+
+/** Formulas that are a constant yes or no, as LibreOffice writes boolean cells. */
+const CONSTANT_BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ['TRUE()', true],
+  ['FALSE()', false],
+  ['TRUE', true],
+  ['FALSE', false],
+]);
 
 /** A cell's text: rich text runs joined, a hyperlink's text, OOXML escapes decoded. */
 function textOf(raw: unknown): string {
