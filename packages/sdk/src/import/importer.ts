@@ -12,7 +12,7 @@ import { RecordMapper } from '../mapping/record.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
-  rowIdentity,
+  identifyRow,
   type ExistingRecords,
   type ImportTarget,
   type RowPlan,
@@ -160,7 +160,7 @@ export async function importRecords(
   for await (const row of source.rows()) {
     report.rows++;
     for (const column of row.values.keys()) columns.use(column, row.byFormKey);
-    const identity = rowIdentity(row, target, columns, options);
+    const { identity } = identifyRow(row, target, columns, options);
     if (identity !== undefined) {
       if (identities.count(identity) === 0) referenced[identity.startsWith('_id ') ? 'ids' : 'readableIds']++;
       identities.add(identity);
@@ -206,14 +206,8 @@ export async function importRecords(
   const plans = async function* () {
     for await (const row of source.rows()) {
       if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
-      yield planRow(
-        row,
-        target,
-        columns,
-        existing,
-        duplicateOf(rowIdentity(row, target, columns, options)),
-        options,
-      );
+      const identified = identifyRow(row, target, columns, options);
+      yield planRow(identified, target, columns, existing, duplicateOf(identified.identity), options);
     }
   };
 
@@ -307,6 +301,7 @@ async function loadTarget(
     revisionIds: new Set([revision._id, ...revisions.map((r) => r._id)]),
     schema: revision.knowledge_topic_schema,
     fields,
+    fieldsByKey: new Map(fields.map((field) => [field.key, field])),
     components: componentsByKey(revision.knowledge_topic_schema?.components),
     presentation,
     rule,

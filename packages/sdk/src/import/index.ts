@@ -7,7 +7,7 @@ export {
   type RowPreview,
   type RowProblem,
 } from './importer.js';
-export { openRowSource, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';
+export { openRowSource, importFormatOf, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';
 export {
   ImportFileError,
   type ImportFormat,

@@ -28,9 +28,14 @@ const BY_EXTENSION: Record<string, ImportFormat> = {
   '.xml': 'reqif',
 };
 
+/** The format a file's extension names (any case), if any. */
+export function importFormatOf(file: string): ImportFormat | undefined {
+  return BY_EXTENSION[extname(file).toLowerCase()];
+}
+
 /** The reader of a file, by `format` or by its extension. */
 export function openRowSource(file: string, options: OpenSourceOptions = {}): RowSource {
-  const format = options.format ?? BY_EXTENSION[extname(file).toLowerCase()];
+  const format = options.format ?? importFormatOf(file);
   if (format === undefined)
     throw new ImportFileError(
       `Cannot tell the format of ${file} from its extension: say it with --format (${IMPORT_FORMATS.join(', ')}).`,

@@ -18,6 +18,8 @@ export interface ImportTarget {
   revisionIds: ReadonlySet<string>;
   schema: FormSchema;
   fields: readonly ExportedField[];
+  /** The fields by form key, for naming a validation problem's field. */
+  fieldsByKey: ReadonlyMap<string, ExportedField>;
   components: ReadonlyMap<string, FormComponent>;
   presentation: TopicPresentation;
   rule: IdentifierRule;
@@ -55,24 +57,33 @@ export interface RowPlannerOptions {
   reason?: string;
 }
 
-/** A row's identity in the file: its `_id`, else its readable id (given, or by the topic's rule). */
-export function rowIdentity(
+/** A row with what identifies it, derived once for the passes that need it. */
+export interface IdentifiedRow {
+  row: SourceRow;
+  /** Its `readable_id`, else what the topic's rule derives from its name and title. */
+  readableId: string | undefined;
+  /** Its identity in the file: `_id …`, else `readable id …`; a record twice in a file is refused. */
+  identity: string | undefined;
+}
+
+export function identifyRow(
   row: SourceRow,
   target: ImportTarget,
   columns: ImportColumns,
   options: RowPlannerOptions,
-): string | undefined {
-  if (row.facts.id !== undefined && !options.newRecords) return `_id ${row.facts.id}`;
-  const readable = readableIdOfRow(row, target, columns);
-  return readable === undefined ? undefined : `readable id ${readable}`;
+): IdentifiedRow {
+  const readableId = readableIdOfRow(row, target, columns);
+  const identity =
+    row.facts.id !== undefined && !options.newRecords
+      ? `_id ${row.facts.id}`
+      : readableId === undefined
+        ? undefined
+        : `readable id ${readableId}`;
+  return { row, readableId, identity };
 }
 
 /** The row's readable id: its `readable_id`, else what the topic's rule derives from its name and title. */
-export function readableIdOfRow(
-  row: SourceRow,
-  target: ImportTarget,
-  columns: ImportColumns,
-): string | undefined {
+function readableIdOfRow(row: SourceRow, target: ImportTarget, columns: ImportColumns): string | undefined {
   if (row.facts.readableId !== undefined) return row.facts.readableId;
   const values: Record<string, unknown> = {};
   const title = target.presentation.titleField;
@@ -95,7 +106,7 @@ export function readableIdOfRow(
  * readable id), leave one unchanged, or reject the row with every reason. Nothing is written here.
  */
 export function planRow(
-  row: SourceRow,
+  { row, readableId }: IdentifiedRow,
   target: ImportTarget,
   columns: ImportColumns,
   existing: ExistingRecords,
@@ -103,7 +114,6 @@ export function planRow(
   options: RowPlannerOptions,
 ): RowPlan {
   const plan: RowPlan = { where: row.where, action: 'rejected', problems: [...row.problems] };
-  const readableId = readableIdOfRow(row, target, columns);
   if (readableId !== undefined) plan.readableId = readableId;
   if (duplicateOf !== undefined)
     plan.problems.push(`the file has this record more than once (${duplicateOf}): keep one of the rows.`);
@@ -147,10 +157,9 @@ export function planRow(
     plan.problems.push(`its name is ${name.length} characters long; a name has at most 500.`);
   else plan.name = name;
 
-  const byKey = new Map(target.fields.map((field) => [field.key, field]));
   for (const item of validateRecordData(target.schema, data, { locPrefix: [] })) {
     const key = item.loc.join('.');
-    const field = byKey.get(key) ?? byKey.get(String(item.loc[0]));
+    const field = target.fieldsByKey.get(key) ?? target.fieldsByKey.get(String(item.loc[0]));
     plan.problems.push(field ? `${field.name} (${field.key}): ${item.msg}` : `${key || 'data'}: ${item.msg}`);
   }
   if (plan.problems.length > 0 || plan.name === undefined) return plan;

@@ -136,10 +136,14 @@ export function convertTypedValue(field: ExportedField, value: unknown): unknown
 
 const TEXT_TYPES: ReadonlySet<string> = new Set(['textfield', 'textarea', 'datetime']);
 
+/** One resolver per dynamiclist field, made on its first value: an import converts a value per row. */
+const itemResolvers = new WeakMap<ExportedField, FieldResolver>();
+
 /** A dynamiclist's items with their keys back from the item fields' semantic names. */
 function renameItems(field: ExportedField, items: unknown): unknown {
   if (!Array.isArray(items) || !field.itemFields?.length) return items;
-  const resolver = new FieldResolver(field.itemFields);
+  let resolver = itemResolvers.get(field);
+  if (!resolver) itemResolvers.set(field, (resolver = new FieldResolver(field.itemFields)));
   return items.map((item) => {
     if (!isPlainObject(item)) return item;
     const renamed: Record<string, unknown> = {};

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,6 +9,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   buildFieldMap,
   ImportFileError,
+  importFormatOf,
   importRecords,
   openRowSource,
   type ImportReport,
@@ -32,12 +33,12 @@ const UPLOAD_TYPES = [
 ];
 const FORMATS = ['csv', 'xlsx'] as const;
 type UploadFormat = (typeof FORMATS)[number];
-const BY_EXTENSION: Record<string, UploadFormat> = {
-  '.csv': 'csv',
-  '.tsv': 'csv',
-  '.txt': 'csv',
-  '.xlsx': 'xlsx',
-};
+
+/** The upload's format by its name's extension, as `rxs import` tells it: the page takes CSV and XLSX only. */
+function uploadFormatOf(name: string): UploadFormat | undefined {
+  const format = importFormatOf(name);
+  return FORMATS.find((upload) => upload === format);
+}
 const MAX_RENAMES_TEXT = 64 * 1024;
 /** A reason travels in the query string: shorter than a record's (MAX_CHANGE_REASON), so any text fits a URL. */
 export const MAX_IMPORT_REASON = 500;
@@ -220,7 +221,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
       dryRun: boolean,
     ): Promise<ImportView> => {
       const { principal } = signedIn(request);
-      const format = query.format ?? BY_EXTENSION[extname(query.name).toLowerCase()];
+      const format = query.format ?? uploadFormatOf(query.name);
       if (format === undefined) throw notCsvOrXlsx(query.name);
       const renames = renamesOf(query.renames);
       // Another tenant's revision, or none: 404 before the file is read.
