@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webWording } from '../src/webapp/routes/import.js';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA, reapprove } from './support/topics.js';
 import { webClient, type WebClient } from './web-client.js';
@@ -195,17 +199,32 @@ describe('web app import', () => {
     expect(badRenames.status).toBe(422);
   });
 
-  it('says the options of rxs import as the page names them', () => {
-    expect(
-      webWording(
-        'Column "Say "hi"" names no field of "T". Rename it with --rename "Say "hi"=FIELD", or leave unknown columns out with --ignore-unknown-columns.',
-      ),
-    ).toBe(
-      'Column "Say "hi"" names no field of "T". Choose its field in the column mapping, or leave it out.',
+  it('gives advice in the page’s words, never an option of rxs import: a column with quotes, a workbook without the topic’s sheet', async () => {
+    const revision = await approvedTopic(t, 'Import advice', { schema: SCHEMA });
+    const quoted = await upload(
+      editor,
+      'check',
+      { revision, name: 'q.csv' },
+      'name,"Say ""hi"""\r\nQ-1,x\r\n',
     );
-    expect(webWording('clear its _id to create it anew, or copy every row in with --new-records.')).toBe(
-      'clear its _id to create it anew, or copy every row in with “Copy in as new records”.',
+    expect(quoted.status).toBe(200);
+    expect(quoted.body.report.problems.join('\n')).toContain(
+      'Column "Say "hi"" names no field of "Import advice". No field is named',
     );
+    expect(quoted.body.report.problems.join('\n')).toContain(
+      'Choose its field in the column mapping, or leave it out.',
+    );
+
+    const book = new ExcelJS.Workbook();
+    for (const name of ['Draft', 'Final']) book.addWorksheet(name).addRow(['name', 'Note']);
+    const workbook = new Uint8Array(await book.xlsx.writeBuffer());
+    const sheets = await upload(editor, 'check', { revision, name: 'two sheets.xlsx' }, workbook);
+    expect(sheets.status).toBe(422);
+    const message = sheets.body.detail as string;
+    expect(message).toContain('"two sheets.xlsx" has no sheet named after the topic');
+    expect(message).toContain('Type the name of the sheet to import and check again.');
+    for (const body of [quoted.text, sheets.text])
+      expect(body).not.toMatch(/--(rename|ignore-unknown|sheet)/);
   });
 
   it('refuses a request without the CSRF token, and a viewer, before reading the file', async () => {
@@ -308,4 +327,72 @@ describe('web app import', () => {
     expect(json.status).toBe(415);
     expect(await count(revision)).toBe(0);
   });
+});
+
+describe('web app import: an upload that trickles', () => {
+  let t: TestServer;
+  let editor: WebClient;
+  let scratch: string;
+  const savedTmp = process.env.TMPDIR;
+
+  beforeAll(async () => {
+    // The server's temporary files go here, so this test sees only its own.
+    scratch = mkdtempSync(join(tmpdir(), 'rxs-slow-upload-'));
+    process.env.TMPDIR = scratch;
+    t = await startTestServer({ limits: { requestTimeoutMs: 1000, headersTimeoutMs: 1000 } });
+    editor = webClient(t.url);
+    const { editor: user } = t.demo.tenant.users;
+    expect((await editor.signIn(user.email, user.password)).status).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (savedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmp;
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('is cut with 408 within the time limit: its temporary file is gone, nothing is written, the next import is served', async () => {
+    const revision = await approvedTopic(t, 'Slow upload', { schema: SCHEMA });
+    const { hostname, port } = new URL(t.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now())));
+    const started = Date.now();
+    socket.write(
+      `POST /api/import?${new URLSearchParams({ revision, name: 'slow.csv' })} HTTP/1.1\r\nHost: x\r\n` +
+        `Cookie: ${editor.cookie}\r\nX-CSRF-Token: ${editor.csrfToken}\r\nContent-Type: text/csv\r\n` +
+        'Content-Length: 100000\r\n\r\nname,Note,Score\r\n',
+    );
+    let row = 0;
+    const trickle = setInterval(() => socket.writable && socket.write(`S-${++row},slow,1\r\n`), 100);
+    const end = await closed;
+    clearInterval(trickle);
+    expect(end - started).toBeLessThan(3000);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+
+    // The part of the file that arrived was on disk; it is deleted with the answer.
+    const leftovers = () => readdirSync(scratch).filter((name) => name.startsWith('rxs-web-import-'));
+    for (let wait = 0; leftovers().length > 0 && wait < 20; wait++) await sleep(100);
+    expect(leftovers()).toEqual([]);
+    expect(await count(revision)).toBe(0);
+
+    const next = await fetch(`${t.url}/api/import?${new URLSearchParams({ revision, name: 'notes.csv' })}`, {
+      method: 'POST',
+      headers: {
+        accept: 'application/json',
+        'content-type': 'text/csv',
+        cookie: editor.cookie!,
+        'x-csrf-token': editor.csrfToken!,
+      },
+      body: GOOD,
+    });
+    expect(next.status).toBe(200);
+    expect((await next.json()).report).toMatchObject({ created: 3, complete: true });
+  });
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const count = async (revision: string) =>
+    (await t.api('GET', `/records/count?context__knowledge_unit_topic_id=${revision}`)).body.count as number;
 });

@@ -1,5 +1,6 @@
 import type { ExportedField } from '../export/model.js';
 import { FieldNameError, FieldResolver } from '../mapping/record-input.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
 
 /** What a column of the file becomes: a field's value, a data key kept as is, or nothing (and why). */
 export type ColumnUse = { field: ExportedField } | { dataKey: string } | { ignored: true };
@@ -34,6 +35,7 @@ export class ImportColumns {
     fields: readonly ExportedField[],
     private readonly renames: ReadonlyMap<string, string> = new Map(),
     private readonly ignoreUnknown = false,
+    private readonly words: ImportWording = CLI_WORDING,
   ) {
     this.resolver = new FieldResolver(fields);
   }
@@ -63,7 +65,7 @@ export class ImportColumns {
 
   private resolve(column: string, byFormKey: boolean): ColumnUse {
     const renamed = this.renames.get(column);
-    if (renamed === '') return this.ignore(column, 'left out by --rename');
+    if (renamed === '') return this.ignore(column, this.words.leftOut);
     const name = renamed ?? column;
     try {
       return { field: this.resolver.resolve(name) };
@@ -79,13 +81,13 @@ export class ImportColumns {
       if (renamed === undefined && name.startsWith('ReqIF.'))
         return this.ignore(
           column,
-          `a ReqIF standard attribute; an rxs export repeats it in a field's own attribute. From another tool, map it with --rename "${column}=FIELD"`,
+          `a ReqIF standard attribute; an rxs export repeats it in a field's own attribute. From another tool, ${this.words.mapColumn(column)}`,
         );
-      if (this.ignoreUnknown) return this.ignore(column, 'names no field (--ignore-unknown-columns)');
+      if (this.ignoreUnknown) return this.ignore(column, this.words.unknownLeftOut);
       this.unknown.add(column);
       this.problems.push(
         `Column "${column}"${renamed !== undefined ? ` (renamed "${renamed}")` : ''} names no field of "${this.topicName}". ` +
-          `${error.message} Rename it with --rename "${column}=FIELD", or leave unknown columns out with --ignore-unknown-columns.`,
+          `${error.message} ${this.words.unknownColumn(column)}`,
       );
       return { ignored: true };
     }

@@ -9,6 +9,7 @@ import { componentsByKey } from '../export/writers/reqif.js';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
@@ -129,8 +130,10 @@ export async function importRecords(
     target.fields,
     options.renames,
     options.ignoreUnknownColumns,
+    options.wording,
   );
   const progress = options.onProgress ?? (() => {});
+  const words = options.wording ?? CLI_WORDING;
   const report: ImportReport = {
     topic: { revisionId: target.revisionId, name: target.name },
     format: source.format,
@@ -174,7 +177,7 @@ export async function importRecords(
   if (report.problems.length > 0) return report;
 
   // 2. The records the rows refer to.
-  const existing = await findExisting(client, target, identities, referenced, (rows) =>
+  const existing = await findExisting(client, target, identities, referenced, words, (rows) =>
     progress({ phase: 'matching', rows }),
   );
   const duplicateOf = (identity: string | undefined) => {
@@ -314,6 +317,7 @@ async function findExisting(
   target: ImportTarget,
   identities: HashedCounts,
   referenced: { ids: number; readableIds: number },
+  words: ImportWording,
   onProgress: (rows: number) => void,
 ): Promise<ExistingRecords & { explain(id: string): Promise<void> }> {
   const byId = new Map<string, ServiceRecord>();
@@ -339,24 +343,29 @@ async function findExisting(
     byReadableId: (readableId) => byReadableId.get(readableId),
     explain: async (id) => {
       if (byId.has(id) || whyNot.has(id) || whyNot.size >= MAX_LOOKUPS) return;
-      whyNot.set(id, await whyNotInTopic(client, target, id));
+      whyNot.set(id, await whyNotInTopic(client, target, id, words));
     },
     whyNot: (id) =>
       whyNot.get(id) ??
-      `no record of "${target.name}" has _id ${id}: clear its _id to create it anew, or copy every row in with --new-records.`,
+      `no record of "${target.name}" has _id ${id}: clear its _id to create it anew, or copy every row in ${words.newRecords}.`,
   };
 }
 
-async function whyNotInTopic(client: ImportClient, target: ImportTarget, id: string): Promise<string> {
+async function whyNotInTopic(
+  client: ImportClient,
+  target: ImportTarget,
+  id: string,
+  words: ImportWording,
+): Promise<string> {
   if (!/^[0-9a-f]{24}$/.test(id))
     return `"${id}" is no record id (24 hexadecimal characters): clear the _id cell to create the record.`;
   try {
     const record = await client.records.getRecord(id);
     const revision = record.context?.knowledge_unit_topic_id;
-    return `record ${id} belongs to another topic (revision ${revision}), not "${target.name}": import it into its own topic, or copy the rows in as new records with --new-records.`;
+    return `record ${id} belongs to another topic (revision ${revision}), not "${target.name}": import it into its own topic, or copy the rows in as new records ${words.newRecords}.`;
   } catch (error) {
     if (error instanceof NotFoundError)
-      return `no record has _id ${id} in your tenant (deleted, or exported from another service): clear its _id to create it anew, or copy the rows in with --new-records.`;
+      return `no record has _id ${id} in your tenant (deleted, or exported from another service): clear its _id to create it anew, or copy the rows in ${words.newRecords}.`;
     throw error;
   }
 }

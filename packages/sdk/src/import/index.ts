@@ -16,3 +16,4 @@ export {
   type Cell,
 } from './source-row.js';
 export type { ColumnMapping } from './columns.js';
+export { CLI_WORDING, type ImportWording } from './wording.js';

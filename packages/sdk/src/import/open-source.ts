@@ -4,6 +4,7 @@ import { JsonLinesSource, JsonSource } from './json-source.js';
 import { ReqifSource } from './reqif-source.js';
 import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
 import { XlsxSource } from './xlsx-source.js';
+import type { ImportWording } from './wording.js';
 
 export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'xlsx', 'json', 'jsonl', 'reqif'];
 
@@ -14,6 +15,8 @@ export interface OpenSourceOptions {
   sheet?: string;
   /** ReqIF: the SPEC-OBJECT-TYPE to import, by LONG-NAME. */
   specType?: string;
+  /** How advice names the options (default: `rxs import`'s). */
+  wording?: ImportWording;
 }
 
 const BY_EXTENSION: Record<string, ImportFormat> = {
@@ -44,12 +47,12 @@ export function openRowSource(file: string, options: OpenSourceOptions = {}): Ro
     case 'csv':
       return new CsvSource(file);
     case 'xlsx':
-      return new XlsxSource(file, { sheet: options.sheet });
+      return new XlsxSource(file, { sheet: options.sheet, wording: options.wording });
     case 'json':
       return new JsonSource(file);
     case 'jsonl':
       return new JsonLinesSource(file);
     case 'reqif':
-      return new ReqifSource(file, { specType: options.specType });
+      return new ReqifSource(file, { specType: options.specType, wording: options.wording });
   }
 }

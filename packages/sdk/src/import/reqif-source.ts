@@ -1,12 +1,15 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
 
 export interface ReqifSourceOptions {
   /** The SPEC-OBJECT-TYPE to import, by LONG-NAME; default: the only one, else the topic's. */
   specType?: string;
   /** The name the topic's spec object type has in an export (its ReqIF type name). */
   topicTypeName?: string;
+  /** How advice names the options (default: `rxs import`'s). */
+  wording?: ImportWording;
 }
 
 interface AttributeDefinition {
@@ -159,7 +162,7 @@ export class ReqifSource implements RowSource {
       if (wanted !== undefined && name.toLowerCase() === wanted.toLowerCase()) return id;
     throw new ImportFileError(
       `${this.file} has ${types.size} spec object types and ${this.options.specType ? `none is named "${this.options.specType}"` : `none is named after the topic ("${wanted}")`}: ` +
-        `${[...types.values()].map((n) => `"${n}"`).join(', ')}. Say which to import with --spec-type NAME.`,
+        `${[...types.values()].map((n) => `"${n}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSpecType}`,
     );
   }
 

@@ -8,6 +8,7 @@ import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/re
 import { validateRecordData } from '../validation/validate-record-data.js';
 import type { ImportColumns } from './columns.js';
 import type { Cell, SourceRow } from './source-row.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
 
 /** The topic imported into, as the planner needs it. */
 export interface ImportTarget {
@@ -55,6 +56,8 @@ export interface RowPlannerOptions {
   /** Overwrite records that changed since the file was written (its `version` column). */
   ignoreVersions?: boolean;
   reason?: string;
+  /** How advice names the options (default: `rxs import`'s). */
+  wording?: ImportWording;
 }
 
 /** A row with what identifies it, derived once for the passes that need it. */
@@ -126,13 +129,13 @@ export function planRow(
   const from = row.facts.topicRevisionId;
   if (from !== undefined && !options.newRecords && !target.revisionIds.has(from))
     plan.problems.push(
-      `it comes from another topic (topic revision ${from}), not "${target.name}". Import it into its own topic, or copy it in as a new record with --new-records.`,
+      `it comes from another topic (topic revision ${from}), not "${target.name}". Import it into its own topic, or copy it in as a new record ${(options.wording ?? CLI_WORDING).newRecords}.`,
     );
   if (record) {
     plan.recordId = record._id;
     if (row.facts.version !== undefined && row.facts.version !== record.version && !options.ignoreVersions)
       plan.problems.push(
-        `record ${record._id} changed since the file was written (version ${row.facts.version} in the file, ${record.version} now): export it again and redo the change, or overwrite it with --ignore-versions.`,
+        `record ${record._id} changed since the file was written (version ${row.facts.version} in the file, ${record.version} now): export it again and redo the change, or overwrite it ${(options.wording ?? CLI_WORDING).ignoreVersions}.`,
       );
   }
 

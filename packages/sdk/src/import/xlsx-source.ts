@@ -1,12 +1,15 @@
 import type ExcelJS from 'exceljs';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
 import { FIXED_COLUMNS, ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
 
 export interface XlsxSourceOptions {
   /** The sheet to import; default: the topic's sheet of an export, else the only sheet. */
   sheet?: string;
   /** The topic imported into: an export names its sheet after it. */
   topicName?: string;
+  /** How advice names the options (default: `rxs import`'s). */
+  wording?: ImportWording;
 }
 
 /**
@@ -64,7 +67,7 @@ export class XlsxSource implements RowSource {
     }
     throw new ImportFileError(
       `${this.file} has ${this.options.sheet ? `no sheet "${this.options.sheet}"` : `no sheet named after the topic ("${wanted}")`}. ` +
-        `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}. Say which to import with --sheet NAME.`,
+        `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSheet}`,
     );
   }
 

@@ -8,11 +8,13 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   buildFieldMap,
+  CLI_WORDING,
   ImportFileError,
   importFormatOf,
   importRecords,
   openRowSource,
   type ImportReport,
+  type ImportWording,
   type Permission,
 } from '@rxs/sdk';
 import type { ImportView } from '../api-types.js';
@@ -65,30 +67,21 @@ const notCsvOrXlsx = (name: string) =>
     `"${name}" is not a CSV or XLSX file (.csv or .xlsx). Save it as one of them and choose it again; JSON, JSON Lines and ReqIF files import with rxs import.`,
   );
 
-/**
- * The sdk's sentences name the options of `rxs import`; on this page, the same choices are the
- * column mapping and the two checkboxes.
- */
-export function webWording(text: string): string {
-  return text
-    .replace(
-      /Rename it with --rename ".*?=FIELD", or leave unknown columns out with --ignore-unknown-columns\./g,
-      'Choose its field in the column mapping, or leave it out.',
-    )
-    .replace(/map it with --rename ".*?=FIELD"/g, 'choose its field in the column mapping')
-    .replace(/left out by --rename/g, 'left out in the column mapping')
-    .replace(/with --new-records/g, 'with “Copy in as new records”')
-    .replace(/--continue-on-error/g, '“Write the valid rows even if some are rejected”')
-    .replace(/--ignore-versions/g, 'rxs import --ignore-versions')
-    .replace(
-      /Say which to import with --sheet NAME\./g,
-      'Type the name of the sheet to import and check again.',
-    );
-}
+/** The sdk's advice in this page's words: its column mapping and checkboxes, not rxs import's options. */
+const WEB_WORDING: ImportWording = {
+  unknownColumn: () => 'Choose its field in the column mapping, or leave it out.',
+  mapColumn: () => 'choose its field in the column mapping',
+  leftOut: 'left out in the column mapping',
+  unknownLeftOut: 'left out in the column mapping',
+  newRecords: 'with “Copy in as new records”',
+  ignoreVersions: 'with rxs import --ignore-versions',
+  chooseSheet: 'Type the name of the sheet to import and check again.',
+  chooseSpecType: CLI_WORDING.chooseSpecType,
+};
 
-/** The report in the page's words, naming the file as the user named it (not its temporary copy). */
-function forTheWeb(report: ImportReport, words: (text: string) => string): ImportReport {
-  const all = (list: string[]) => list.map(words);
+/** The report naming the file as the user named it, not by its temporary copy. */
+function namingTheUpload(report: ImportReport, named: (text: string) => string): ImportReport {
+  const all = (list: string[]) => list.map(named);
   return {
     ...report,
     problems: all(report.problems),
@@ -240,7 +233,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
         );
       const dir = await mkdtemp(join(tmpdir(), 'rxs-web-import-'));
       const file = join(dir, `upload.${format}`);
-      const words = (text: string) => webWording(text.split(file).join(`"${query.name}"`));
+      const named = (text: string) => text.split(file).join(`"${query.name}"`);
       try {
         const size = await saveUpload(request, file, format, query.name, limit);
         if (size === 0)
@@ -251,7 +244,11 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
         try {
           report = await importRecords(
             inProcessImportClient(services, principal),
-            openRowSource(file, { format, ...(query.sheet?.trim() && { sheet: query.sheet.trim() }) }),
+            openRowSource(file, {
+              format,
+              wording: WEB_WORDING,
+              ...(query.sheet?.trim() && { sheet: query.sheet.trim() }),
+            }),
             {
               revisionId: topic._id,
               dryRun,
@@ -259,6 +256,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
               newRecords: query.new_records,
               renames,
               previewRows: PREVIEW_ROWS,
+              wording: WEB_WORDING,
               ...(query.reason?.trim() && { reason: query.reason.trim() }),
             },
           );
@@ -269,11 +267,11 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
           name,
           key,
         }));
-        return { file: { name: query.name, size, format }, fields, report: forTheWeb(report, words) };
+        return { file: { name: query.name, size, format }, fields, report: namingTheUpload(report, named) };
       } catch (error) {
         // A file that cannot be read as its format says why; nothing was written.
         if (error instanceof ImportFileError)
-          throw new HttpError(422, `${words(error.message)} Nothing was written.`);
+          throw new HttpError(422, `${named(error.message)} Nothing was written.`);
         throw error;
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,36 @@
+/**
+ * How the import's advice names what a person can do about a problem: `rxs import` by its options,
+ * another front end (the web app's import page) by its own controls. The facts of each message
+ * stay the sdk's; only these phrases change.
+ */
+export interface ImportWording {
+  /** A sentence on what to do about a column that names no field. */
+  unknownColumn(column: string): string;
+  /** How to map a column the import leaves out by default (a ReqIF standard attribute) to a field. */
+  mapColumn(column: string): string;
+  /** Why a column the person chose to leave out is not imported. */
+  leftOut: string;
+  /** Why an unknown column is not imported when unknown columns are left out. */
+  unknownLeftOut: string;
+  /** How to copy rows of another topic (or of none) in as new records: "with …". */
+  newRecords: string;
+  /** How to overwrite a record changed since the file was written: "with …". */
+  ignoreVersions: string;
+  /** A sentence on choosing a workbook's sheet. */
+  chooseSheet: string;
+  /** A sentence on choosing a ReqIF file's spec object type. */
+  chooseSpecType: string;
+}
+
+/** The words of `rxs import`: its options. */
+export const CLI_WORDING: ImportWording = {
+  unknownColumn: (column) =>
+    `Rename it with --rename "${column}=FIELD", or leave unknown columns out with --ignore-unknown-columns.`,
+  mapColumn: (column) => `map it with --rename "${column}=FIELD"`,
+  leftOut: 'left out by --rename',
+  unknownLeftOut: 'names no field (--ignore-unknown-columns)',
+  newRecords: 'with --new-records',
+  ignoreVersions: 'with --ignore-versions',
+  chooseSheet: 'Say which to import with --sheet NAME.',
+  chooseSpecType: 'Say which to import with --spec-type NAME.',
+};
