@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { pythonCsvRows } from '../../sdk/test/support/spreadsheet-readers.js';
 import { runCli } from './run-cli.js';
 
 interface Seen {
@@ -500,6 +501,21 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(spliced).toBeGreaterThan(10);
     expect(kept.linked).toBeGreaterThan(0);
     expect(kept.written).toBeGreaterThan(0);
+
+    // The spliced CSV as the program that reads it sees it: one row per record, values whole.
+    const rows = pythonCsvRows(join(dir, 'splice-csv-a.csv'));
+    const titles = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${topic}`)).body.map(
+      (record: { data: { title: string } }) => record.data.title,
+    );
+    const column = rows[0]!.indexOf('Title');
+    expect(column).toBeGreaterThan(-1);
+    expect(rows.slice(1).map((row) => row.length)).toEqual(titles.map(() => rows[0]!.length));
+    expect(
+      rows
+        .slice(1)
+        .map((row) => row[column])
+        .sort(),
+    ).toEqual([...titles].sort());
 
     // Two records with one readable id: both paths refuse the export alike; fixed, splicing resumes.
     made++;
