@@ -178,6 +178,21 @@ describe.each(READER_CASES)('needs.json of $label', ({ label, load }) => {
       const status = statusField === undefined ? '' : cellText(record.values[statusField]);
       expect(need.status).toBe(status === '' ? null : sphinxSafe(status));
     }
+    // Suspect links on the need they leave, by need id, as the JSON export marks them.
+    const exported = new Set(topic.records.map((r) => r.id));
+    const readable = new Map(topic.records.map((r) => [r.id, r.readableId]));
+    for (const record of topic.records) {
+      const suspect = json.traces
+        .filter((t) => t.suspect && t.source.id === record.id && exported.has(t.target.id))
+        .map((t) => needId(readable.get(t.target.id)!));
+      expect({ id: record.readableId, suspect: needs[needId(record.readableId)]!.rxs_suspect_links }).toEqual(
+        {
+          id: record.readableId,
+          suspect: suspect.join(', '),
+        },
+      );
+    }
+    if (json.traces.length > 1) expect(json.traces.some((t) => t.suspect)).toBe(true);
     // Links from traces, by need id: the first record to the next two.
     const [first, second, third] = topic.records;
     expect(needs[needId(first!.readableId)]!.links).toEqual([

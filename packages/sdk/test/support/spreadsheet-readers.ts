@@ -80,6 +80,7 @@ export interface JsonExport {
     relationTypes: string[];
     source: { id: string; readableId?: string; type: string };
     target: { id: string; readableId?: string; type: string };
+    suspect: boolean;
   }[];
 }
 

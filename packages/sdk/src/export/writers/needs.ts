@@ -34,6 +34,13 @@ export const RECORD_OPTIONS = [
   'rxs_topic_revision_id',
 ] as const;
 
+/**
+ * The option that names a need's suspect links: the need ids its outgoing links lead to whose
+ * trace is suspect (a record at either end changed since it was made or reviewed), joined with
+ * ", "; "" when none. Sphinx-Needs links carry no attributes, so the mark sits on the need.
+ */
+export const SUSPECT_LINKS_OPTION = 'rxs_suspect_links';
+
 /** The link option of traces whose pair of topics has no named link type (Sphinx-Needs' own). */
 const DEFAULT_LINK_OPTION = 'links';
 
@@ -48,6 +55,7 @@ const CORE_NEED_FIELDS = new Set([
     'service specific delete full_title url url_postfix has_dead_links has_forbidden_dead_links back'
   ).split(' '),
   ...RECORD_OPTIONS,
+  SUSPECT_LINKS_OPTION,
 ]);
 
 /** Sphinx-Needs' default `needs_id_regex`; every need id this writer makes matches it. */
@@ -283,7 +291,7 @@ export class NeedsWriter extends SpooledWriter {
     shape: NeedShape,
     extraOptions: [string, string][],
     linkOptions: Map<string, LinkOption>,
-    links: Map<string, string[]> | undefined,
+    links: NeedLinks | undefined,
   ): Record<string, unknown> & { id: string } {
     const text = (field: ExportedField | undefined) => (field ? cellText(valueOf(record, field.name)) : '');
     const id = this.needIds.get(record.id) ?? this.needIdOf(record.readableId, record.id);
@@ -296,7 +304,8 @@ export class NeedsWriter extends SpooledWriter {
       status: sphinxSafe(text(shape.status)) || null,
       tags: [optionName(shape.topic.name)],
     };
-    for (const { option } of linkOptions.values()) need[option] = links?.get(option) ?? [];
+    for (const { option } of linkOptions.values()) need[option] = links?.byOption.get(option) ?? [];
+    need[SUSPECT_LINKS_OPTION] = links?.suspect.join(', ') ?? '';
     need.rxs_record_id = record.id;
     need.rxs_record_version = sphinxSafe(record.version);
     need.rxs_topic = sphinxSafe(shape.topic.name);
@@ -307,23 +316,30 @@ export class NeedsWriter extends SpooledWriter {
     return need;
   }
 
-  /** Outgoing links of each record to other exported records, by link option. */
-  private linksBetweenNeeds(linkOptions: Map<string, LinkOption>): Map<string, Map<string, string[]>> {
-    const result = new Map<string, Map<string, string[]>>();
-    for (const { source, target, linkType } of this.tracker.traces) {
+  /** Outgoing links of each record to other exported records, by link option, and the suspect ones. */
+  private linksBetweenNeeds(linkOptions: Map<string, LinkOption>): Map<string, NeedLinks> {
+    const result = new Map<string, NeedLinks>();
+    for (const { source, target, linkType, suspect } of this.tracker.traces) {
       // Only traces between records of this export: Sphinx would report others as dead links.
       if (source.type !== RECORD_NODE_TYPE || target.type !== RECORD_NODE_TYPE) continue;
       const targetId = this.needIds.get(target.id);
       if (targetId === undefined || !this.needIds.has(source.id)) continue;
       const option = linkOptions.get(linkType ?? DEFAULT_LINK_OPTION)?.option ?? DEFAULT_LINK_OPTION;
-      const bySource = result.get(source.id) ?? new Map<string, string[]>();
-      const targets = bySource.get(option) ?? [];
+      let links = result.get(source.id);
+      if (!links) result.set(source.id, (links = { byOption: new Map(), suspect: [] }));
+      const targets = links.byOption.get(option) ?? [];
       if (!targets.includes(targetId)) targets.push(targetId);
-      bySource.set(option, targets);
-      result.set(source.id, bySource);
+      links.byOption.set(option, targets);
+      if (suspect && !links.suspect.includes(targetId)) links.suspect.push(targetId);
     }
     return result;
   }
+}
+
+/** A need's outgoing links: the need ids by link option, and those whose trace is suspect. */
+interface NeedLinks {
+  byOption: Map<string, string[]>;
+  suspect: string[];
 }
 
 /** How the records of one topic become needs. */
@@ -372,6 +388,13 @@ function needsSchema(
       default: '',
     };
   }
+  properties[SUSPECT_LINKS_OPTION] = {
+    type: 'string',
+    description:
+      'Need ids of suspect links from this record: a record at either end changed since the trace was made or reviewed',
+    field_type: 'extra',
+    default: '',
+  };
   for (const { option, incoming } of linkOptions) {
     properties[option] = {
       type: 'array',
