@@ -85,6 +85,37 @@ describe('web app exports at once', () => {
     await again.arrayBuffer();
   }, 120_000);
 
+  it('the traceability page takes the same slots: a report while an export runs is 429, and the other way round', async () => {
+    const report = (client: WebClient) =>
+      fetch(`${t.url}/api/traceability?revisions=${revision}`, { headers: { cookie: client.cookie! } });
+    const first = download(owner);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const refused = await report(viewer);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect((await first).status).toBe(200);
+    await (await first).arrayBuffer();
+
+    // A report of the 30 000 records holds the slot while it reads them, and the server answers
+    // others meanwhile (the in-process listing gives the event loop back as it goes).
+    const running = report(owner);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const health = Date.now();
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    const healthMs = Date.now() - health;
+    const export2 = await download(viewer);
+    expect(export2.status).toBe(429);
+    await export2.arrayBuffer();
+    const answered = await running;
+    expect(answered.status).toBe(200);
+    expect((await answered.json()).report).toBeDefined();
+    expect(healthMs).toBeLessThan(250);
+    // Given back: the next report and export run.
+    const next = await report(viewer);
+    expect(next.status).toBe(200);
+    await next.arrayBuffer();
+  }, 120_000);
+
   it('counts per user and per server, and gives every slot back once', () => {
     const slots = new ExportSlots(3, 2);
     const a1 = slots.take('a');

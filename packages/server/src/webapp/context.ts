@@ -5,6 +5,7 @@ import { unauthorized } from '../http/errors.js';
 import type { Sessions, Session } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 import type { WebQueries } from './queries.js';
+import type { ExportSlots } from './export-slots.js';
 
 /** What the web API's route modules share. */
 export interface WebContext {
@@ -12,6 +13,11 @@ export interface WebContext {
   sessions: Sessions;
   throttle: SignInThrottle;
   queries: WebQueries;
+  /**
+   * Exports running at once (RXS_WEB_EXPORTS): the downloads and the traceability page's reports,
+   * which run the same export procedure over whole topics.
+   */
+  exportSlots: ExportSlots;
   /** The largest file the import takes, in bytes (RXS_WEB_IMPORT_MB). */
   importMaxBytes: number;
   /** Whether this request's cookies get the Secure flag. */

@@ -31,7 +31,7 @@ import type { Services } from '../../app.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
-import { ExportSlots } from '../export-slots.js';
+import { eventLoopSlices } from '../../http/event-loop-slices.js';
 
 const MAX_TOPICS = 50;
 
@@ -87,8 +87,11 @@ export function inProcessExportSource(
       const revisionId = query.context__knowledge_unit_topic_id;
       if (!revisionId) return;
       const filter = { revisionIds: [revisionId], asOf: query.as_of ?? asOf };
+      const turn = eventLoopSlices();
       for await (const line of services.records.streamJsonLines(principal, filter)) {
         yield JSON.parse(line) as ServiceRecord;
+        const pause = turn();
+        if (pause) await pause;
       }
     },
     async listTraces(nodes) {
@@ -245,8 +248,7 @@ export function mappingProblems(error: MappingFileError) {
  * writers; `POST /api/export` takes the same in a JSON body, with a mapping file's text.
  */
 export function exportRoutes(context: WebContext): FastifyPluginAsync {
-  const { services } = context;
-  const slots = ExportSlots.fromEnv();
+  const { services, exportSlots: slots } = context;
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const config = { permission: ['kt:read', 'records:read'] satisfies Permission[] };

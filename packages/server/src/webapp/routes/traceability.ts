@@ -57,13 +57,17 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
     const config = { permission: ['kt:read', 'records:read', 'traces:read'] satisfies Permission[] };
 
     /** The export procedure with traces, read into the coverage and the suspect links. */
-    async function coverage(request: FastifyRequest, query: CoverageRequest) {
+    async function coverage(request: FastifyRequest, reply: FastifyReply, query: CoverageRequest) {
       const { principal } = signedIn(request);
       const revisionIds = revisionIdList(query.revisions);
       const parsed = parseMapping(query.mapping);
       // Every revision first: a wrong id is a 404 naming it, before any work.
       const topics = await Promise.all(revisionIds.map((id) => services.techdoc.getRevision(principal, id)));
       checkMapping(parsed, topics);
+      // The same procedure as a download, over whole topics: it takes one of the export slots
+      // until the answer is sent (a report of many records is large to serialise, too).
+      const release = context.exportSlots.take(`${principal.tenantId}:${principal.userId}`);
+      reply.raw.once('close', release);
       const collector = new CoverageCollector();
       const suspect: SuspectLinkView[] = [];
       const baseUrl = `${request.protocol}://${request.host}`;
@@ -97,8 +101,12 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
       return { topics, report: collector.report(), suspect };
     }
 
-    const view = async (request: FastifyRequest, query: CoverageRequest): Promise<TraceabilityView> => {
-      const { report, suspect } = await coverage(request, query);
+    const view = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      query: CoverageRequest,
+    ): Promise<TraceabilityView> => {
+      const { report, suspect } = await coverage(request, reply, query);
       return { report, suspect, generatedAt: new Date().toISOString() };
     };
 
@@ -107,7 +115,7 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
       reply: FastifyReply,
       query: CoverageRequest & { format: ReportFormat },
     ) => {
-      const { topics, report } = await coverage(request, query);
+      const { topics, report } = await coverage(request, reply, query);
       const generatedAt = new Date().toISOString();
       const name = exportFileName(
         topics.map((t) => t.knowledge_topic_name),
@@ -130,11 +138,15 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
       return reply.send(`${JSON.stringify({ generatedAt, ...report }, null, 2)}\n`);
     };
 
-    app.get('/traceability', { config, schema: { querystring: Type.Object({ revisions }) } }, (request) =>
-      view(request, request.query),
+    app.get(
+      '/traceability',
+      { config, schema: { querystring: Type.Object({ revisions }) } },
+      (request, reply) => view(request, reply, request.query),
     );
-    app.post('/traceability', { config, schema: { body: Type.Object({ revisions, mapping }) } }, (request) =>
-      view(request, request.body),
+    app.post(
+      '/traceability',
+      { config, schema: { body: Type.Object({ revisions, mapping }) } },
+      (request, reply) => view(request, reply, request.body),
     );
     app.get(
       '/traceability/report',
