@@ -31,6 +31,7 @@ import {
 import { recordsAsOfQuery } from './as-of-query.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/sdk';
+import { eventLoopSlices } from '../../http/event-loop-slices.js';
 
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */
@@ -152,10 +153,19 @@ export class RecordsService {
     return Number(row.count);
   }
 
-  /** Every matching record as a JSON line, read from a database cursor in batches. */
+  /**
+   * Every matching record as a JSON line, read from a database cursor in batches, for in-process
+   * readers (the web app's exports, reports and imports). It gives the event loop a turn every few
+   * milliseconds: SQLite answers synchronously, so a long read would hold every other request.
+   */
   async *streamJsonLines(principal: Principal, filter: RecordFilter): AsyncGenerator<string> {
+    const turn = eventLoopSlices();
     for await (const rows of this.rowBatches(principal.tenantId, filter))
-      for (const row of rows) yield recordJson(row);
+      for (const row of rows) {
+        yield recordJson(row);
+        const pause = turn();
+        if (pause) await pause;
+      }
   }
 
   /**

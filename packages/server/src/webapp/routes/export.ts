@@ -31,7 +31,6 @@ import type { Services } from '../../app.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
-import { eventLoopSlices } from '../../http/event-loop-slices.js';
 
 const MAX_TOPICS = 50;
 
@@ -87,11 +86,8 @@ export function inProcessExportSource(
       const revisionId = query.context__knowledge_unit_topic_id;
       if (!revisionId) return;
       const filter = { revisionIds: [revisionId], asOf: query.as_of ?? asOf };
-      const turn = eventLoopSlices();
       for await (const line of services.records.streamJsonLines(principal, filter)) {
         yield JSON.parse(line) as ServiceRecord;
-        const pause = turn();
-        if (pause) await pause;
       }
     },
     async listTraces(nodes) {
