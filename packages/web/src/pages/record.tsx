@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RecordDetail, ServiceRecord, ValidationErrorItem } from '@rxs/web-api';
 import { api, ApiError, errorMessage, withQuery } from '../api';
 import {
@@ -220,6 +220,15 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
   const [deleteReason, setDeleteReason] = useState('');
   const form = useRef<FormHandle>();
   const { busy, problems, clearProblems, submit: send } = useRecordSubmit(form);
+  // "Record created" is said once: the address drops its ?created at once (without a navigation),
+  // so a reload or a copied link does not say it again.
+  const [createdId, setCreatedId] = useState(() => (location.query.has('created') ? recordId : undefined));
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has('created')) return;
+    url.searchParams.delete('created');
+    window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+  }, []);
 
   if (detail.error !== undefined) {
     // A deleted record keeps its address: its history, and a restore for editors.
@@ -314,12 +323,8 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
           {record.read_only && <Badge kind="warning">Read-only</Badge>}
         </div>
       </PageHeader>
-      {location.query.has('created') && !saved && !editing && (
-        <Notice
-          kind="success"
-          title="Record created"
-          onDismiss={() => navigate(paths.record(topicHistory, record._id), { replace: true })}
-        />
+      {createdId === recordId && !saved && !editing && (
+        <Notice kind="success" title="Record created" onDismiss={() => setCreatedId(undefined)} />
       )}
       {saved && <Notice kind="success" title="Changes saved" onDismiss={() => setSaved(false)} />}
       {deleteError && (
