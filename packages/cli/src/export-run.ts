@@ -12,7 +12,7 @@ import {
   type ExportWriter,
   type Baseline,
   type RxsClient,
-} from '@rxs/sdk';
+} from '@rxs/sdk/exporter';
 import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';

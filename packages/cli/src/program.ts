@@ -1,19 +1,27 @@
 import { Command, CommanderError } from 'commander';
-import { adminCommand } from './commands/admin.js';
-import { baselineCommand } from './commands/baseline.js';
-import { exportCommand } from './commands/export.js';
-import { ktCommand } from './commands/kt.js';
-import { recordCommand } from './commands/record.js';
-import { traceReportCommand } from './commands/trace-report.js';
-import { traceCommand } from './commands/trace.js';
-import { historyCommand } from './commands/history.js';
-import { importCommand } from './commands/import.js';
-import { migrateDataCommand } from './commands/migrate-data.js';
-import { serveCommand } from './commands/serve.js';
-import { syncCommand } from './commands/sync.js';
 import { UserError } from './errors.js';
 
-export function buildProgram(): Command {
+/**
+ * Each command, loaded when it runs: `rxs sync` loads neither the server, nor the importer, nor
+ * the trace report. An unchanged poll is mostly start-up, so this is most of its time.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand(),
+  export: async () => (await import('./commands/export.js')).exportCommand(),
+  sync: async () => (await import('./commands/sync.js')).syncCommand(),
+  kt: async () => (await import('./commands/kt.js')).ktCommand(),
+  record: async () => (await import('./commands/record.js')).recordCommand(),
+  import: async () => (await import('./commands/import.js')).importCommand(),
+  trace: async () => (await import('./commands/trace.js')).traceCommand(),
+  'trace-report': async () => (await import('./commands/trace-report.js')).traceReportCommand(),
+  history: async () => (await import('./commands/history.js')).historyCommand(),
+  baseline: async () => (await import('./commands/baseline.js')).baselineCommand(),
+  admin: async () => (await import('./commands/admin.js')).adminCommand(),
+  'migrate-data': async () => (await import('./commands/migrate-data.js')).migrateDataCommand(),
+};
+
+/** The program with the command `argv` names, or with every command (help, --version, a mistake). */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('rxs')
     .description(
       'RXS, the Records Export Service: serve techdoc, records and tracer; export and sync records.',
@@ -21,25 +29,16 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text) });
-  program.addCommand(serveCommand());
-  program.addCommand(exportCommand());
-  program.addCommand(syncCommand());
-  program.addCommand(ktCommand());
-  program.addCommand(recordCommand());
-  program.addCommand(importCommand());
-  program.addCommand(traceCommand());
-  program.addCommand(traceReportCommand());
-  program.addCommand(historyCommand());
-  program.addCommand(baselineCommand());
-  program.addCommand(adminCommand());
-  program.addCommand(migrateDataCommand());
+  const named = argv[2];
+  const names = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+  for (const name of names) program.addCommand(await COMMANDS[name]!());
   return program;
 }
 
 /** Runs the CLI; every failure ends with a one-paragraph message and a non-zero exit code. */
 export async function run(argv: string[]): Promise<void> {
-  const program = buildProgram().exitOverride();
   try {
+    const program = (await buildProgram(argv)).exitOverride();
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -7,7 +7,7 @@ import {
   type FeedPlan,
   type SpliceFormat,
   type SyncSession,
-} from '@rxs/sdk';
+} from '@rxs/sdk/exporter';
 import { createAtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
 import {

@@ -22,7 +22,7 @@ import {
   planFromFeed,
   takeFeedCursors,
   takeTraceCursor,
-} from '@rxs/sdk';
+} from '@rxs/sdk/exporter';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';

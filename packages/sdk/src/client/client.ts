@@ -1,4 +1,4 @@
-import { TRACE_BATCH_MAX_NODES } from '../contract/trace.js';
+import { TRACE_BATCH_MAX_NODES } from '../contract/plain.js';
 import { checkConcurrency, checkWholeNumber } from './concurrency.js';
 import { createRecordsClient, type RecordsClient } from './records.js';
 import { displayUrl } from './redact.js';

@@ -5,7 +5,7 @@ import type {
   KnowledgeTopicUpdate,
 } from '../contract/knowledge-topic.js';
 import type { Approval, ApprovalMeaning, Baseline, BaselineCreate } from '../contract/history.js';
-import { isObjectId } from '../contract/common.js';
+import { isObjectId } from '../contract/plain.js';
 import { RxsApiError } from './errors.js';
 import { expectArray, expectObject } from './shape.js';
 import type { Call, RequestOptions, Transport } from './transport.js';

@@ -1,14 +1,14 @@
-import {
-  TRACE_BATCH_TOO_LARGE,
-  type BatchRetrieveNode,
-  type BatchRetrieveRequest,
-  type BatchRetrieveResponse,
-  type ConnectedNodesResponse,
-  type Trace,
-  type TraceChangesPage,
-  type TraceCreate,
-  type TraceEdge,
-  type TraceEvent,
+import { TRACE_BATCH_TOO_LARGE } from '../contract/plain.js';
+import type {
+  BatchRetrieveNode,
+  BatchRetrieveRequest,
+  BatchRetrieveResponse,
+  ConnectedNodesResponse,
+  Trace,
+  TraceChangesPage,
+  TraceCreate,
+  TraceEdge,
+  TraceEvent,
 } from '../contract/trace.js';
 import { checkConcurrency, checkWholeNumber, mapBounded } from './concurrency.js';
 import { ValidationError } from './errors.js';

@@ -1,7 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** Every id of the service: 24 lowercase hex characters (MongoDB ObjectId style). */
-export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
+import { OBJECT_ID_PATTERN } from './plain.js';
+export { isObjectId, OBJECT_ID_PATTERN } from './plain.js';
+
 export const ObjectId = Type.String({
   pattern: OBJECT_ID_PATTERN,
   minLength: 24,
@@ -9,10 +10,6 @@ export const ObjectId = Type.String({
   examples: ['69b989b54252b7481003b10a'],
 });
 export type ObjectId = Static<typeof ObjectId>;
-
-export function isObjectId(value: unknown): value is string {
-  return typeof value === 'string' && /^[0-9a-f]{24}$/.test(value);
-}
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

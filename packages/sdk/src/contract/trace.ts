@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AuditInfo, Nullable, ObjectId, TenantMetadata, Dictionary } from './common.js';
 import { ChangeAuthor, MAX_CHANGE_REASON } from './history.js';
+import { TRACE_BATCH_MAX_NODES, TRACE_MAX_HOPS } from './plain.js';
 
 const literals = <const T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as never) as ReturnType<typeof Type.Union>;
@@ -162,19 +163,12 @@ export const TraceChangesPage = Type.Object({
 });
 export type TraceChangesPage = Static<typeof TraceChangesPage>;
 
-/** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
-export const TRACE_BATCH_MAX_NODES = 500;
-/**
- * Largest number of edges one `POST /traces/batch/list` answer may hold, counted over all its
- * results (an edge reached from two requested nodes counts twice). A request whose answer would
- * hold more is refused with 422 and a `detail` item of type TRACE_BATCH_TOO_LARGE: ask for fewer
- * nodes at once, or fewer hops.
- */
-export const TRACE_BATCH_MAX_EDGES = 10_000;
-/** The `type` of the 422 `detail` item when an answer would exceed TRACE_BATCH_MAX_EDGES. */
-export const TRACE_BATCH_TOO_LARGE = 'answer_too_large';
-/** Largest `n_hops` the batch listing accepts. */
-export const TRACE_MAX_HOPS = 10;
+export {
+  TRACE_BATCH_MAX_EDGES,
+  TRACE_BATCH_MAX_NODES,
+  TRACE_BATCH_TOO_LARGE,
+  TRACE_MAX_HOPS,
+} from './plain.js';
 
 export const BatchRetrieveNode = Type.Object({
   node_id: Type.String({ minLength: 1, maxLength: NODE_ID_MAX_LENGTH }),

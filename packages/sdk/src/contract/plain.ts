@@ -1,0 +1,26 @@
+/**
+ * Values of the contract that need no schema library: the batch listing's limits and the id
+ * check. The client and the exporter import them from here, so they load without TypeBox (a
+ * quarter of a second of start-up for every `rxs` command).
+ */
+
+/** Every id of the service: 24 lowercase hex characters (MongoDB ObjectId style). */
+export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
+
+export function isObjectId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{24}$/.test(value);
+}
+
+/** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
+export const TRACE_BATCH_MAX_NODES = 500;
+/**
+ * Largest number of edges one `POST /traces/batch/list` answer may hold, counted over all its
+ * results (an edge reached from two requested nodes counts twice). A request whose answer would
+ * hold more is refused with 422 and a `detail` item of type TRACE_BATCH_TOO_LARGE: ask for fewer
+ * nodes at once, or fewer hops.
+ */
+export const TRACE_BATCH_MAX_EDGES = 10_000;
+/** The `type` of the 422 `detail` item when an answer would exceed TRACE_BATCH_MAX_EDGES. */
+export const TRACE_BATCH_TOO_LARGE = 'answer_too_large';
+/** Largest `n_hops` the batch listing accepts. */
+export const TRACE_MAX_HOPS = 10;
