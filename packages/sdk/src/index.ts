@@ -1,13 +1,6 @@
 export * from './contract/index.js';
-export * from './mapping/index.js';
-export * from './export/model.js';
-export * from './export/procedure.js';
-export * from './export/identity.js';
-export * from './export/mapping-file.js';
-export * from './export/limits.js';
-export * from './export/writers/index.js';
-export * from './sync/index.js';
-export * from './client/index.js';
+// The exporter's part (client, mapping, export, sync), also loadable alone as `@rxs/sdk/exporter`.
+export * from './exporter.js';
 export * from './trace-report/coverage.js';
 export * from './trace-report/html.js';
 export * from './trace-report/xlsx.js';
