@@ -6,6 +6,7 @@ import {
   type FeedCacheWriter,
   type FeedPlan,
   type SpliceFormat,
+  type SpliceResult,
   type SyncSession,
 } from '@rxs/sdk/exporter';
 import { createAtomicFile } from './atomic-file.js';
@@ -40,7 +41,9 @@ export async function runSplice(
   session: SyncSession,
   cache: FeedCacheWriter,
   plan: FeedPlan,
-): Promise<{ summary: ExportSummary; commit: () => Promise<void> } | undefined> {
+): Promise<
+  { summary: ExportSummary; found: SpliceResult['found']; commit: () => Promise<void> } | undefined
+> {
   const { out } = options;
   const revisionIds = [...new Set(options.revisionIds)];
   if (out === undefined || !canSplice(options)) return undefined;
@@ -60,7 +63,7 @@ export async function runSplice(
     durationMs: 0,
   };
   try {
-    const parts = await spliceExport({
+    const { parts, found } = await spliceExport({
       source: exportSourceOf(client),
       plan,
       cache,
@@ -78,6 +81,8 @@ export async function runSplice(
       },
     });
     for (const part of parts) summarize(summary, part);
+    summary.durationMs = Date.now() - started;
+    return { summary, found, commit: () => file.commit() };
   } catch (error) {
     await file.abort();
     if (error instanceof SpliceRefusedError) return undefined;
@@ -85,6 +90,4 @@ export async function runSplice(
   } finally {
     progress.done();
   }
-  summary.durationMs = Date.now() - started;
-  return { summary, commit: () => file.commit() };
 }

@@ -104,6 +104,8 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
       ]),
       files: Object.fromEntries(
         readdirSync(folder)
+          // A spliced poll's row index (where each record's row is in its output): its own.
+          .filter((file) => !file.endsWith('.rows'))
           .sort()
           .map((file) => [file, readFileSync(join(folder, file), 'utf8')]),
       ),
@@ -423,6 +425,8 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         .split(url)
         .join('<URL>')
         .replace(/"exportedAt":"[^"]*"/, '"exportedAt":"<NOW>"');
+    /** How (a)'s spliced polls found the records: the previous poll's row index or its rows. */
+    const splicedFrom = { index: 0, rows: 0 };
     /** Each format through the feed (a) and by full downloads (b); returns how (a) polled. */
     const compare = async (...extra: string[]) => {
       const polls: string[] = [];
@@ -445,6 +449,7 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
           expect(ja.summary.warnings).toEqual(jb.summary.warnings);
           expect(report(a, tagged.url)).toEqual(report(b, plain.url));
           polls.push(ja.poll);
+          if (ja.poll === 'spliced') splicedFrom[ja.splicedFrom as 'index' | 'rows']++;
         }
         expect(output(a, format, tagged.url)).toBe(output(b, format, plain.url));
         expect(snapshot(a)).toEqual(snapshot(b));
@@ -499,6 +504,9 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
       { numRuns: 10 },
     );
     expect(spliced).toBeGreaterThan(10);
+    // Both ways of finding the records ran: by the row index after a spliced poll, else row by row.
+    expect(splicedFrom.index).toBeGreaterThan(5);
+    expect(splicedFrom.rows).toBeGreaterThan(0);
     expect(kept.linked).toBeGreaterThan(0);
     expect(kept.written).toBeGreaterThan(0);
 
@@ -517,19 +525,23 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         .sort(),
     ).toEqual([...titles].sort());
 
+    /** Both paths refuse the export alike, naming the readable id two records share. */
+    const refusedAlike = async (readableId: string) => {
+      for (const format of formats) {
+        const [ra, rb] = [
+          await run(tagged.url, `splice-${format}-a`, format),
+          await run(plain.url, `splice-${format}-b`, format),
+        ];
+        expect([ra.code, rb.code]).toEqual([1, 1]);
+        expect(ra.stderr).toContain(readableId);
+        expect(ra.stderr).toBe(rb.stderr);
+      }
+    };
     // Two records with one readable id: both paths refuse the export alike; fixed, splicing resumes.
     made++;
     await update(live[0]!, { name: 'REQ-DUP-1' });
     await update(live[1]!, { name: 'REQ-DUP-1' });
-    for (const format of formats) {
-      const [ra, rb] = [
-        await run(tagged.url, `splice-${format}-a`, format),
-        await run(plain.url, `splice-${format}-b`, format),
-      ];
-      expect([ra.code, rb.code]).toEqual([1, 1]);
-      expect(ra.stderr).toContain('REQ-DUP-1');
-      expect(ra.stderr).toBe(rb.stderr);
-    }
+    await refusedAlike('REQ-DUP-1');
     await update(live[1]!, { name: 'REQ-DUP-2' });
     expect(await compare()).toEqual(['spliced', 'spliced']);
 
@@ -542,6 +554,17 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(await compare()).toEqual(['feed', 'feed']);
     await update(live[3]!, { data: { title: 'T later', text: 'spliced again' } });
     expect(await compare()).toEqual(['spliced', 'spliced']);
+
+    // A changed record takes the readable id of a kept one, found by the row index's hashes: both
+    // paths refuse the export alike; renamed again, the index serves the next poll.
+    await update(live[6]!, { name: 'REQ-KEPT-1' });
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+    await update(live[5]!, { name: 'REQ-KEPT-1' });
+    const byIndex = splicedFrom.index;
+    await refusedAlike('REQ-KEPT-1');
+    await update(live[5]!, { name: 'REQ-KEPT-2' });
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+    expect(splicedFrom.index).toBe(byIndex + 2);
 
     // A re-approval with a new field: followed by a full run; the new revision then splices.
     const next = await t.api('POST', `/kt/${topic}/draft`);

@@ -62,6 +62,8 @@ type SyncOutcome =
       reportPath: string;
       /** How the records were read: all of them, the feed's changes merged into the kept listing, or spliced. */
       poll: 'full' | 'feed' | 'spliced';
+      /** A spliced poll: found the records by the previous poll's row index, or by walking the rows. */
+      splicedFrom?: 'index' | 'rows';
     }
   /** The service said nothing changed since the snapshot: nothing was exported or written. */
   | { unchanged: true; since: SyncState };
@@ -184,10 +186,11 @@ Examples:
         // A feed poll updates the previous output and snapshot record by record where it can
         // (sdk/src/sync/splice.ts); else, or when that refuses, the export runs as in full.
         const splicing = plan && cache && canSplice(runOptions) ? { plan, cache } : undefined;
-        let run = splicing
+        const spliced = splicing
           ? await runSplice(connection, runOptions, progress, session, splicing.cache, splicing.plan)
           : undefined;
-        const poll = run ? 'spliced' : plan ? 'feed' : 'full';
+        const poll = spliced ? 'spliced' : plan ? 'feed' : 'full';
+        let run: { summary: ExportSummary; commit: () => Promise<void> } | undefined = spliced;
         if (splicing && !run) {
           // Refused: what it wrote is dropped, and the export runs with a new session and cache.
           await splicing.cache.abort();
@@ -222,7 +225,7 @@ Examples:
         else await cache?.abort();
         cache = undefined;
         const reportPath = await writeReport(state, report);
-        return { summary: run.summary, report, reportPath, poll };
+        return { summary: run.summary, report, reportPath, poll, splicedFrom: spliced?.found };
       } catch (error) {
         await cache?.abort();
         await session.abort();
@@ -242,7 +245,7 @@ Examples:
       }
       if (options.json) {
         process.stdout.write(
-          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, poll: outcome.poll, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
+          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, poll: outcome.poll, ...(outcome.splicedFrom ? { splicedFrom: outcome.splicedFrom } : {}), summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
         );
       } else {
         process.stdout.write(`${renderReportText(outcome.report)}\nReport: ${outcome.reportPath}\n`);

@@ -67,7 +67,15 @@ interface FeedCacheFile {
 /** The changes of the topics since the cached cursors: per revision, each changed id and its record (null: gone). */
 export interface FeedPlan {
   folder: string;
-  topics: { revisionId: string; file: string; changes: Map<string, ServiceRecord | null>; cursor: string }[];
+  topics: {
+    revisionId: string;
+    file: string;
+    /** Every change since the listing was kept (newest wins): what a merged export applies. */
+    changes: Map<string, ServiceRecord | null>;
+    /** The ids the feed named since the cursor: the changes since the snapshot, all a splice applies. */
+    fresh: Set<string>;
+    cursor: string;
+  }[];
   /** The trace changes since the kept traces, when the cache has them and the service says. */
   traces?: { file: string; plan: TracePlan };
 }
@@ -133,16 +141,23 @@ export async function planFromFeed(
           changes.set(id, record);
       }
       let cursor = topic.cursor;
+      const fresh = new Set<string>();
       for (;;) {
         const page = await client.records.recordChanges(topic.revisionId, { since: cursor });
         // A re-approval moved the records on: the topic is to be followed, which a full run does.
         if (page.superseded_by !== null || page.complete) return undefined;
-        for (const record of page.records) changes.set(record._id, record);
-        for (const id of page.removed) changes.set(id, null);
+        for (const record of page.records) {
+          changes.set(record._id, record);
+          fresh.add(record._id);
+        }
+        for (const id of page.removed) {
+          changes.set(id, null);
+          fresh.add(id);
+        }
         cursor = page.cursor;
         if (!page.more) break;
       }
-      plan.topics.push({ revisionId: topic.revisionId, file: topic.file, changes, cursor });
+      plan.topics.push({ revisionId: topic.revisionId, file: topic.file, changes, fresh, cursor });
     }
   } catch (error) {
     if (feedUnavailable(error)) return undefined;

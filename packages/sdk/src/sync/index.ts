@@ -72,4 +72,5 @@ export {
   SpliceRefusedError,
   type SpliceFormat,
   type SpliceInput,
+  type SpliceResult,
 } from './splice.js';

@@ -18,6 +18,8 @@ export class JsonLinesSink {
   private pendingLength = 0;
   /** The piece being written, whose buffer is reused once the file has it (two buffers in turn). */
   private writing: { buffer: Buffer; done: Promise<void> } | undefined;
+  /** Bytes handed to the stream so far (pending ones not counted). */
+  private handed = 0;
   count = 0;
 
   constructor(readonly path: string) {
@@ -56,6 +58,22 @@ export class JsonLinesSink {
     this.bytes = larger;
   }
 
+  /**
+   * Bytes of whole lines copied from another file of lines, written as they are (with the next
+   * `flush`); `lines` of them.
+   */
+  pushRaw(bytes: Uint8Array, lines: number): void {
+    this.reserve(bytes.length);
+    this.bytes.set(bytes, this.pendingLength);
+    this.pendingLength += bytes.length;
+    this.count += lines;
+  }
+
+  /** Where the next line will start in the file. */
+  get offset(): number {
+    return this.handed + this.pendingLength;
+  }
+
   /** The bytes gathered by `push` (valid until the next `push` or `flush`). */
   get pending(): Buffer {
     return this.bytes;
@@ -81,6 +99,7 @@ export class JsonLinesSink {
     const done = writeAndWait(this.stream, this.bytes.subarray(0, this.pendingLength));
     done.catch(() => undefined); // awaited by the next flush or close
     this.writing = { buffer: this.bytes, done };
+    this.handed += this.pendingLength;
     this.bytes = Buffer.alloc(0);
     this.pendingLength = 0;
     if (previous) {
@@ -93,7 +112,9 @@ export class JsonLinesSink {
   async appendLine(line: string): Promise<void> {
     await this.flush();
     await this.writing?.done;
-    await writeChunk(this.stream, `${line}\n`);
+    const text = `${line}\n`;
+    await writeChunk(this.stream, text);
+    this.handed += Buffer.byteLength(text);
     this.count++;
   }
 

@@ -99,3 +99,40 @@ describe('SortedLineCursor', () => {
     await cursor.close();
   });
 });
+
+describe('SortedLineCursor.seek', () => {
+  it('goes on from any line start, within the bytes in memory or beyond them, at any chunk size', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 40 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 8, max: 200 }),
+        async (count, picks, chunkBytes) => {
+          const ids = Array.from({ length: count }, (_, i) => `r${String(i).padStart(3, '0')}`);
+          const lines = ids.map((id, i) => `${JSON.stringify({ id, n: 'x'.repeat(i % 7) })}\n`);
+          const starts = lines.map((_, i) => Buffer.byteLength(lines.slice(0, i).join('')));
+          const path = file(lines.join(''));
+          // Ascending line numbers, as a spliced poll seeks (each past the lines taken before).
+          const targets = [...new Set(picks.map((p) => p % count))].sort((a, b) => a - b);
+          const cursor = new SortedLineCursor(path, chunkBytes);
+          try {
+            let at = 0;
+            for (const target of targets) {
+              if (target < at) continue;
+              cursor.seek(starts[target]!);
+              if (!cursor.ready) await cursor.fill();
+              expect(cursor.peekId()).toBe(ids[target]);
+              cursor.take();
+              if (!cursor.ready) await cursor.fill();
+              expect(cursor.peekId()).toBe(ids[target + 1]);
+              at = target + 1;
+            }
+          } finally {
+            await cursor.close();
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

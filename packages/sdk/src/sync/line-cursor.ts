@@ -35,6 +35,8 @@ export class SortedLineCursor {
   /** Line number (1-based) of the head line in the file. */
   private number = 0;
   private lastId: string | undefined;
+  /** Where in the file the next read starts. */
+  private position = 0;
 
   /** `path` undefined: an empty side (a topic the previous snapshot did not have). */
   constructor(
@@ -57,7 +59,8 @@ export class SortedLineCursor {
         this.buffer = Buffer.allocUnsafe(this.chunkBytes);
       }
       // Keep the incomplete line, at the front.
-      const read = await readOn(this.handle, this.buffer, this.start, this.end);
+      const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
+      this.position += read.end - (this.end - this.start);
       this.buffer = read.buffer;
       this.start = 0;
       this.end = read.end;
@@ -113,6 +116,25 @@ export class SortedLineCursor {
     if (this.headId === undefined) throw new Error('SortedLineCursor: take without a line.');
     this.headId = undefined;
     this.start = this.nextStart;
+  }
+
+  /**
+   * Goes on from byte `position` of the file, the start of a line (from a row index): the lines
+   * before it are neither read nor checked; the order check starts again there.
+   */
+  seek(position: number): void {
+    this.headId = undefined;
+    this.lastId = undefined;
+    this.number = 0; // line numbers in errors count from here
+    // Ahead within the bytes in memory (the usual case: the next changed record is close): no read.
+    const bufferFrom = this.position - this.end;
+    if (position >= bufferFrom + this.start && position <= this.position) {
+      this.start = position - bufferFrom;
+      return;
+    }
+    this.position = position;
+    this.start = this.end = 0;
+    this.eof = this.path === undefined;
   }
 
   /** Stops reading (closes the file). */

@@ -28,6 +28,8 @@ export class OutputRows {
   /** For csv: the first quote at or after `quoteFrom`, -1 when none is in memory (up to `end`). */
   private quote = -1;
   private quoteFrom = Number.MAX_SAFE_INTEGER;
+  /** Where in the file the next read starts. */
+  private position = 0;
 
   constructor(
     readonly path: string,
@@ -48,7 +50,8 @@ export class OutputRows {
         this.handle = await open(this.path, 'r');
         this.buffer = Buffer.allocUnsafe(this.chunkBytes);
       }
-      const read = await readOn(this.handle, this.buffer, this.start, this.end);
+      const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
+      this.position += read.end - (this.end - this.start);
       this.buffer = read.buffer;
       this.start = 0;
       this.end = read.end;
@@ -68,6 +71,20 @@ export class OutputRows {
     if (!this.settle()) throw new Error('OutputRows: take without a row.');
     this.start = this.rowEnd;
     this.rowEnd = -1;
+  }
+
+  /** Where the head row starts in the file. */
+  get offset(): number {
+    return this.position - (this.end - this.start);
+  }
+
+  /** Goes on from byte `position` of the file, the start of a row (from a row index). */
+  seek(position: number): void {
+    this.position = position;
+    this.start = this.end = 0;
+    this.rowEnd = -1;
+    this.eof = false;
+    this.quoteFrom = Number.MAX_SAFE_INTEGER;
   }
 
   async close(): Promise<void> {

@@ -14,8 +14,15 @@ const QUEUED_BYTES = 4 * 1024 * 1024;
 export class PieceWriter {
   private bytes = Buffer.allocUnsafe(PIECE_BYTES);
   private length = 0;
+  /** Bytes handed to the stream so far. */
+  private handed = 0;
 
   constructor(private readonly out: Writable) {}
+
+  /** Where the next byte pushed will be in the stream. */
+  get offset(): number {
+    return this.handed + this.length;
+  }
 
   push(text: string): void {
     this.reserve(text.length * 3); // UTF-8 takes at most 3 bytes per UTF-16 code unit
@@ -37,6 +44,7 @@ export class PieceWriter {
     if (this.length === 0) return;
     const piece = this.bytes.subarray(0, this.length);
     this.bytes = Buffer.allocUnsafe(PIECE_BYTES);
+    this.handed += this.length;
     this.length = 0;
     const out = this.out;
     if (out.errored) throw out.errored;

@@ -88,8 +88,8 @@ export class ReportBuilder {
     else topic.omitted.changed++;
   }
 
-  recordUnchanged(topic: TopicChanges): void {
-    topic.counts.unchanged++;
+  recordUnchanged(topic: TopicChanges, count = 1): void {
+    topic.counts.unchanged += count;
   }
 
   closeTopic(topic: TopicChanges, sides: TopicSides): void {

@@ -1,4 +1,4 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, open as openFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type {
   ExportedRecord,
@@ -7,6 +7,7 @@ import type {
   ExportHeader,
   ExportPart,
 } from '../export/model.js';
+import { ForwardRanges } from './chunks.js';
 import { Generation, removeStrayGenerations } from './generation.js';
 import { compareIds, jsonEqual, jsonHash } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
@@ -89,6 +90,10 @@ interface OpenTopic {
   count: number;
   /** Where the bytes of the last record's line start in `sink.pending`. */
   lineStart: number;
+  /** The previous records file, opened for `copyPrevious`. */
+  previousFile: { handle: FileHandle; ranges: ForwardRanges } | undefined;
+  /** The row index kept beside the new records file (`keepRowIndex`). */
+  rows: string | undefined;
 }
 
 /**
@@ -218,6 +223,66 @@ export class SyncSession {
     return true;
   }
 
+  /** Where the open topic's next record line will start in the new records file. */
+  recordOffset(): number {
+    if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+    return this.open!.sink.offset;
+  }
+
+  /** The path of the open topic's row index in the previous snapshot, if it kept one. */
+  previousRowIndex(): string | undefined {
+    const previous = this.open?.previous;
+    if (!previous?.rows || !this.previous) return undefined;
+    return stateFilePath(this.dir, this.previous, previous.rows);
+  }
+
+  /** The size of the open topic's records file in the previous snapshot (undefined: none). */
+  async previousRecordsSize(): Promise<number | undefined> {
+    const previous = this.open?.previous;
+    if (!previous || !this.previous) return undefined;
+    return (await stat(stateFilePath(this.dir, this.previous, previous.file))).size;
+  }
+
+  /** Where the open topic's row index goes in the new snapshot (named there by `keepRowIndex`). */
+  rowIndexPath(): string {
+    if (!this.open) this.expect('record', true);
+    return this.generation.path(rowIndexFile(this.open!.file));
+  }
+
+  /** The row index written at `rowIndexPath` is complete: the new snapshot names it. */
+  keepRowIndex(): void {
+    if (!this.open) this.expect('record', true);
+    this.open!.rows = rowIndexFile(this.open!.file);
+  }
+
+  /**
+   * For a spliced poll that found its records in a row index (splice.ts): the previous snapshot's
+   * lines `[from, to)` of the open topic, `count` records that did not change (the last of them
+   * `lastId`), are copied as bytes, neither read as lines nor compared; the previous side then goes
+   * on at `to`. Like `takePrevious`, a failure does not abort the session: the caller does.
+   */
+  async copyPrevious(from: number, to: number, count: number, lastId: string): Promise<void> {
+    if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+    const open = this.open!;
+    if (!open.previous || !this.previous || open.renamer)
+      throw new PreviousRecordMissingError(open.topic.name, lastId);
+    if (open.lastId !== undefined && compareIds(open.lastId, lastId) >= 0)
+      throw new SyncOrderError(open.topic.name, lastId, open.lastId);
+    if (!open.previousFile) {
+      const handle = await openFile(stateFilePath(this.dir, this.previous, open.previous.file), 'r');
+      open.previousFile = { handle, ranges: new ForwardRanges(handle) };
+    }
+    await open.previousFile.ranges.copy(from, to, async (bytes) => {
+      open.sink.pushRaw(bytes, 0);
+      if (open.sink.full) await open.sink.flush();
+    });
+    open.sink.count += count;
+    open.count += count;
+    open.lastId = lastId;
+    this.builder.recordUnchanged(open.entry, count);
+    open.cursor.seek(to);
+  }
+
   /** The id of the previous snapshot's next record of the open topic (undefined: none left). */
   async previousId(): Promise<string | undefined> {
     const cursor = this.open?.cursor;
@@ -269,6 +334,7 @@ export class SyncSession {
       const open = this.open;
       this.open = undefined;
       await open?.cursor.close().catch(() => undefined);
+      await open?.previousFile?.handle.close().catch(() => undefined);
       await open?.sink.destroy().catch(() => undefined);
       await this.generation.discard();
     } finally {
@@ -340,6 +406,8 @@ export class SyncSession {
       lastId: undefined,
       count: 0,
       lineStart: 0,
+      previousFile: undefined,
+      rows: undefined,
     };
   }
 
@@ -421,6 +489,8 @@ export class SyncSession {
       this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
     }
     await open.cursor.close();
+    await open.previousFile?.handle.close();
+    open.previousFile = undefined;
     await open.sink.close();
 
     const stored: StoredTopic = {
@@ -433,6 +503,7 @@ export class SyncSession {
       schemaHash: jsonHash(topic.schema),
       recordCount,
       file: open.file,
+      ...(open.rows === undefined ? {} : { rows: open.rows }),
     };
     this.builder.closeTopic(open.entry, {
       before: open.previous,
@@ -541,6 +612,11 @@ export class SyncSession {
     this.builder.traceCounts(before, sink.count);
     return { file, count: sink.count };
   }
+}
+
+/** The row index beside a records file: `topic-1.jsonl` → `topic-1.rows`. */
+function rowIndexFile(recordsFile: string): string {
+  return recordsFile.replace(/\.jsonl$/, '') + '.rows';
 }
 
 function fromStoredTrace([id, source, target, relationTypes, suspect]: StoredTrace): ExportedTrace {

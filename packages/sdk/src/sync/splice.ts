@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { DuplicateIdentifierError, isMadeUpId, readableIdOf, ReadableIds } from '../export/identity.js';
 import type { ExportedRecord, ExportFormat, ExportPart } from '../export/model.js';
@@ -16,9 +17,11 @@ import { csvText } from '../export/writers/csv-text.js';
 import { JsonLinesWriter, recordLine } from '../export/writers/jsonl.js';
 import { RecordMapper } from '../mapping/index.js';
 import type { FeedCacheWriter, FeedPlan } from './feed-cache.js';
+import { ForwardRanges } from './chunks.js';
 import { compareIds, jsonEqual } from './json-values.js';
 import { OutputRows, type RowSyntax } from './output-rows.js';
 import { PieceWriter } from './pieces.js';
+import { HashSet, readableIdHash, RowIndexReader, RowIndexWriter } from './row-index.js';
 import { PreviousRecordMissingError, type SyncSession } from './session.js';
 
 /**
@@ -72,7 +75,7 @@ export interface SpliceInput {
 }
 
 /** How a format writes records and the parts around them, and reads them back from its output. */
-interface Rendering {
+export interface Rendering {
   syntax: RowSyntax;
   /** The text of a part other than a record ('' when the format writes nothing for it). */
   part(part: ExportPart): string;
@@ -89,17 +92,205 @@ interface Rendering {
   writtenId(readableId: string): string;
 }
 
+/** What walking a topic's records needs, whether row by row or by ranges of a row index. */
+export interface RecordWalk {
+  /** The changed (or gone) records' ids, in `_id` order, and the mapped ones (not the gone). */
+  ids: readonly string[];
+  mapped: ReadonlyMap<string, ExportedRecord>;
+  /** The readable ids of changed records that are not made up, as written. */
+  derived: ReadonlySet<string>;
+  /** Writes the changed record `id` (nothing when gone): its row, snapshot line and index entry. */
+  changed(id: string): Promise<void>;
+  /** Adds an index entry (`writtenId` undefined: the topic gets no index). */
+  indexed(id: string, writtenId: string | undefined, line: number, row: number): Promise<void>;
+  /**
+   * Adds entries of the previous index, their offsets moved (`entriesWritten` after a batch);
+   * returns the id of one whose readable id is a changed record's (then adds nothing).
+   */
+  copyEntries(
+    entries: Buffer,
+    count: number,
+    idBytes: number,
+    shifts: { line: number; row: number },
+  ): string | undefined;
+  entriesWritten(): Promise<void>;
+  /** Counts records written; `progress` reports the count. */
+  counted(records?: number): void;
+  progress(): void;
+  session: SyncSession;
+  pieces: PieceWriter;
+  rendering: Rendering;
+  previousRows: OutputRows;
+  readRows(): Promise<void>;
+  /** Writes the gathered pieces when there are enough. */
+  emptied(): Promise<void> | false;
+}
+
+/**
+ * The records without an index: the previous output is walked row by row beside the previous
+ * snapshot, each row's id read from its first bytes; an unchanged record's row and line are
+ * copied, a changed one written anew. Writes the new index as it goes.
+ */
+async function walkRows(walk: RecordWalk): Promise<void> {
+  const { ids, mapped, derived, session, pieces, rendering, previousRows } = walk;
+  let next = 0;
+  let count = 0;
+  for (;;) {
+    // Awaited only at chunk boundaries: most records cost no await at all.
+    if (!previousRows.ready) await walk.readRows();
+    const row = previousRows.row();
+    const id = row === undefined ? undefined : rendering.recordIdOf(row);
+    while (next < ids.length && (id === undefined || compareIds(ids[next]!, id) < 0)) {
+      await checkedBefore(session, ids[next]!, mapped);
+      await walk.changed(ids[next++]!);
+    }
+    if (id === undefined) break;
+    if (next < ids.length && ids[next] === id) {
+      // Gone or changed: its row is left out (a changed one is written anew and compared).
+      if (!mapped.has(id)) while (!session.takePrevious(id, false)) await session.readPrevious();
+      previousRows.take();
+      await checkedBefore(session, id, mapped);
+      await walk.changed(ids[next++]!);
+    } else {
+      const written = rendering.readableIdIn(row!, id);
+      if (derived.size > 0 && (written === undefined || derived.has(written)))
+        throw new SpliceRefusedError(`Record ${id} shares its readable id with a changed record.`);
+      await walk.indexed(id, written, session.recordOffset(), pieces.offset);
+      pieces.pushBytes(row!);
+      previousRows.take();
+      while (!session.takePrevious(id, true)) await session.readPrevious();
+      walk.counted();
+      if (++count % 10_000 === 0) walk.progress();
+    }
+    await walk.emptied();
+  }
+  const left = await session.previousId();
+  if (left !== undefined)
+    throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
+}
+
+/**
+ * The previous row index of the open topic, when the records can be found in it instead of
+ * walking the rows: it exists and reads, its records file is as long as it says, and every changed
+ * id has its width.
+ */
+async function usableRowIndex(
+  session: SyncSession,
+  ids: readonly string[],
+): Promise<RowIndexReader | undefined> {
+  const path = session.previousRowIndex();
+  if (path === undefined) return undefined;
+  let reader: RowIndexReader;
+  try {
+    reader = await RowIndexReader.open(path);
+  } catch {
+    return undefined;
+  }
+  const { idBytes, linesEnd } = reader.header;
+  if (
+    ids.some((id) => id.length !== idBytes || Buffer.byteLength(id) !== idBytes) ||
+    (await session.previousRecordsSize()) !== linesEnd
+  ) {
+    await reader.close();
+    return undefined;
+  }
+  return reader;
+}
+
+/**
+ * The records by ranges of the previous row index: between two changed records, the unchanged
+ * ones' rows and snapshot lines are copied as two byte ranges and their index entries moved by
+ * how far they moved; no row is read. Only the changed records are written anew.
+ */
+async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void> {
+  const { ids, mapped, session, pieces, previousRows } = walk;
+  const output = await open(previousRows.path, 'r');
+  const ranges = new ForwardRanges(output);
+  /** Copies the previous output's bytes [from, to) into the new one. */
+  const copyRows = (from: number, to: number) =>
+    ranges.copy(from, to, (bytes) => {
+      pieces.pushBytes(bytes);
+      return walk.emptied();
+    });
+  try {
+    // The parts before the records were read as rows: the first record must start where they end.
+    const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
+    if (previousRows.offset !== first)
+      throw new SpliceRefusedError('The previous output does not start its records where its index says.');
+    let next = 0;
+    for (;;) {
+      const target = next < ids.length ? Buffer.from(ids[next]!, 'latin1') : undefined;
+      // The unchanged records before the target, a chunk of the index at a time.
+      for (;;) {
+        if (!(await index.fill())) break;
+        const fromLine = index.nextLine();
+        const fromRow = index.nextRow();
+        const records = index.countBefore(target);
+        const shifts = { line: session.recordOffset() - fromLine, row: pieces.offset - fromRow };
+        const shared = walk.copyEntries(index.entriesBytes(records), records, index.idBytes, shifts);
+        if (shared !== undefined)
+          throw new SpliceRefusedError(`Record ${shared} shares its readable id with a changed record.`);
+        index.skip(records);
+        if (records === 0) break;
+        const lastId = index.lastId(); // before the next chunk replaces this one
+        const more = index.ready || (await index.fill());
+        const toLine = more ? index.nextLine() : index.header.linesEnd;
+        const toRow = more ? index.nextRow() : index.header.rowsEnd;
+        await copyRows(fromRow, toRow);
+        await session.copyPrevious(fromLine, toLine, records, lastId);
+        await walk.entriesWritten();
+        walk.counted(records);
+        walk.progress();
+        if (more && target !== undefined && index.compareNext(target) >= 0) break;
+      }
+      if (target === undefined) break;
+      const id = ids[next++]!;
+      if ((await index.fill()) && index.compareNext(target) === 0) {
+        // Its previous row and line are left out; a gone record is reported so.
+        if (!mapped.has(id)) while (!session.takePrevious(id, false)) await session.readPrevious();
+        index.skip();
+      }
+      await walk.changed(id);
+      await walk.emptied();
+    }
+    previousRows.seek(index.header.rowsEnd);
+  } finally {
+    await output.close();
+    await index.close();
+  }
+}
+
+/** The previous snapshot must hold nothing before changed record `id` that the previous output did not. */
+async function checkedBefore(
+  session: SyncSession,
+  id: string,
+  mapped: ReadonlyMap<string, ExportedRecord>,
+): Promise<void> {
+  if (!mapped.has(id)) return;
+  const previousId = await session.previousId();
+  if (previousId !== undefined && compareIds(previousId, id) < 0)
+    throw new SpliceRefusedError(`The previous output lacks record ${previousId} of the snapshot.`);
+}
+
+/** What a spliced poll wrote: the parts other than records, and how it found the records. */
+export interface SpliceResult {
+  parts: ExportPart[];
+  /** `index`: by ranges of the previous poll's row index; `rows`: by walking the previous output. */
+  found: 'index' | 'rows';
+}
+
 /**
  * Writes the spliced export into `out`, the session and the cache. Returns the parts other than
- * records (for the caller's summary). Throws `SpliceRefusedError` when it cannot stand for a full
+ * records (for the caller's summary) and how the records were found. Throws `SpliceRefusedError` when it cannot stand for a full
  * run; the session and the cache are then to be aborted and `out` dropped.
  */
-export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
+export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
   const { source, plan, cache, session, options } = input;
   const pieces = new PieceWriter(input.out);
   const rendering = input.format === 'csv' ? csvRendering() : jsonLinesRendering();
   const previousRows = new OutputRows(input.previousOutput, rendering.syntax);
   const parts: ExportPart[] = [];
+  let found: SpliceResult['found'] = 'index';
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
 
@@ -160,7 +351,8 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
 
       // The changes, mapped first: their readable ids are checked against every other record's.
       const mapper = new RecordMapper(map, { labels: options.labels });
-      const ids = [...planned.changes.keys()].sort(compareIds);
+      // The changes since the snapshot: older ones kept in the cache are in the previous output.
+      const ids = [...planned.fresh].sort(compareIds);
       const mapped = new Map<string, ExportedRecord>();
       const derived = new Set<string>();
       for (const id of ids) {
@@ -183,48 +375,43 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
 
       let count = 0;
       const progress = () => options.onProgress?.({ topic: topicRef.name, revisionId, records: count });
+      // The new row index, written as the rows are (unusable ids leave the topic without one).
+      const index = await RowIndexWriter.create(session.rowIndexPath());
+      const refused = new HashSet([...derived].map(readableIdHash));
+      const indexed = async (id: string, writtenId: string | undefined, line: number, row: number) => {
+        if (writtenId === undefined) return index.abandon();
+        index.add(id, readableIdHash(writtenId), line, row);
+        if (index.full) await index.flush();
+      };
       const changed = async (id: string) => {
         const record = mapped.get(id);
         if (!record) return; // gone
-        // The previous snapshot must hold nothing before it that the previous output did not.
-        const previousId = await session.previousId();
-        if (previousId !== undefined && compareIds(previousId, id) < 0)
-          throw new SpliceRefusedError(`The previous output lacks record ${previousId} of the snapshot.`);
+        await indexed(id, rendering.writtenId(record.readableId), session.recordOffset(), pieces.offset);
         pieces.push(rendering.row(record));
         await session.writeParts([{ kind: 'record', record }]);
         count++;
       };
-      let next = 0;
-      for (;;) {
-        // Awaited only at chunk boundaries: most records cost no await at all.
-        if (!previousRows.ready) await readRows();
-        const row = previousRows.row();
-        const id = row === undefined ? undefined : rendering.recordIdOf(row);
-        while (next < ids.length && (id === undefined || compareIds(ids[next]!, id) < 0))
-          await changed(ids[next++]!);
-        if (id === undefined) break;
-        if (next < ids.length && ids[next] === id) {
-          // Gone or changed: its row is left out (a changed one is written anew and compared).
-          if (!mapped.has(id)) while (!session.takePrevious(id, false)) await session.readPrevious();
-          previousRows.take();
-          await changed(ids[next++]!);
-        } else {
-          if (derived.size > 0) {
-            const written = rendering.readableIdIn(row!, id);
-            if (written === undefined || derived.has(written))
-              throw new SpliceRefusedError(`Record ${id} shares its readable id with a changed record.`);
-          }
-          pieces.pushBytes(row!);
-          previousRows.take();
-          while (!session.takePrevious(id, true)) await session.readPrevious();
-          count++;
-          if (count % 10_000 === 0) progress();
-        }
-        if (pieces.full) await pieces.flush();
+      const walk: RecordWalk = {
+        ...{ ids, mapped, derived, changed, indexed, progress, session, pieces, rendering, previousRows },
+        counted: (records = 1) => (count += records),
+        readRows,
+        emptied: () => pieces.full && pieces.flush(),
+        copyEntries: (entries, count, idBytes, shifts) =>
+          index.copy(entries, count, idBytes, shifts, refused),
+        entriesWritten: async () => {
+          if (index.full) await index.flush();
+        },
+      };
+      try {
+        const previousIndex = await usableRowIndex(session, ids);
+        if (!previousIndex) found = 'rows';
+        if (previousIndex) await copyRanges(walk, previousIndex);
+        else await walkRows(walk);
+        const ends = { linesEnd: session.recordOffset(), rowsEnd: pieces.offset };
+        if (index.open && (await index.finish(ends))) session.keepRowIndex();
+      } finally {
+        await index.abandon();
       }
-      const left = await session.previousId();
-      if (left !== undefined)
-        throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
       await cache.keepListing(revisionId);
       progress();
       if (count === 0) warn(emptyTopicWarning(revision));
@@ -246,7 +433,7 @@ export async function spliceExport(input: SpliceInput): Promise<ExportPart[]> {
     await previousRows.close();
   }
   for (const warning of warnings) options.onWarning?.(warning);
-  return parts;
+  return { parts, found };
 }
 
 /** CSV of one topic without traces: the header row at the topic, then one row per record. */

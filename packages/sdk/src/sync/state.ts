@@ -59,6 +59,11 @@ export interface StoredTopic {
   recordCount: number;
   /** The records file, relative to the generation folder. */
   file: string;
+  /**
+   * Where each record's line and output row sit (row-index.ts), written by a spliced poll for the
+   * next one; relative to the generation folder.
+   */
+  rows?: string;
 }
 
 export interface SyncState {

@@ -1,0 +1,140 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HashSet, readableIdHash, RowIndexError, RowIndexReader, RowIndexWriter } from './row-index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'rxs-row-index-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let files = 0;
+const path = () => join(root, `i-${++files}.rows`);
+
+async function readEntries(file: string) {
+  const reader = await RowIndexReader.open(file);
+  const entries: [string, readonly [number, number], number, number][] = [];
+  try {
+    while (await reader.fill()) {
+      entries.push([reader.nextId(), reader.nextHash(), reader.nextLine(), reader.nextRow()]);
+      reader.skip();
+    }
+    return { header: reader.header, entries };
+  } finally {
+    await reader.close();
+  }
+}
+
+describe('row index', () => {
+  it('reads back what was written, across chunks, with entries copied from another index and moved', async () => {
+    const count = 40_000; // more than a chunk of entries
+    const id = (i: number) => `6b${i.toString(16).padStart(22, '0')}`;
+    const first = path();
+    const writer = await RowIndexWriter.create(first);
+    for (let i = 0; i < count; i++) {
+      writer.add(id(i), readableIdHash(`REQ-${i}`), i * 100, 7 + i * 50);
+      if (writer.full) await writer.flush();
+    }
+    expect(await writer.finish({ linesEnd: count * 100, rowsEnd: 7 + count * 50 })).toBe(true);
+    const { header, entries } = await readEntries(first);
+    expect(header).toEqual({ count, idBytes: 24, linesEnd: count * 100, rowsEnd: 7 + count * 50 });
+    expect(entries[12_345]).toEqual([id(12_345), readableIdHash('REQ-12345'), 1_234_500, 7 + 12_345 * 50]);
+
+    // Copied in chunks, every entry moved by the same shifts; one found by binary search.
+    const none = new HashSet([]);
+    const reader = await RowIndexReader.open(first);
+    const second = path();
+    const copy = await RowIndexWriter.create(second);
+    while (await reader.fill()) {
+      const before = reader.countBefore(Buffer.from(id(30_000)));
+      const all = reader.countBefore(undefined);
+      const taking = before > 0 ? before : all;
+      const shared = copy.copy(
+        reader.entriesBytes(taking),
+        taking,
+        reader.idBytes,
+        { line: 1_000, row: -7 },
+        none,
+      );
+      expect(shared).toBeUndefined();
+      reader.skip(taking);
+      if (copy.full) await copy.flush();
+    }
+    await reader.close();
+    expect(await copy.finish({ linesEnd: 1, rowsEnd: 2 })).toBe(true);
+    const copied = await readEntries(second);
+    expect(copied.entries.length).toBe(count);
+    expect(copied.entries[29_999]).toEqual([
+      id(29_999),
+      readableIdHash('REQ-29999'),
+      2_999_900 + 1_000,
+      29_999 * 50,
+    ]);
+    expect(copied.entries[30_000]![0]).toBe(id(30_000));
+  });
+
+  it('countBefore finds the first id at or after the one asked, like a linear search', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 0, max: 999 }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 0, max: 1000 }),
+        async (numbers, probe) => {
+          const ids = numbers.sort((a, b) => a - b).map((n) => `id${String(n).padStart(4, '0')}`);
+          const file = path();
+          const writer = await RowIndexWriter.create(file);
+          ids.forEach((id, i) => writer.add(id, [0, 0], i, i));
+          await writer.finish({ linesEnd: ids.length, rowsEnd: ids.length });
+          const reader = await RowIndexReader.open(file);
+          try {
+            await reader.fill();
+            const target = `id${String(probe).padStart(4, '0')}`;
+            expect(reader.countBefore(Buffer.from(target))).toBe(ids.filter((id) => id < target).length);
+          } finally {
+            await reader.close();
+          }
+        },
+      ),
+    );
+  });
+
+  it('gives no index for ids of several widths, non-ASCII ids or no records, and refuses a damaged file', async () => {
+    for (const ids of [['abc', 'abcd'], ['abé', 'abf'], []]) {
+      const file = path();
+      const writer = await RowIndexWriter.create(file);
+      ids.forEach((id, i) => writer.add(id, [0, 0], i, i));
+      expect(await writer.finish({ linesEnd: 9, rowsEnd: 9 })).toBe(false);
+      expect(existsSync(file)).toBe(false);
+    }
+    const damaged = path();
+    writeFileSync(damaged, Buffer.concat([Buffer.from('RXSROWS2'), Buffer.alloc(24), Buffer.from('x')]));
+    await expect(RowIndexReader.open(damaged)).rejects.toThrow(RowIndexError);
+    const other = path();
+    writeFileSync(other, 'id,name\n1,two\n');
+    await expect(RowIndexReader.open(other)).rejects.toThrow(RowIndexError);
+  });
+
+  it('finds a copied entry whose readable id hash is a changed one, by both halves of the hash', async () => {
+    const file = path();
+    const writer = await RowIndexWriter.create(file);
+    ['REQ-1', 'REQ-2', 'REQ-3'].forEach((name, i) => writer.add(`id${i}`, readableIdHash(name), i, i));
+    await writer.finish({ linesEnd: 3, rowsEnd: 3 });
+    const copyOf = async (refused: HashSet) => {
+      const reader = await RowIndexReader.open(file);
+      const copy = await RowIndexWriter.create(path());
+      try {
+        await reader.fill();
+        return copy.copy(reader.entriesBytes(3), 3, reader.idBytes, { line: 0, row: 0 }, refused);
+      } finally {
+        await reader.close();
+        await copy.abandon();
+      }
+    };
+    expect(await copyOf(new HashSet([readableIdHash('REQ-2')]))).toBe('id1');
+    expect(await copyOf(new HashSet([readableIdHash('REQ-4'), readableIdHash('REQ-20')]))).toBeUndefined();
+    // Only the first half equal: not the same hash.
+    const [first, second] = readableIdHash('REQ-3');
+    expect(await copyOf(new HashSet([[first, second ^ 1]]))).toBeUndefined();
+    // FNV-1a's 32 bits alone collide (REQ-179599, REQ-362382); the 64 do not.
+    expect(readableIdHash('REQ-179599')[0]).toBe(readableIdHash('REQ-362382')[0]);
+    expect(readableIdHash('REQ-179599')).not.toEqual(readableIdHash('REQ-362382'));
+  });
+});
