@@ -333,7 +333,7 @@ function exportSection(results) {
 function syncSection(results) {
   const rows = results.sizes.map((s) => {
     const y = s.sync;
-    if (!y || y.error) return [sizeLabel(s.size), failed(y) ?? 'not run', '', '', '', '', '', '', '', ''];
+    if (!y || y.error) return [sizeLabel(s.size), failed(y) ?? 'not run', '', '', '', '', '', '', '', '', '', ''];
     const poll = y.unchangedPoll;
     return [
       sizeLabel(s.size),
@@ -341,6 +341,8 @@ function syncSection(results) {
       secs(y.median.export),
       secs(y.median.sync),
       `${y.ratio.overhead >= 0 ? '+' : ''}${(y.ratio.overhead * 100).toFixed(0)}%${mark(y.ratio.overhead < 0.2)}`,
+      `${(y.ratio.feedOverExport * 100).toFixed(0)}%${mark(y.ratio.feedOverExport <= 0.1)}`,
+      y.firstSplice ? secs(y.firstSplice.seconds) : 'n/a',
       y.median.fullSync === undefined ? 'n/a' : secs(y.median.fullSync),
       y.ratio.feedOverFull === undefined ? 'n/a' : `${(y.ratio.feedOverFull * 100).toFixed(0)}%`,
       mb(y.maxPeakRss?.sync),
@@ -356,7 +358,9 @@ function syncSection(results) {
     'comparison with the previous snapshot and the new snapshot) of the same topic back to back; the',
     'overhead is the median of `sync / export − 1` over the rounds (one round at 1M records). That',
     'sync reads the changes feed and splices the output and the snapshot: only the changed records',
-    'are mapped and written anew, the rest copied as bytes (issue 14; docs/sync.md); **full path**:',
+    'are mapped and written anew, the rest copied as byte ranges found in the row index the poll',
+    'before kept (issue 14; docs/sync.md). **First spliced poll**: the one after the first sync,',
+    'before the rounds, which walks the rows and writes that index. **Full path**:',
     'in the same round, the same sync of a second state through a proxy that hides the ETags, which',
     'downloads the topic and compares, as against a service without the feed.',
     '**Unchanged poll**: then, each round, `rxs sync` again with nothing changed: it asks with the',
@@ -371,6 +375,8 @@ function syncSection(results) {
         'export',
         'sync',
         'sync overhead (< 20%)',
+        'sync / export (≤ 10%)',
+        'first spliced poll',
         'sync, full path',
         'feed / full',
         'sync peak RSS',

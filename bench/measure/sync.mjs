@@ -59,8 +59,16 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
   const seconds = { export: [], sync: [], fullSync: [] };
   const peak = { sync: [], export: [] };
   let report;
+  let firstSplice;
   try {
     await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
+    // The first spliced poll after a full one walks the rows and writes the row index the next ones
+    // use (docs/sync.md, "The row index"): timed on its own, before the rounds.
+    await changeRecords({ rxs, apiKey, changes: changeIds, round: runs });
+    await settle(rxs.pid);
+    firstSplice = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
+    await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
+    log?.(`  first spliced poll (walks the rows, writes the index): ${firstSplice.seconds.toFixed(2)} s`);
     for (let round = 0; round < runs; round++) {
       await changeRecords({ rxs, apiKey, changes: changeIds, round });
       await settle(rxs.pid);
@@ -114,6 +122,7 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
     },
     changed: changeIds.length,
     firstSync: { seconds: first.seconds, peakRss: first.peakRss },
+    firstSplice: { seconds: firstSplice.seconds, peakRss: firstSplice.peakRss },
     seconds,
     median: { export: median(seconds.export), sync: median(seconds.sync), fullSync: median(seconds.fullSync) },
     maxPeakRss: { sync: max(peak.sync), export: max(peak.export) },
