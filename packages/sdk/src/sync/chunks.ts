@@ -40,7 +40,7 @@ export class ForwardRanges {
 
   constructor(
     private readonly handle: FileHandle,
-    private readonly chunkBytes = CHUNK_BYTES,
+    private readonly chunkBytes = 4 * CHUNK_BYTES,
   ) {}
 
   /** Hands the bytes [from, to) of the file to `take`, in pieces valid only during each call. */

@@ -4,7 +4,7 @@ import { endOutput, writeAndWait, writeChunk } from '../export/writers/output.js
 import { fsyncPath } from './durable.js';
 
 /** Lines gathered by `push` are written in pieces of about this many bytes. */
-const PIECE_BYTES = 256 * 1024;
+const PIECE_BYTES = 1024 * 1024;
 
 /**
  * A file of JSON lines written front to back with backpressure (flat memory), flushed to disk by

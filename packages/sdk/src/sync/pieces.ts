@@ -2,9 +2,9 @@ import type { Writable } from 'node:stream';
 import { whenDrained } from '../export/writers/output.js';
 
 /** Text and bytes are written in pieces of about this many bytes. */
-const PIECE_BYTES = 256 * 1024;
+const PIECE_BYTES = 1024 * 1024;
 /** At most this many bytes wait in the stream before `flush` waits for it. */
-const QUEUED_BYTES = 4 * 1024 * 1024;
+const QUEUED_BYTES = 8 * 1024 * 1024;
 
 /**
  * Gathers text and bytes for a stream and writes them in large pieces with backpressure (flat

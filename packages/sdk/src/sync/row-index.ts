@@ -51,9 +51,12 @@ export function readableIdHash(text: string): ReadableIdHash {
 /** Hashes to look for, keyed by their first half (a plain number lookup per entry checked). */
 export class HashSet {
   private readonly halves = new Map<number, number[]>();
+  /** The first halves alone: a set of small integers answers most lookups fastest. */
+  private readonly firsts = new Set<number>();
 
   constructor(hashes: Iterable<ReadableIdHash>) {
     for (const [first, second] of hashes) {
+      this.firsts.add(first);
       const seconds = this.halves.get(first);
       if (seconds) seconds.push(second);
       else this.halves.set(first, [second]);
@@ -65,7 +68,7 @@ export class HashSet {
   }
 
   has(first: number, second: number): boolean {
-    return this.halves.get(first)?.includes(second) ?? false;
+    return this.firsts.has(first) && (this.halves.get(first)?.includes(second) ?? false);
   }
 }
 
