@@ -404,9 +404,12 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
       };
       try {
         const previousIndex = await usableRowIndex(session, ids);
-        if (!previousIndex) found = 'rows';
-        if (previousIndex) await copyRanges(walk, previousIndex);
-        else await walkRows(walk);
+        if (previousIndex) {
+          await copyRanges(walk, previousIndex);
+        } else {
+          found = 'rows';
+          await walkRows(walk);
+        }
         const ends = { linesEnd: session.recordOffset(), rowsEnd: pieces.offset };
         if (index.open && (await index.finish(ends))) session.keepRowIndex();
       } finally {
