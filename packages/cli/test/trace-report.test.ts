@@ -95,6 +95,18 @@ describe('rxs trace-report', () => {
     ]);
   });
 
+  it('--trace-concurrency 1 gives the report the default does (the limit itself: sdk tracer tests); 0 is refused', async () => {
+    const [one, four] = [join(dir, 'one.json'), join(dir, 'four.json')];
+    const serial = await report('--format', 'json', '--out', one, '--quiet', '--trace-concurrency', '1');
+    const parallel = await report('--format', 'json', '--out', four, '--quiet');
+    expect([serial.code, parallel.code]).toEqual([0, 0]);
+    const rules = (file: string) => JSON.parse(readFileSync(file, 'utf8')).rules;
+    expect(rules(one)).toEqual(rules(four));
+    const refused = await report('--format', 'json', '--trace-concurrency', '0');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--trace-concurrency takes a whole number of at least 1, not "0"');
+  });
+
   it('shows a link suspect after a change of its record, until rxs trace review', async () => {
     const [req] = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${requirements}`)).body;
     const edited = await t.api('PATCH', `/records/${req._id}`, {

@@ -26,6 +26,7 @@ interface TraceReportOptions extends ConnectionOptions {
   quiet?: boolean;
   timeout: string;
   retries: string;
+  traceConcurrency: string;
 }
 
 /** Exit code when a rule's coverage is under --fail-under: a pipeline gates a release on it. */
@@ -60,6 +61,11 @@ export function traceReportCommand(): Command {
     .option('--quiet', 'no progress line')
     .option('--timeout <ms>', 'per-request timeout', '30000')
     .option('--retries <n>', 'retries of idempotent requests', '4')
+    .option(
+      '--trace-concurrency <n>',
+      'trace batch requests in flight at once (fewer: less memory on a large graph, slower)',
+      '4',
+    )
     .addHelpText(
       'after',
       `
@@ -93,6 +99,7 @@ Examples:
         followLatest: false,
         timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
         retries: positiveInteger(options.retries, '--retries'),
+        traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
         ...(options.mapping !== undefined && { mapping: options.mapping }),
         ...(options.asOf !== undefined && { asOf: options.asOf }),
         ...(options.baseline !== undefined && { baseline: options.baseline }),
