@@ -33,7 +33,7 @@ const UGLY = [
   '  leading and trailing spaces\t',
   'a "quoted" value, with commas; and semicolons',
   '=HYPERLINK("http://evil.example","click")',
-  '+1+2',
+  "'+1+2 with an apostrophe of its own",
   '-minus first',
   '@SUM(A1)',
   '<b>markup</b> & <script>alert(1)</script> ]]>',

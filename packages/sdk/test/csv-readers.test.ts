@@ -20,7 +20,8 @@ import {
  * The CSV export read back by the programs that really read it: Python's csv module and
  * LibreOffice. Every value must come back equal to what the JSON export carries, after the
  * documented changes (docs/formats/csv.md): a leading apostrophe before text starting with
- * = + - @ tab or CR, and U+FFFD for a lone surrogate (UTF-8 cannot hold one).
+ * = + - @ tab or CR (after any apostrophes of its own), and U+FFFD for a lone surrogate (UTF-8
+ * cannot hold one).
  */
 
 const python = missingReader(PYTHON, 'python3');
@@ -28,7 +29,8 @@ const libreOffice = missingReader('soffice', 'libreoffice-calc-nogui');
 const scratch = scratchDir();
 afterAll(() => scratch.dispose());
 
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** A formula start, after any apostrophes of the value's own. */
+const FORMULA_START = /^'*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /** A value as the CSV documents it: text of the value, formula starts protected, UTF-8 safe. */
 function csvValue(value: unknown): string {

@@ -3,8 +3,11 @@ import { pipeline, Readable } from 'node:stream';
 import { decodeTextFile } from './text-decoding.js';
 import { FIXED_COLUMNS, ImportFileError, type RowSource, type SourceRow } from './source-row.js';
 
-/** Characters a spreadsheet reads as the start of a formula; `rxs export` writes them after an apostrophe. */
-const FORMULA_START = /^[=+\-@\t\r＝＋－＠]/;
+/**
+ * Text `rxs export` wrote with one more apostrophe than it has: a formula start, after any
+ * apostrophes of its own (csv-text.ts). One is taken off again.
+ */
+const APOSTROPHED = /^'+[=+\-@\t\r＝＋－＠]/;
 
 /**
  * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
@@ -66,7 +69,7 @@ function rowOf(header: readonly string[], cells: readonly string[], where: strin
   for (let i = 0; i < header.length; i++) {
     const column = header[i]!;
     let text = cells[i] ?? '';
-    if (text.startsWith("'") && FORMULA_START.test(text.slice(1))) text = text.slice(1);
+    if (APOSTROPHED.test(text)) text = text.slice(1);
     else if (text.startsWith('=') || text.startsWith('＝'))
       row.problems.push(
         `${column}: "${text.slice(0, 40)}" is a spreadsheet formula, not a value. Write the value, or put an apostrophe before it to import the text as it is.`,

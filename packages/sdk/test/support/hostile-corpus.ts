@@ -30,6 +30,7 @@ export const HOSTILE_VALUES: { label: string; value: string }[] = [
   { label: 'formula -', value: '-2+3' },
   { label: 'formula @', value: '@SUM(A1)' },
   { label: 'dde', value: "=cmd|' /C calc'!A0" },
+  { label: 'apostrophe before a formula', value: "'=1+2, written with its own apostrophe" },
   { label: 'xml specials', value: '<b>&amp; "x" \'y\' </b> ]]> &lt;' },
   { label: 'C0 controls', value: `c0:${C0}:end` },
   { label: 'DEL', value: 'del\u007fchar' },

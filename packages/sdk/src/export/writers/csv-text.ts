@@ -35,10 +35,19 @@ function isFormulaStart(code: number): boolean {
   }
 }
 
+const APOSTROPHE = 0x27;
+
+/** Whether text gets a leading apostrophe: a formula start, after any apostrophes of its own. */
+function needsApostrophe(text: string): boolean {
+  let i = 0;
+  while (text.charCodeAt(i) === APOSTROPHE) i++;
+  return i < text.length && isFormulaStart(text.charCodeAt(i));
+}
+
 /** One text cell as it appears in the row. */
 export function csvText(text: string): string {
   if (text === '') return '';
-  let value = isFormulaStart(text.charCodeAt(0)) ? `'${text}` : text;
+  let value = needsApostrophe(text) ? `'${text}` : text;
   if (NEEDS_QUOTES.test(text)) value = `"${value.replaceAll('"', '""')}"`;
   return value;
 }
@@ -55,12 +64,19 @@ export function csvCellText(cell: string | number | null | undefined): string {
   return '';
 }
 
+/** For csv-stringify: text with apostrophes of its own before a formula start gets one more. */
+function withOwnApostrophe(cell: unknown): unknown {
+  return typeof cell === 'string' && cell.charCodeAt(0) === APOSTROPHE && needsApostrophe(cell)
+    ? `'${cell}`
+    : cell;
+}
+
 /** A whole row, CRLF included. */
 export function csvRow(cells: readonly unknown[]): string {
   let row = '';
   for (let i = 0; i < cells.length; i++) {
     const cell = cells[i];
-    if (!isPlainCell(cell)) return stringify([cells], CSV_OPTIONS);
+    if (!isPlainCell(cell)) return stringify([cells.map(withOwnApostrophe)], CSV_OPTIONS);
     if (i > 0) row += ',';
     row += csvCellText(cell);
   }
