@@ -100,8 +100,8 @@ describe('SortedLineCursor', () => {
   });
 });
 
-describe('SortedLineCursor.seek', () => {
-  it('goes on from any line start, within the bytes in memory or beyond them, at any chunk size', async () => {
+describe('SortedLineCursor.pass', () => {
+  it('hands on the bytes up to any later line start, within the bytes in memory or beyond them, at any chunk size', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 2, max: 40 }),
@@ -110,16 +110,20 @@ describe('SortedLineCursor.seek', () => {
         async (count, picks, chunkBytes) => {
           const ids = Array.from({ length: count }, (_, i) => `r${String(i).padStart(3, '0')}`);
           const lines = ids.map((id, i) => `${JSON.stringify({ id, n: 'x'.repeat(i % 7) })}\n`);
+          const text = lines.join('');
           const starts = lines.map((_, i) => Buffer.byteLength(lines.slice(0, i).join('')));
-          const path = file(lines.join(''));
-          // Ascending line numbers, as a spliced poll seeks (each past the lines taken before).
+          const path = file(text);
+          // Ascending line numbers, as a spliced poll passes (each past the lines taken before).
           const targets = [...new Set(picks.map((p) => p % count))].sort((a, b) => a - b);
           const cursor = new SortedLineCursor(path, chunkBytes);
           try {
             let at = 0;
             for (const target of targets) {
               if (target < at) continue;
-              cursor.seek(starts[target]!);
+              const passed: Buffer[] = [];
+              await cursor.pass(starts[target]!, (bytes) => passed.push(Buffer.from(bytes)));
+              expect(Buffer.concat(passed).toString()).toBe(text.slice(starts[at], starts[target]));
+              expect(cursor.offset).toBe(starts[target]);
               if (!cursor.ready) await cursor.fill();
               expect(cursor.peekId()).toBe(ids[target]);
               cursor.take();
@@ -127,6 +131,7 @@ describe('SortedLineCursor.seek', () => {
               expect(cursor.peekId()).toBe(ids[target + 1]);
               at = target + 1;
             }
+            await expect(cursor.pass(text.length + 10, () => undefined)).rejects.toThrow(/ends before byte/);
           } finally {
             await cursor.close();
           }

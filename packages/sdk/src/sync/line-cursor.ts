@@ -53,18 +53,34 @@ export class SortedLineCursor {
 
   /** Reads until the next line (or the end of the file) is known. */
   async fill(): Promise<void> {
-    while (!this.ready) {
-      if (!this.handle) {
-        this.handle = await open(this.path!, 'r');
-        this.buffer = Buffer.allocUnsafe(this.chunkBytes);
+    while (!this.ready) await this.readMore();
+  }
+
+  /** Where the next line starts in the file. */
+  get offset(): number {
+    return this.position - this.end + this.start;
+  }
+
+  /**
+   * Hands the file's bytes from the next line up to byte `position` (a line start, from a row
+   * index) to `take`, in pieces valid only during each call, and goes on from there: the lines
+   * passed are neither parsed nor checked; the order check starts again at `position`.
+   */
+  async pass(position: number, take: (bytes: Buffer) => unknown): Promise<void> {
+    this.headId = undefined;
+    this.lastId = undefined;
+    this.number = 0; // line numbers in errors count from here
+    for (;;) {
+      const at = this.offset;
+      if (position < at) throw new Error(`SortedLineCursor: cannot pass back to byte ${position}.`);
+      const upTo = Math.min(position, this.position);
+      if (upTo > at) {
+        await take(this.buffer.subarray(this.start, this.start + (upTo - at)));
+        this.start += upTo - at;
       }
-      // Keep the incomplete line, at the front.
-      const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
-      this.position += read.end - (this.end - this.start);
-      this.buffer = read.buffer;
-      this.start = 0;
-      this.end = read.end;
-      if (read.eof) this.eof = true;
+      if (upTo === position) return;
+      if (this.eof) throw new Error(`${this.path} ends before byte ${position}; the sync state is damaged.`);
+      await this.readMore();
     }
   }
 
@@ -118,23 +134,19 @@ export class SortedLineCursor {
     this.start = this.nextStart;
   }
 
-  /**
-   * Goes on from byte `position` of the file, the start of a line (from a row index): the lines
-   * before it are neither read nor checked; the order check starts again there.
-   */
-  seek(position: number): void {
-    this.headId = undefined;
-    this.lastId = undefined;
-    this.number = 0; // line numbers in errors count from here
-    // Ahead within the bytes in memory (the usual case: the next changed record is close): no read.
-    const bufferFrom = this.position - this.end;
-    if (position >= bufferFrom + this.start && position <= this.position) {
-      this.start = position - bufferFrom;
-      return;
+  /** The next chunk of the file, after the bytes not taken yet. */
+  private async readMore(): Promise<void> {
+    if (!this.handle) {
+      this.handle = await open(this.path!, 'r');
+      this.buffer = Buffer.allocUnsafe(this.chunkBytes);
     }
-    this.position = position;
-    this.start = this.end = 0;
-    this.eof = this.path === undefined;
+    // Keep the incomplete line, at the front.
+    const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
+    this.position += read.end - (this.end - this.start);
+    this.buffer = read.buffer;
+    this.start = 0;
+    this.end = read.end;
+    if (read.eof) this.eof = true;
   }
 
   /** Stops reading (closes the file). */

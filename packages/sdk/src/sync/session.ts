@@ -1,4 +1,4 @@
-import { mkdir, open as openFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type {
   ExportedRecord,
@@ -7,7 +7,6 @@ import type {
   ExportHeader,
   ExportPart,
 } from '../export/model.js';
-import { ForwardRanges } from './chunks.js';
 import { Generation, removeStrayGenerations } from './generation.js';
 import { compareIds, jsonEqual, jsonHash } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
@@ -90,8 +89,6 @@ interface OpenTopic {
   count: number;
   /** Where the bytes of the last record's line start in `sink.pending`. */
   lineStart: number;
-  /** The previous records file, opened for `copyPrevious`. */
-  previousFile: { handle: FileHandle; ranges: ForwardRanges } | undefined;
   /** The row index kept beside the new records file (`keepRowIndex`). */
   rows: string | undefined;
 }
@@ -268,11 +265,9 @@ export class SyncSession {
       throw new PreviousRecordMissingError(open.topic.name, lastId);
     if (open.lastId !== undefined && compareIds(open.lastId, lastId) >= 0)
       throw new SyncOrderError(open.topic.name, lastId, open.lastId);
-    if (!open.previousFile) {
-      const handle = await openFile(stateFilePath(this.dir, this.previous, open.previous.file), 'r');
-      open.previousFile = { handle, ranges: new ForwardRanges(handle) };
-    }
-    await open.previousFile.ranges.copy(from, to, async (bytes) => {
+    // The cursor is where the last range or changed line ended: it hands on the bytes.
+    if (open.cursor.offset !== from) throw new PreviousRecordMissingError(open.topic.name, lastId);
+    await open.cursor.pass(to, async (bytes) => {
       open.sink.pushRaw(bytes, 0);
       if (open.sink.full) await open.sink.flush();
     });
@@ -280,7 +275,6 @@ export class SyncSession {
     open.count += count;
     open.lastId = lastId;
     this.builder.recordUnchanged(open.entry, count);
-    open.cursor.seek(to);
   }
 
   /** The id of the previous snapshot's next record of the open topic (undefined: none left). */
@@ -334,7 +328,6 @@ export class SyncSession {
       const open = this.open;
       this.open = undefined;
       await open?.cursor.close().catch(() => undefined);
-      await open?.previousFile?.handle.close().catch(() => undefined);
       await open?.sink.destroy().catch(() => undefined);
       await this.generation.discard();
     } finally {
@@ -406,7 +399,6 @@ export class SyncSession {
       lastId: undefined,
       count: 0,
       lineStart: 0,
-      previousFile: undefined,
       rows: undefined,
     };
   }
@@ -489,8 +481,6 @@ export class SyncSession {
       this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
     }
     await open.cursor.close();
-    await open.previousFile?.handle.close();
-    open.previousFile = undefined;
     await open.sink.close();
 
     const stored: StoredTopic = {
