@@ -245,7 +245,7 @@ Examples:
       }
       if (options.json) {
         process.stdout.write(
-          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, poll: outcome.poll, ...(outcome.splicedFrom ? { splicedFrom: outcome.splicedFrom } : {}), summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
+          `${JSON.stringify({ changed: outcome.report.changed, report: outcome.reportPath, poll: outcome.poll, splicedFrom: outcome.splicedFrom, summary: outcome.summary, changes: outcome.report.summary }, null, 2)}\n`,
         );
       } else {
         process.stdout.write(`${renderReportText(outcome.report)}\nReport: ${outcome.reportPath}\n`);

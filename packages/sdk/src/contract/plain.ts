@@ -7,8 +7,10 @@
 /** Every id of the service: 24 lowercase hex characters (MongoDB ObjectId style). */
 export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
 
+const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
+
 export function isObjectId(value: unknown): value is string {
-  return typeof value === 'string' && /^[0-9a-f]{24}$/.test(value);
+  return typeof value === 'string' && OBJECT_ID.test(value);
 }
 
 /** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
