@@ -67,6 +67,19 @@ export async function createTestPostgresDatabase(): Promise<{ url: string; drop:
   };
 }
 
+/** A multi-record topic whose form has one text field (`text`), created through the API: its revision id. */
+export async function createTextTopic(t: Pick<TestServer, 'api'>, name: string): Promise<string> {
+  const created = await t.api('POST', '/kt/', {
+    body: {
+      knowledge_topic_name: name,
+      type: 'multi_record',
+      knowledge_topic_schema: { components: [{ type: 'textfield', key: 'text', label: 'Text' }] },
+    },
+  });
+  if (created.status !== 201) throw new Error(`POST /kt/ answered ${created.status}: ${created.text}`);
+  return (created.body as { _id: string })._id;
+}
+
 /** The real server, in-process, on a real database (a SQLite file in a fresh folder, or PostgreSQL), with the demo seeded. */
 export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rxs-test-'));

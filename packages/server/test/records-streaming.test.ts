@@ -1,10 +1,11 @@
 import { request } from 'node:http';
 import { once } from 'node:events';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonArrayText } from '../src/http/json-array-stream.js';
 import type { RecordFilter } from '../src/services/records/service.js';
-import { startTestServer, testDatabase, type TestServer } from './harness.js';
+import { createTextTopic, startTestServer, testDatabase, type TestServer } from './harness.js';
 
 /**
  * The streamed listing (`GET /records/` without `limit`) is built apart from the paged one and from
@@ -30,17 +31,7 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
   beforeAll(async () => {
     t = await startTestServer();
     const { records } = t.server.app.services;
-    const made = async (name: string) => {
-      const created = await t.api('POST', '/kt/', {
-        body: {
-          knowledge_topic_name: name,
-          type: 'multi_record',
-          knowledge_topic_schema: { components: [{ type: 'textfield', key: 'text', label: 'Text' }] },
-        },
-      });
-      expect(created.status).toBe(201);
-      return created.body._id as string;
-    };
+    const made = (name: string) => createTextTopic(t, name);
     topic = await made('Streaming');
     other = await made('Streaming, other');
     const names = [...awkward];
@@ -184,14 +175,7 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
   it('a client that stops reading holds the listing: the server does not read ahead', async () => {
     const { records } = t.server.app.services;
     const big = 'y'.repeat(60_000);
-    const created = await t.api('POST', '/kt/', {
-      body: {
-        knowledge_topic_name: 'Streaming, large',
-        type: 'multi_record',
-        knowledge_topic_schema: { components: [{ type: 'textfield', key: 'text', label: 'Text' }] },
-      },
-    });
-    const large = created.body._id as string;
+    const large = await createTextTopic(t, 'Streaming, large');
     for (let i = 0; i < 1000; i++) {
       await records.create(principal(), {
         name: `large-${i}`,
@@ -239,4 +223,99 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
       records.streamJsonChunks = source;
     }
   }, 120_000);
+
+  it('data keeps its keys in the order they were written, nested too (PostgreSQL: json, not jsonb)', async () => {
+    const data = {
+      text: 'order',
+      zz: 1,
+      a: { long_key_first: true, b: [3, 1e21, 2.5e-7] },
+      mm: null,
+      b: -1.5,
+    };
+    const created = await t.api('POST', '/records/', {
+      body: { name: 'Key order', form: { z: 1, a: 2 }, data, context: { knowledge_unit_topic_id: other } },
+    });
+    expect(created.status).toBe(201);
+    const listing = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${other}`);
+    const line = listing.text.split('\n').find((l) => l.includes(created.body._id))!;
+    expect(line).toContain(`"form":{"z":1,"a":2},`);
+    expect(line).toContain(`"data":${JSON.stringify(data)},`);
+    const single = await t.api('GET', `/records/${created.body._id}`);
+    expect(JSON.stringify(single.body.data)).toBe(JSON.stringify(data));
+  });
+
+  it('listings cut off by their clients free their database connections', async () => {
+    const { records, storage } = t.server.app.services;
+    const cut = await createTextTopic(t, 'Streaming, cut off');
+    for (let i = 0; i < 300; i++)
+      await records.create(principal(), {
+        name: `cut-${i}`,
+        form: {},
+        data: { text: 'z'.repeat(20_000) },
+        context: { knowledge_unit_topic_id: cut },
+      });
+    const url = new URL(`${t.url}/records/?context__knowledge_unit_topic_id=${cut}`);
+    // More listings than the PostgreSQL pool has connections, each dropped after its first bytes.
+    for (let i = 0; i < 15; i++) {
+      const req = request(url, { headers: { 'x-api-key': t.ownerKey } });
+      req.end();
+      const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+      expect(res.statusCode).toBe(200);
+      await once(res, 'data');
+      res.destroy();
+      req.destroy();
+    }
+    const whole = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${cut}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body).toHaveLength(300);
+    expect(whole.text).toBe(await expected({ revisionIds: [cut] }));
+    if (storage.dialect === 'postgres') {
+      // No COPY left running for the clients that went away.
+      const copying = async () =>
+        Number(
+          (
+            await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND query LIKE 'COPY (%' AND state <> 'idle'`.execute(
+              storage.db,
+            )
+          ).rows[0]!.n,
+        );
+      for (let wait = 0; (await copying()) > 0 && wait < 50; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await copying()).toBe(0);
+    }
+  }, 120_000);
+
+  it.runIf(testDatabase === 'postgres')(
+    'PostgreSQL to_json escapes text exactly like JSON.stringify',
+    async () => {
+      const { storage } = t.server.app.services;
+      const texts: string[] = [];
+      for (let code = 1; code < 0x10000; code++)
+        if (code < 0xd800 || code >= 0xe000) texts.push(`a${String.fromCharCode(code)}b`);
+      texts.push('😀', '𝄞x', '', 'null', "it's", 'back\\slash "quoted"');
+      const { rows } = await sql<{ t: string; q: string }>`
+      SELECT t, to_json(t)::text AS q FROM unnest(${texts}::text[]) AS t`.execute(storage.db);
+      expect(rows).toHaveLength(texts.length);
+      expect(rows.filter((r) => r.q !== JSON.stringify(r.t)).map((r) => r.t)).toEqual([]);
+    },
+  );
+
+  it.runIf(testDatabase === 'postgres')(
+    'PostgreSQL COPY takes hostile parameters as plain values',
+    async () => {
+      const { storage } = t.server.app.services;
+      const hostile = ["'); DROP TABLE records; --", "back\\slash \\' quote", '$1 $2 "name"', 'é 😀 \u2028'];
+      for (const value of hostile) {
+        const query = sql<{ v: string }>`SELECT ${value}::text AS v, ${7} AS n`.compile(storage.db);
+        const chunks: Buffer[] = [];
+        for await (const chunk of storage.copyOut!(query)) chunks.push(chunk);
+        const copied = Buffer.concat(chunks).toString();
+        expect(copied).toBe(`${value.replaceAll('\\', '\\\\')}\t7\n`);
+      }
+      expect((await t.api('GET', `/records/?context__knowledge_unit_topic_id=${topic}&limit=1`)).status).toBe(
+        200,
+      );
+    },
+  );
 });

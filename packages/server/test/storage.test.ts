@@ -117,6 +117,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '007_idempotency_keys',
         '008_record_numbers',
         '009_suspect_traces',
+        '010_json_text',
       ]);
       await storage.close();
     } finally {

@@ -18,6 +18,7 @@ import * as changesFeeds from './migrations/006_changes_feeds.js';
 import * as idempotencyKeys from './migrations/007_idempotency_keys.js';
 import * as recordNumbers from './migrations/008_record_numbers.js';
 import * as suspectTraces from './migrations/009_suspect_traces.js';
+import * as jsonText from './migrations/010_json_text.js';
 import type { Database } from './schema.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres.js';
 
@@ -41,6 +42,11 @@ export interface Storage {
    * from SQLite, per batch): a long listing then costs one await per batch instead of per row.
    */
   streamBatches<Row>(query: CompiledQuery<Row>, batchSize?: number): AsyncIterable<Row[]>;
+  /**
+   * PostgreSQL only: `COPY (query) TO STDOUT` in one consistent snapshot, the rows as the bytes of
+   * COPY's text format (copy-text.ts reads them). A listing's lines then never become JS strings.
+   */
+  copyOut?(query: CompiledQuery<unknown>): AsyncIterable<Buffer>;
   /**
    * Keyset pages in one consistent snapshot: runs `next(undefined)`, then `next(rows of the previous
    * page)`, and so on, yielding each page's rows, until `next` returns undefined or a page is empty.
@@ -241,6 +247,7 @@ async function migrate(storage: Storage): Promise<void> {
     '007_idempotency_keys': { up: (db) => idempotencyKeys.up(db) },
     '008_record_numbers': { up: (db) => recordNumbers.up(db) },
     '009_suspect_traces': { up: (db) => suspectTraces.up(db) },
+    '010_json_text': { up: (db) => jsonText.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,

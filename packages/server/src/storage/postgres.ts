@@ -1,5 +1,6 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { to as copyTo } from 'pg-copy-streams';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import type { Database } from './schema.js';
 import type { Storage } from './database.js';
@@ -18,7 +19,21 @@ const CURSOR_BATCH = 1000;
 /** A listing streamed to a slow client may take long; it gets its own, generous limit. */
 const STREAM_STATEMENT_TIMEOUT = '15min';
 
-// jsonb comes back parsed and text stays text; BIGINT counts come back as strings (Number() them).
+/** PostgreSQL's type id of `json`. */
+const JSON_TYPE = 114;
+
+/**
+ * `json` columns (records' form, data and context, migration 010) come back as the text stored, as
+ * SQLite's do: a listing splices it in without parsing it (json.ts reads it where a value is needed).
+ */
+const storedJsonAsText: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === JSON_TYPE
+      ? (text: string) => text
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+// jsonb comes back parsed, json and text stay text; BIGINT counts come back as strings (Number() them).
 export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POSTGRES_OPTIONS): Storage {
   const pool = new pg.Pool({
     connectionString: url,
@@ -26,6 +41,7 @@ export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POS
     statement_timeout: options.statementTimeoutMs,
     idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 2, 60_000),
     application_name: 'rxs',
+    types: storedJsonAsText,
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -35,7 +51,9 @@ export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POS
    * Runs `read` in a read-only REPEATABLE READ transaction on a client of its own: one snapshot for
    * the whole listing, like SQLite's reader connection.
    */
-  async function* inSnapshot<T>(read: (client: pg.PoolClient) => AsyncIterable<T>): AsyncIterable<T> {
+  async function* inSnapshot<T>(
+    read: (client: pg.PoolClient, discard: () => void) => AsyncIterable<T>,
+  ): AsyncIterable<T> {
     const client = await pool.connect();
     let failed = false;
     let open = false;
@@ -43,14 +61,15 @@ export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POS
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       open = true;
       await client.query(`SET LOCAL statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
-      yield* read(client);
+      yield* read(client, () => (failed = true));
       await client.query('COMMIT');
       open = false;
     } catch (error) {
       failed = true;
       throw error;
     } finally {
-      // A listing abandoned half-way (client gone) ends its transaction before the client is reused.
+      // A listing abandoned half-way (client gone) ends its transaction before the client is reused;
+      // one whose connection cannot take another statement (a COPY cut short) closes it instead.
       if (open && !failed) await client.query('ROLLBACK').catch(() => undefined);
       client.release(failed);
     }
@@ -72,9 +91,29 @@ export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POS
     });
   }
 
+  /** `COPY (query) TO STDOUT` in one snapshot: the rows as bytes in COPY's text format. */
+  function copyOut(query: CompiledQuery<unknown>): AsyncIterable<Buffer> {
+    return inSnapshot(async function* (client, discard) {
+      const text = inlineParameters(query.sql, query.parameters, (value) => client.escapeLiteral(value));
+      const rows = client.query(copyTo(`COPY (${text}) TO STDOUT`));
+      let complete = false;
+      try {
+        for await (const chunk of rows) yield chunk as Buffer;
+        complete = true;
+      } finally {
+        // Stopped half-way, the connection is still in COPY mode: it is closed, not reused.
+        if (!complete) {
+          discard();
+          rows.destroy();
+        }
+      }
+    });
+  }
+
   return {
     db,
     dialect: 'postgres',
+    copyOut,
     location: url.replace(/\/\/[^@/]*@/, '//***@'),
     async *stream<Row>(query: CompiledQuery<Row>): AsyncIterable<Row> {
       for await (const rows of streamBatches(query)) yield* rows;
@@ -107,4 +146,28 @@ export function openPostgres(url: string, options: PostgresOptions = DEFAULT_POS
       await db.destroy();
     },
   };
+}
+
+/**
+ * `text` with each `$n` outside quoted strings and names replaced by parameter n as a literal: COPY
+ * takes no parameters. Strings go through the driver's `escapeLiteral`; anything but a string, a
+ * finite number, a boolean or null is refused.
+ */
+export function inlineParameters(
+  text: string,
+  parameters: readonly unknown[],
+  literal: (value: string) => string,
+): string {
+  return text.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g, (match, n: string | undefined) => {
+    if (n === undefined) return match;
+    const index = Number(n) - 1;
+    if (index >= parameters.length) throw new Error(`COPY: the query has no parameter $${n}.`);
+    const value = parameters[index];
+    if (typeof value === 'string') return literal(value);
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint')
+      return String(value);
+    if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+    if (value === null) return 'NULL';
+    throw new Error(`COPY: parameter $${n} (${typeof value}) cannot be written into the query.`);
+  });
 }

@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { RecordContext, ServiceRecord } from '@rxs/sdk';
 import type { RecordTable } from '../../storage/schema.js';
 import { jsonText } from '../../storage/json.js';
+import type { Dialect } from '../../storage/database.js';
 
 export type RecordRow = Selectable<RecordTable>;
 
@@ -26,20 +27,28 @@ export function recordJson(row: RecordRow): string {
 }
 
 /**
- * SQLite SQL for `prefix` + `recordJson(row)`, byte for byte, built by SQLite itself: a listing then
- * never materialises rows as JS objects. `json_quote` escapes exactly like `JSON.stringify` (`\"`,
- * `\\`, `\b\f\n\r\t`, other control characters as lowercase `\u00xx`, nothing else), and the
- * stored JSON columns are spliced in as stored. Columns the query pins to one value (`known`) come
- * in as parameters, already JSON. The records-listing tests hold this and `recordJson` together.
+ * SQL for `prefix` + `recordJson(row)`, byte for byte, built by the database itself: a listing then
+ * never materialises rows as JS objects. SQLite's `json_quote` and PostgreSQL's `to_json` of text
+ * escape exactly like `JSON.stringify` (`\"`, `\\`, `\b\f\n\r\t`, other control characters as
+ * lowercase `\u00xx`, nothing else), and the stored JSON columns (text on SQLite, `json` on
+ * PostgreSQL: the text as written) are spliced in as stored. Columns the query pins to one value
+ * (`known`) come in as parameters, already JSON. The records-listing tests hold this and
+ * `recordJson` together.
  */
-export function recordJsonSqlite(
+export function recordJsonSql(
+  dialect: Dialect,
   prefix: string,
   known: { tenantId?: string; revisionId?: string } = {},
 ): RawBuilder<string> {
   const text = (value: string) => sql.lit(value);
-  const quote = (column: keyof RecordRow) => sql`json_quote(${sql.ref(column)})`;
+  // to_json(NULL) is NULL, which concat() would leave out: JSON's null instead, as json_quote gives.
+  const quote = (column: keyof RecordRow) =>
+    dialect === 'sqlite'
+      ? sql`json_quote(${sql.ref(column)})`
+      : sql`coalesce(to_json(${sql.ref(column)})::text, 'null')`;
   const pinned = (column: keyof RecordRow, value: string | undefined) =>
     value === undefined ? quote(column) : sql`${JSON.stringify(value)}`;
+  const context = dialect === 'sqlite' ? sql.ref('context') : sql`${sql.ref('context')}::text`;
   const parts = [
     text(`${prefix}{"_id":"`),
     sql.ref('id'),
@@ -52,7 +61,7 @@ export function recordJsonSqlite(
     text(',"data":'),
     sql.ref('data'),
     text(',"read_only":'),
-    sql`(CASE WHEN "read_only" THEN 'true' ELSE 'false' END)`,
+    sql`(CASE WHEN "read_only" <> 0 THEN 'true' ELSE 'false' END)`,
     text(',"metadata":{"tenant_id":'),
     pinned('tenant_id', known.tenantId),
     text('},"context":{"knowledge_unit_topic_id":'),
@@ -60,8 +69,8 @@ export function recordJsonSqlite(
     // `{}` alone closes the context; anything longer (always `{"...` as stored) continues it. Its
     // byte length decides as its UTF-16 length does in recordJson: both exceed 2 for any object
     // but `{}`, and octet_length() needs no pass over the text.
-    sql`(CASE WHEN octet_length("context") > 2 THEN ',' ELSE '' END)`,
-    sql`substr("context", 2)`,
+    sql`(CASE WHEN octet_length(${context}) > 2 THEN ',' ELSE '' END)`,
+    sql`substr(${context}, 2)`,
     text(',"audit_info":{"user_id_created":'),
     quote('created_by'),
     text(',"timestamp_created":'),

@@ -7,6 +7,7 @@ import { conflict, HttpError, notFound, unprocessable, validationItem } from '..
 import type { Storage } from '../../storage/database.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { copyRowsAsLines } from '../../storage/copy-text.js';
 import { jsonText, jsonValue } from '../../storage/json.js';
 import { CHUNK_BYTES, lineChunks } from '../../http/json-array-stream.js';
 import { changeActor } from '../../storage/change-actor.js';
@@ -21,13 +22,7 @@ import {
 } from '../../storage/idempotency-keys.js';
 import type { TechdocService } from '../techdoc/service.js';
 export type { RecordFilter } from './filter.js';
-import {
-  recordJson,
-  recordJsonSqlite,
-  storedContext,
-  toServiceRecord,
-  type RecordRow,
-} from './repository.js';
+import { recordJson, recordJsonSql, storedContext, toServiceRecord, type RecordRow } from './repository.js';
 import { recordsAsOfQuery } from './as-of-query.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/sdk';
@@ -170,15 +165,33 @@ export class RecordsService {
 
   /**
    * The same lines in chunks of about CHUNK_BYTES, each line preceded by `,\n`: how `GET /records/`
-   * streams a listing (`jsonArrayStream`). On SQLite the database builds the lines itself, a keyset
-   * page per statement, so a record costs no JavaScript at all; on PostgreSQL (jsonb comes back
-   * parsed) cursor batches go through `recordJson`. Memory holds a page or a batch, never the listing.
+   * streams a listing (`jsonArrayStream`). The database builds the lines itself from the stored JSON
+   * text, so a record costs no JavaScript: on SQLite a keyset page per statement, on PostgreSQL one
+   * COPY whose bytes go out as they come. As-of listings (from history) go through `recordJson`.
+   * Memory holds a page, a batch or a chunk, never the listing.
    */
   streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
     if (noneCanMatch(filter)) return (async function* () {})();
-    return this.storage.dialect === 'sqlite' && filter.limit === undefined && filter.asOf === undefined
-      ? this.sqliteChunks(principal.tenantId, filter)
-      : lineChunks(jsonLines(this.rowBatches(principal.tenantId, filter)));
+    if (filter.asOf === undefined) {
+      if (this.storage.dialect === 'sqlite' && filter.limit === undefined)
+        return this.sqliteChunks(principal.tenantId, filter);
+      if (this.storage.copyOut) return this.copiedChunks(this.storage.copyOut, principal.tenantId, filter);
+    }
+    return lineChunks(jsonLines(this.rowBatches(principal.tenantId, filter)));
+  }
+
+  /** `,\n`-prefixed lines built by PostgreSQL, read from one COPY as bytes. */
+  private copiedChunks(
+    copyOut: NonNullable<Storage['copyOut']>,
+    tenantId: string,
+    filter: RecordFilter,
+  ): AsyncIterable<Buffer> {
+    const line = recordJsonSql('postgres', '', {
+      tenantId,
+      revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
+    });
+    const query = this.listQuery(tenantId, filter).select(line.as('line')).compile();
+    return copyRowsAsLines(copyOut(query), CHUNK_BYTES);
   }
 
   private async *rowBatches(tenantId: string, filter: RecordFilter): AsyncGenerator<RecordRow[]> {
@@ -190,7 +203,7 @@ export class RecordsService {
   private async *sqliteChunks(tenantId: string, filter: RecordFilter): AsyncGenerator<Buffer> {
     const compiled = new Map<string, PageStatement>();
     // Each line with its separator; the tenant, and a single revision, are the same on every line.
-    const line = recordJsonSqlite(',\n', {
+    const line = recordJsonSql('sqlite', ',\n', {
       tenantId,
       revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
     });
