@@ -286,6 +286,32 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
     }
   }, 120_000);
 
+  it('filter values that try to break out of the query are only values (PostgreSQL writes them into a COPY)', async () => {
+    const before = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${topic}`);
+    const hostile = [
+      "x'); DROP TABLE records; --",
+      "x\\'); DROP TABLE records; --",
+      'x\\',
+      "' OR '1'='1",
+      '$1',
+      'é😀\u0001',
+    ];
+    for (const value of hostile) {
+      const id = encodeURIComponent(value);
+      for (const query of [
+        `context__knowledge_unit_topic_id=${id}`,
+        `context__knowledge_unit_topic_id__in=${id},${id}`,
+        `context__knowledge_unit_topic_id=${topic}&after=${id}`,
+      ]) {
+        const res = await t.api('GET', `/records/?${query}`);
+        expect([200, 422], query).toContain(res.status);
+        if (res.status === 200 && !query.includes('after')) expect(res.body, query).toEqual([]);
+      }
+    }
+    const after = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${topic}`);
+    expect(after.text).toBe(before.text);
+  });
+
   it.runIf(testDatabase === 'postgres')(
     'PostgreSQL to_json escapes text exactly like JSON.stringify',
     async () => {

@@ -1,5 +1,6 @@
 /**
- * JSON columns: SQLite hands back the text we stored, PostgreSQL's driver hands back parsed jsonb.
+ * JSON columns: SQLite and PostgreSQL's `json` hand back the text we stored, PostgreSQL's driver
+ * hands back `jsonb` parsed.
  * These two helpers make both look alike, and let listings splice stored JSON text into responses
  * without a parse and re-serialise.
  */

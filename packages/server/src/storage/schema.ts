@@ -1,8 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
 
 /**
- * The tables, as Kysely sees them. JSON columns hold JSON text on SQLite and `jsonb` on PostgreSQL;
- * repositories read them through `json.ts` so both look the same to the services. Timestamps are
+ * The tables, as Kysely sees them. JSON columns hold JSON text on SQLite; on PostgreSQL records' (and
+ * their versions') hold `json`, the text as written (migration 010), and the others `jsonb`.
+ * Repositories read them through `json.ts` so all look the same to the services. Timestamps are
  * ISO-8601 UTC strings, which sort correctly as text on both engines.
  */
 export interface Database {
