@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +82,38 @@ describe('finished listings kept on disk', () => {
     });
     expect(head.status).toBe(200);
   });
+
+  it('a kept listing of many buffers comes whole to a slow reader and a fast one at once', async () => {
+    const revision = await approvedTopic(t, 'Kept listing, large');
+    // About 18 MB: several of the kept file's 4 MiB reads, whose buffers are read into again.
+    for (let i = 0; i < 300; i++)
+      await createNote(t, revision, `${UGLY[i % UGLY.length]} ${i} ${'w'.repeat(60_000)}`);
+    const first = await listing(revision);
+    await settled(t.dataDir);
+    const url = new URL(`${t.url}/records/?context__knowledge_unit_topic_id=${revision}`);
+    /** The body read with a pause of `pauseMs` after every chunk. */
+    const read = (pauseMs: number) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const req = request(url, { headers: { 'x-api-key': t.ownerKey } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            if (pauseMs > 0) {
+              res.pause();
+              setTimeout(() => res.resume(), pauseMs);
+            }
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const [slow, fast] = await Promise.all([read(3), read(0)]);
+    expect(slow.toString()).toBe(first.text);
+    expect(fast.toString()).toBe(first.text);
+    expect((await built(revision)).text).toBe(first.text);
+  }, 120_000);
 
   it('property: after random creates, changes, deletions, restores and re-approvals, every listing is the one the database builds', async () => {
     type Step =

@@ -4,6 +4,7 @@ import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { processAlive } from '@rxs/sdk';
+import { KeptFileStream } from './kept-file-stream.js';
 
 /**
  * Finished listings on disk. A revision's listing (`GET /records/?context__knowledge_unit_topic_id=REV`
@@ -105,8 +106,17 @@ export class ListingCache {
     await rm(this.runDir, { recursive: true, force: true });
   }
 
-  /** The kept bytes of the listing of `revisionId` at `tag`, or undefined. */
-  async find(tenantId: string, revisionId: string, tag: string): Promise<CachedListing | undefined> {
+  /**
+   * The kept bytes of the listing of `revisionId` at `tag`, or undefined. `held` says how many of
+   * the bytes given to the consumer it still holds (kept-file-stream.ts reuses the buffers of the
+   * others); by default all, so nothing is reused.
+   */
+  async find(
+    tenantId: string,
+    revisionId: string,
+    tag: string,
+    held: () => number = () => Infinity,
+  ): Promise<CachedListing | undefined> {
     const name = this.fileName(tenantId, revisionId, tag);
     const entry = this.entries.get(name);
     if (!entry || this.closed) return undefined;
@@ -125,7 +135,7 @@ export class ListingCache {
       return undefined;
     }
     entry.used = ++this.uses;
-    return { size, stream: handle.createReadStream({ autoClose: true, highWaterMark: READ_BYTES }) };
+    return { size, stream: new KeptFileStream(handle, size, READ_BYTES, held) };
   }
 
   /**

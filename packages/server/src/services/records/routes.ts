@@ -166,7 +166,10 @@ export function recordsRoutes(
           // The kept bytes do not depend on with_revision: they are keyed by the plain listing's tag.
           const plain = { ...filter, withRevision: false };
           const tag = filter.withRevision ? await service.listingTag(principal, plain) : etag;
-          const kept = await listingCache.find(principal.tenantId, revisionId, tag);
+          // Bytes the response still holds (a write counts until the kernel took it): the kept
+          // file's buffers of the bytes before them are read into again.
+          const held = () => reply.raw.writableLength;
+          const kept = await listingCache.find(principal.tenantId, revisionId, tag, held);
           if (kept) return reply.header('content-length', kept.size).send(kept.stream as never);
           const parts = jsonArrayParts(service.streamJsonChunks(principal, filter));
           const unchanged = async () => (await service.listingTag(principal, plain)) === tag;
