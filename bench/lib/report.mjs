@@ -244,9 +244,11 @@ function listingPostgresSection(results) {
     '',
     "The benchmark's dataset copied into a fresh PostgreSQL database (`rxs migrate-data`, then",
     '`VACUUM ANALYZE`), served by `rxs serve --database postgres://...`. **psql**: `psql -c "\\copy',
-    '(SELECT <each record as JSON, built by PostgreSQL> FROM records WHERE <the same rows> ORDER BY',
-    'id) to stdout"`, its output counted by `wc -c`. **Kept**: the same `GET /records/` of an unchanged',
-    'topic (answered from disk); **built**: a second server with `--listing-cache-mb 0`.',
+    '(SELECT <each record as the JSON text RXS sends, built by PostgreSQL from the stored columns>',
+    'FROM records WHERE <the same rows> ORDER BY id) to stdout"`, its output counted by `wc -c` (COPY',
+    'doubles backslashes). **Kept**: the same `GET /records/` of an unchanged topic (answered from',
+    'disk); **built**: a second server with `--listing-cache-mb 0`, which streams one COPY of those',
+    'lines.',
     '',
   ];
   if (measured.length === 0)

@@ -2,8 +2,8 @@
  * 1b. The listing on PostgreSQL (issue 14): the benchmark's SQLite dataset copied into a fresh
  * PostgreSQL database with `rxs migrate-data`, then `GET /records/?context__knowledge_unit_topic_id=REV`
  * from `rxs serve --database postgres://...` (kept: an unchanged topic, answered from disk; built:
- * a second server with `--listing-cache-mb 0`), against `psql` copying the same rows out as JSON
- * text built by PostgreSQL itself: `\copy (SELECT <record as JSON> ... ORDER BY id) to stdout`.
+ * a second server with `--listing-cache-mb 0`), against `psql` copying the same rows out as the
+ * same JSON text, built by PostgreSQL itself: `\copy (SELECT <record as JSON> ... ORDER BY id) to stdout`.
  */
 import { join } from 'node:path';
 import { settle, timedOk } from '../lib/processes.mjs';
@@ -18,14 +18,20 @@ function databaseUrl(adminUrl, name) {
   return url.toString();
 }
 
-/** A record as the listing shows it, as JSON text built by PostgreSQL: the baseline's rows. */
-const RECORD_JSON = `jsonb_build_object(
-  '_id', id, 'name', name, 'form', form, 'version', version, 'data', data, 'read_only', read_only,
-  'metadata', jsonb_build_object('tenant_id', tenant_id),
-  'context', jsonb_build_object('knowledge_unit_topic_id', kt_revision_id) || context,
-  'audit_info', jsonb_build_object('user_id_created', created_by, 'timestamp_created', created_at,
-    'user_id_last_updated', updated_by, 'timestamp_last_updated', updated_at, 'last_action', last_action)
-)::text`;
+/**
+ * A record as the listing shows it, as JSON text built by PostgreSQL: the baseline's rows, the very
+ * text RXS sends (its stored JSON columns spliced in, strings quoted by to_json).
+ */
+const RECORD_JSON = `concat('{"_id":"', id, '","name":', to_json(name), ',"form":', form,
+  ',"version":', to_json(version), ',"data":', data,
+  ',"read_only":', CASE WHEN read_only <> 0 THEN 'true' ELSE 'false' END,
+  ',"metadata":{"tenant_id":', to_json(tenant_id),
+  '},"context":{"knowledge_unit_topic_id":', coalesce(to_json(kt_revision_id)::text, 'null'),
+  CASE WHEN octet_length(context::text) > 2 THEN ',' ELSE '' END, substr(context::text, 2),
+  ',"audit_info":{"user_id_created":', to_json(created_by), ',"timestamp_created":', to_json(created_at),
+  ',"user_id_last_updated":', coalesce(to_json(updated_by)::text, 'null'),
+  ',"timestamp_last_updated":', coalesce(to_json(updated_at)::text, 'null'),
+  ',"last_action":', to_json(last_action), '}}')`;
 
 export async function measureListingPostgres({ adminUrl, sqliteFile, meta, size, headerFile, dir, runs, log }) {
   const name = `rxs_bench_n${size}`;
