@@ -44,7 +44,7 @@ const NOTES = {
       : '';
     return [
       `**Built listing against the transfer limit.**${at} SQLite builds the records' JSON lines itself`,
-      '(`recordJsonSqlite`, services/records/repository.ts: the same text `recordJson` makes), joins',
+      '(`recordJsonSql`, services/records/repository.ts: the same text `recordJson` makes), joins',
       'about 256 KiB of them per statement (`group_concat`), keyset-paged by id inside one read',
       'transaction, and the chunks go to the socket with backpressure (services/records/service.ts,',
       'http/json-array-stream.ts). A CPU profile of a 100k listing (about 0.19 s of CPU): reading the',
