@@ -67,17 +67,34 @@ interface FeedCacheFile {
 /** The changes of the topics since the cached cursors: per revision, each changed id and its record (null: gone). */
 export interface FeedPlan {
   folder: string;
-  topics: {
-    revisionId: string;
-    file: string;
-    /** Every change since the listing was kept (newest wins): what a merged export applies. */
-    changes: Map<string, ServiceRecord | null>;
-    /** The ids the feed named since the cursor: the changes since the snapshot, all a splice applies. */
-    fresh: Set<string>;
-    cursor: string;
-  }[];
+  topics: PlannedTopic[];
   /** The trace changes since the kept traces, when the cache has them and the service says. */
   traces?: { file: string; plan: TracePlan };
+}
+
+export interface PlannedTopic {
+  revisionId: string;
+  /** The kept listing, in the old cache's folder. */
+  file: string;
+  /** The feed's changes since the cursor, newest wins: the changes since the snapshot, all a splice applies. */
+  fresh: Map<string, ServiceRecord | null>;
+  /**
+   * The changes kept since the listing, before the fresh ones (`[id, record or null]` lines in
+   * `_id` order), or undefined: read only when an export merges them (`allChanges`) or the listing
+   * is written anew; a spliced poll copies them as lines.
+   */
+  kept: string | undefined;
+  cursor: string;
+}
+
+/** Every change since the topic's listing was kept: the kept ones, then the fresh ones (newer win). */
+export async function allChanges(topic: PlannedTopic): Promise<Map<string, ServiceRecord | null>> {
+  const changes = new Map<string, ServiceRecord | null>();
+  if (topic.kept !== undefined)
+    for await (const [id, record] of readJsonLines<[string, ServiceRecord | null]>(topic.kept))
+      changes.set(id, record);
+  for (const [id, record] of topic.fresh) changes.set(id, record);
+  return changes;
 }
 
 /**
@@ -132,32 +149,25 @@ export async function planFromFeed(
     }
     for (const topic of cache.topics) {
       if (!(await stat(join(folder, topic.file)).catch(() => undefined))?.isFile()) return undefined;
-      const changes = new Map<string, ServiceRecord | null>();
-      // The changes kept since the listing, then the feed's since the cursor (newer ones win).
+      // The changes kept since the listing are only found here; the feed's since the cursor are read.
+      let kept: string | undefined;
       if (topic.changes !== undefined) {
-        const kept = join(folder, topic.changes);
+        kept = join(folder, topic.changes);
         if (!(await stat(kept).catch(() => undefined))?.isFile()) return undefined;
-        for await (const [id, record] of readJsonLines<[string, ServiceRecord | null]>(kept))
-          changes.set(id, record);
       }
       let cursor = topic.cursor;
-      const fresh = new Set<string>();
+      const fresh = new Map<string, ServiceRecord | null>();
       for (;;) {
         const page = await client.records.recordChanges(topic.revisionId, { since: cursor });
         // A re-approval moved the records on: the topic is to be followed, which a full run does.
         if (page.superseded_by !== null || page.complete) return undefined;
-        for (const record of page.records) {
-          changes.set(record._id, record);
-          fresh.add(record._id);
-        }
-        for (const id of page.removed) {
-          changes.set(id, null);
-          fresh.add(id);
-        }
+        // A record named again in a later page changed again: the newest wins.
+        for (const record of page.records) fresh.set(record._id, record);
+        for (const id of page.removed) fresh.set(id, null);
         cursor = page.cursor;
         if (!page.more) break;
       }
-      plan.topics.push({ revisionId: topic.revisionId, file: topic.file, changes, fresh, cursor });
+      plan.topics.push({ revisionId: topic.revisionId, file: topic.file, fresh, kept, cursor });
     }
   } catch (error) {
     if (feedUnavailable(error)) return undefined;
@@ -274,7 +284,7 @@ export class FeedCacheWriter {
       // A cached record goes into the new cache as the line it was: only changes are serialised.
       for await (const { records, lines } of mergeChanges(
         join(this.plan!.folder, planned.file),
-        planned.changes,
+        await allChanges(planned),
       )) {
         for (let i = 0; i < records.length; i++) sink.push(lines[i] ?? JSON.stringify(records[i]));
         if (sink.full) await sink.flush();
@@ -292,9 +302,10 @@ export class FeedCacheWriter {
 
   /**
    * The new cache's listing of a revision in a spliced poll (splice.ts), which hands the export no
-   * listing: the old listing is linked, not read, and the plan's changes (all since it was listed)
-   * are written beside it; once they outgrow a tenth of it (or 16 MiB), the listing is merged and
-   * written anew.
+   * listing: the old listing is linked, not read, and the changes since it was listed are written
+   * beside it: the kept ones copied as the lines they are (neither parsed nor serialised again),
+   * merged by id with the plan's fresh ones. Once they outgrow a tenth of the listing (or 16 MiB),
+   * the listing is merged and written anew instead.
    */
   async keepListing(revisionId: string): Promise<void> {
     const index = this.revisionIds.indexOf(revisionId);
@@ -302,36 +313,33 @@ export class FeedCacheWriter {
     if (index < 0 || !planned || this.sinks.has(revisionId) || this.linked.has(revisionId))
       throw new Error(`The feed cache cannot keep revision ${revisionId} (not planned, or kept already).`);
     const listing = join(this.plan!.folder, planned.file);
-    const file = `topic-${index}.jsonl`;
-    const lines = [...planned.changes.keys()]
-      .sort(compareIds)
-      .map((id) => JSON.stringify([id, planned.changes.get(id)]));
-    const bytes = lines.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0);
-    if (bytes > Math.min((await stat(listing)).size * CHANGES_SHARE, CHANGES_MAX_BYTES)) {
-      const sink = new JsonLinesSink(join(this.temp, file));
-      this.sinks.set(revisionId, sink);
-      for await (const batch of mergeChanges(listing, planned.changes)) {
-        for (let i = 0; i < batch.records.length; i++)
-          sink.push(batch.lines[i] ?? JSON.stringify(batch.records[i]));
-        if (sink.full) await sink.flush();
-      }
-      await sink.close();
-      return;
-    }
-    // A link where the folder allows one (the old cache is removed once the new one is named).
-    await link(listing, join(this.temp, file)).catch(() => copyFile(listing, join(this.temp, file)));
     const changes = `topic-${index}.changes.jsonl`;
+    const limit = Math.min((await stat(listing)).size * CHANGES_SHARE, CHANGES_MAX_BYTES);
     const sink = new JsonLinesSink(join(this.temp, changes));
+    let within: boolean;
     try {
-      for (const line of lines) {
-        sink.push(line);
-        if (sink.full) await sink.flush();
-      }
-      await sink.close();
+      within = await writeChangeLines(sink, planned, limit);
+      if (within) await sink.close();
+      else await sink.destroy();
     } catch (error) {
       await sink.destroy();
       throw error;
     }
+    if (!within) {
+      await rm(join(this.temp, changes), { force: true });
+      const merged = new JsonLinesSink(join(this.temp, `topic-${index}.jsonl`));
+      this.sinks.set(revisionId, merged);
+      for await (const batch of mergeChanges(listing, await allChanges(planned))) {
+        for (let i = 0; i < batch.records.length; i++)
+          merged.push(batch.lines[i] ?? JSON.stringify(batch.records[i]));
+        if (merged.full) await merged.flush();
+      }
+      await merged.close();
+      return;
+    }
+    // A link where the folder allows one (the old cache is removed once the new one is named).
+    const file = `topic-${index}.jsonl`;
+    await link(listing, join(this.temp, file)).catch(() => copyFile(listing, join(this.temp, file)));
     this.linked.set(revisionId, changes);
   }
 
@@ -437,6 +445,58 @@ async function* mergeChanges(
   }
   changesBefore(undefined);
   if (records.length > 0) yield { records, lines };
+}
+
+/**
+ * Writes a topic's changes since its listing into `sink`, in `_id` order, one `[id, record or
+ * null]` line each: the kept lines as they are (their ids read from their first bytes) merged with
+ * the fresh changes, a fresh one taking the place of a kept one of the same id. Returns false,
+ * having stopped, once the lines pass `limit` bytes.
+ */
+async function writeChangeLines(sink: JsonLinesSink, topic: PlannedTopic, limit: number): Promise<boolean> {
+  const ids = [...topic.fresh.keys()].sort(compareIds);
+  let next = 0;
+  let bytes = 0;
+  const push = (line: string) => {
+    const start = sink.push(line);
+    bytes += sink.pendingEnd - start;
+  };
+  const pushFresh = async (before: string | undefined) => {
+    while (next < ids.length && (before === undefined || compareIds(ids[next]!, before) < 0)) {
+      const id = ids[next++]!;
+      push(JSON.stringify([id, topic.fresh.get(id)]));
+      if (sink.full) await sink.flush();
+    }
+  };
+  if (topic.kept !== undefined) {
+    const input = createReadStream(topic.kept, 'utf8');
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line === '') continue;
+        const id = changeLineId(line, topic.kept);
+        await pushFresh(id);
+        if (next < ids.length && ids[next] === id) continue; // changed again since: the fresh one wins
+        push(line);
+        if (bytes > limit) return false;
+        if (sink.full) await sink.flush();
+      }
+    } finally {
+      lines.close();
+      input.destroy();
+    }
+  }
+  await pushFresh(undefined);
+  return bytes <= limit;
+}
+
+/** The id a kept change line (`["<id>",…]`) starts with, read without parsing the record after it. */
+export function changeLineId(line: string, file: string): string {
+  let end = 2;
+  if (line.startsWith('["')) while (end < line.length && line[end] !== '"') end += line[end] === '\\' ? 2 : 1;
+  if (end >= line.length || line[end + 1] !== ',')
+    throw new Error(`${file}: a line does not start with a record id; the sync state is damaged.`);
+  return JSON.parse(line.slice(1, end + 1)) as string;
 }
 
 async function removeStrayTemps(dir: string): Promise<void> {

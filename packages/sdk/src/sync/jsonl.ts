@@ -53,7 +53,8 @@ export class JsonLinesSink {
 
   private reserve(room: number): void {
     if (this.bytes.length - this.pendingLength >= room) return;
-    const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES + room, this.pendingLength + room));
+    // Doubling: lines pushed without a flush between them cost linear time, not quadratic.
+    const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES + room, 2 * this.pendingLength + room));
     this.bytes.copy(larger, 0, 0, this.pendingLength);
     this.bytes = larger;
   }

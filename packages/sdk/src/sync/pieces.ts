@@ -55,7 +55,7 @@ export class PieceWriter {
 
   private reserve(room: number): void {
     if (this.bytes.length - this.length >= room) return;
-    const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES, this.length + room));
+    const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES, 2 * this.length + room)); // doubling: linear time
     this.bytes.copy(larger, 0, 0, this.length);
     this.bytes = larger;
   }

@@ -352,11 +352,11 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
       // The changes, mapped first: their readable ids are checked against every other record's.
       const mapper = new RecordMapper(map, { labels: options.labels });
       // The changes since the snapshot: older ones kept in the cache are in the previous output.
-      const ids = [...planned.fresh].sort(compareIds);
+      const ids = [...planned.fresh.keys()].sort(compareIds);
       const mapped = new Map<string, ExportedRecord>();
       const derived = new Set<string>();
       for (const id of ids) {
-        const record = planned.changes.get(id);
+        const record = planned.fresh.get(id);
         if (!record) continue;
         const { record: exported, newFields } = mapper.map(record);
         if (newFields.length > 0)
