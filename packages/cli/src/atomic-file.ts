@@ -1,7 +1,8 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { durableWriteStream } from '@rxs/sdk/exporter';
 
 /**
  * An output file that appears whole or not at all: bytes go to a temporary file beside the target,
@@ -18,7 +19,8 @@ export interface AtomicFile {
 export function createAtomicFile(path: string): AtomicFile {
   const target = resolve(path);
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
-  const stream = createWriteStream(temp, { flags: 'wx', mode: 0o644 });
+  // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
+  const stream = durableWriteStream(temp, { flags: 'wx', mode: 0o644 });
   let settled = false;
   return {
     path: target,

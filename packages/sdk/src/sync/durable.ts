@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -31,4 +32,69 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     throw error;
   }
   await fsyncPath(dirname(path));
+}
+
+/** Bytes written after which a durable stream starts flushing them to disk in the background. */
+export const WRITEBACK_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A file write stream (as `createWriteStream`) that has the disk take its bytes while more are
+ * written: every `WRITEBACK_BYTES` it starts an `fdatasync` in the background (one at a time), so
+ * the fsync its owner makes at the end waits for the last bytes only, not for the whole file (the
+ * kernel otherwise starts writing a file of a few hundred megabytes only then: 0.6 s for a
+ * 330 MB output, 0.7 s for a 440 MB snapshot). The fd is closed only after the flush in flight.
+ * The owner still fsyncs at the end: this is about time, not durability.
+ */
+export function durableWriteStream(
+  path: string,
+  options: { flags: string; mode?: number },
+  writeback: { bytes?: number; started?: () => void } = {},
+): fs.WriteStream {
+  const writebackBytes = writeback.bytes ?? WRITEBACK_BYTES;
+  let unsynced = 0;
+  let syncing: Promise<void> | undefined;
+  const written = (fd: number, bytes: number) => {
+    unsynced += bytes;
+    if (unsynced < writebackBytes || syncing) return;
+    unsynced = 0;
+    writeback.started?.();
+    syncing = new Promise((resolve) =>
+      // A failure here is the final fsync's to report (it fails the same way).
+      fs.fdatasync(fd, () => {
+        syncing = undefined;
+        resolve();
+      }),
+    );
+  };
+  return fs.createWriteStream(path, {
+    ...options,
+    fs: {
+      open: fs.open,
+      write: (
+        fd: number,
+        buffer: Buffer,
+        offset: number,
+        length: number,
+        position: number | null,
+        callback: (error: Error | null, bytes: number) => void,
+      ) =>
+        fs.write(fd, buffer, offset, length, position, (error, bytes) => {
+          if (!error) written(fd, bytes);
+          callback(error, bytes);
+        }),
+      writev: (
+        fd: number,
+        buffers: Buffer[],
+        position: number | null,
+        callback: (error: Error | null, bytes: number) => void,
+      ) =>
+        fs.writev(fd, buffers, position, (error, bytes) => {
+          if (!error) written(fd, bytes);
+          callback(error, bytes);
+        }),
+      close: (fd: number, callback: (error: Error | null) => void) => {
+        void (syncing ?? Promise.resolve()).then(() => fs.close(fd, callback));
+      },
+    },
+  } as Parameters<typeof fs.createWriteStream>[1]);
 }
