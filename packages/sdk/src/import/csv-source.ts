@@ -1,13 +1,16 @@
 import { parse } from 'csv-parse';
 import { pipeline, Readable } from 'node:stream';
+import { needsApostrophe } from '../export/writers/csv-text.js';
 import { decodeTextFile } from './text-decoding.js';
 import { FIXED_COLUMNS, ImportFileError, type RowSource, type SourceRow } from './source-row.js';
 
 /**
- * Text `rxs export` wrote with one more apostrophe than it has: a formula start, after any
- * apostrophes of its own (csv-text.ts). One is taken off again.
+ * Text `rxs export` wrote with one more apostrophe than it has: an apostrophe, then text that gets
+ * one (csv-text.ts). One is taken off again.
  */
-const APOSTROPHED = /^'+[=+\-@\t\r＝＋－＠]/;
+function apostrophed(text: string): boolean {
+  return text.startsWith("'") && needsApostrophe(text.slice(1));
+}
 
 /**
  * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
@@ -69,7 +72,7 @@ function rowOf(header: readonly string[], cells: readonly string[], where: strin
   for (let i = 0; i < header.length; i++) {
     const column = header[i]!;
     let text = cells[i] ?? '';
-    if (APOSTROPHED.test(text)) text = text.slice(1);
+    if (apostrophed(text)) text = text.slice(1);
     else if (text.startsWith('=') || text.startsWith('＝'))
       row.problems.push(
         `${column}: "${text.slice(0, 40)}" is a spreadsheet formula, not a value. Write the value, or put an apostrophe before it to import the text as it is.`,

@@ -37,8 +37,11 @@ function isFormulaStart(code: number): boolean {
 
 const APOSTROPHE = 0x27;
 
-/** Whether text gets a leading apostrophe: a formula start, after any apostrophes of its own. */
-function needsApostrophe(text: string): boolean {
+/**
+ * Whether text gets a leading apostrophe: a formula start, after any apostrophes of its own (the
+ * importer takes one off text that has one more, csv-source.ts).
+ */
+export function needsApostrophe(text: string): boolean {
   let i = 0;
   while (text.charCodeAt(i) === APOSTROPHE) i++;
   return i < text.length && isFormulaStart(text.charCodeAt(i));
