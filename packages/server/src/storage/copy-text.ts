@@ -50,7 +50,7 @@ export async function* copyRowsAsLines(
     }
     let i = 0;
     if (escaped && n > 0) {
-      o = unescape(chunk[0]!, out, o);
+      o = unescapeByte(chunk[0]!, out, o);
       escaped = false;
       i = 1;
     }
@@ -68,7 +68,7 @@ export async function* copyRowsAsLines(
           i = n;
           break;
         }
-        o = unescape(chunk[slash + 1]!, out, o);
+        o = unescapeByte(chunk[slash + 1]!, out, o);
         i = slash + 2;
         slash = chunk.indexOf(BACKSLASH, i);
       }
@@ -87,7 +87,7 @@ export async function* copyRowsAsLines(
   if (o > 0) yield out.subarray(0, o);
 }
 
-function unescape(code: number, out: Buffer, o: number): number {
+function unescapeByte(code: number, out: Buffer, o: number): number {
   if (code === NULL_MARK) throw new Error('A listing line was NULL in COPY output.');
   out[o] = UNESCAPED[code] ?? code;
   return o + 1;

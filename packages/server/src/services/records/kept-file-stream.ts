@@ -21,8 +21,8 @@ const FOLLOWED = 4;
 export class KeptFileStream extends Readable {
   private position = 0;
   private readonly spare: Buffer[] = [];
-  /** Pushed chunks that may still be held, oldest first. */
-  private sent: Buffer[] = [];
+  /** Pushed chunks that may still be held, oldest first: each buffer and the bytes of it pushed. */
+  private sent: { buffer: Buffer; length: number }[] = [];
 
   constructor(
     private readonly handle: FileHandle,
@@ -48,10 +48,9 @@ export class KeptFileStream extends Readable {
           return;
         }
         this.position += bytesRead;
-        const chunk = buffer.subarray(0, bytesRead);
-        this.sent.push(chunk);
+        this.sent.push({ buffer, length: bytesRead });
         if (this.sent.length > FOLLOWED) this.sent.shift();
-        this.push(chunk);
+        this.push(buffer.subarray(0, bytesRead));
       },
       (error: Error) => this.destroy(error),
     );
@@ -62,9 +61,8 @@ export class KeptFileStream extends Readable {
     let held = this.readableLength + this.held();
     let newestHeld = this.sent.length;
     while (newestHeld > 0 && held > 0) held -= this.sent[--newestHeld]!.length;
-    for (const chunk of this.sent.slice(0, newestHeld))
-      if (this.spare.length < SPARE)
-        this.spare.push(Buffer.from(chunk.buffer, chunk.byteOffset, this.bufferBytes));
+    for (const { buffer } of this.sent.slice(0, newestHeld))
+      if (this.spare.length < SPARE) this.spare.push(buffer);
     this.sent = this.sent.slice(newestHeld);
   }
 

@@ -65,6 +65,11 @@ function ascending(ids: string): boolean {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** What every line of a listing shares, written into its SQL: the tenant, and a single revision. */
+function sameOnEveryLine(tenantId: string, filter: RecordFilter): { tenantId: string; revisionId?: string } {
+  return { tenantId, revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined };
+}
+
 /** An empty list of revision ids or record ids matches nothing (and SQL has no empty `in ()`). */
 function noneCanMatch(filter: RecordFilter): boolean {
   return filter.revisionIds?.length === 0 || filter.ids?.length === 0;
@@ -186,10 +191,7 @@ export class RecordsService {
     tenantId: string,
     filter: RecordFilter,
   ): AsyncIterable<Buffer> {
-    const line = recordJsonSql('postgres', '', {
-      tenantId,
-      revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
-    });
+    const line = recordJsonSql('postgres', '', sameOnEveryLine(tenantId, filter));
     const query = this.listQuery(tenantId, filter).select(line.as('line')).compile();
     return copyRowsAsLines(copyOut(query), CHUNK_BYTES);
   }
@@ -202,11 +204,8 @@ export class RecordsService {
   /** `,\n`-prefixed lines built by SQLite, one keyset page (about CHUNK_BYTES) per statement. */
   private async *sqliteChunks(tenantId: string, filter: RecordFilter): AsyncGenerator<Buffer> {
     const compiled = new Map<string, PageStatement>();
-    // Each line with its separator; the tenant, and a single revision, are the same on every line.
-    const line = recordJsonSql('sqlite', ',\n', {
-      tenantId,
-      revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
-    });
+    // Each line with its separator.
+    const line = recordJsonSql('sqlite', ',\n', sameOnEveryLine(tenantId, filter));
     // Pages differ only in `after` and `limit`: compile each shape once, then swap those two values.
     const pageQuery = (after: string | undefined, limit: number, ordered: boolean): CompiledQuery<Page> => {
       const key = `${after === undefined}:${ordered}`;
