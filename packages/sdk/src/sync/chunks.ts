@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /** Bytes read from a file at a time (grown when a single line is longer). */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -57,5 +57,53 @@ export class ForwardRanges {
       await take(this.buffer.subarray(at - this.from, end - this.from));
       at = end;
     }
+  }
+}
+
+/**
+ * A file read front to back in large chunks, the common part of the readers of snapshot lines
+ * (line-cursor.ts) and output rows (output-rows.ts): `buffer[start, end)` holds the bytes read and
+ * not yet taken, `position` is where in the file the next read starts. `readMore` keeps the unread
+ * bytes at the front and reads the next chunk after them (`readOn`); the file is opened at the
+ * first read. Memory holds one chunk (more only for a line longer than one).
+ */
+export class ChunkedReader {
+  protected handle: FileHandle | undefined;
+  protected buffer: Buffer = Buffer.alloc(0);
+  /** Where the unread bytes start in `buffer`. */
+  protected start = 0;
+  /** End of the bytes read into `buffer`. */
+  protected end = 0;
+  protected eof = false;
+  /** Where in the file the next read starts. */
+  protected position = 0;
+
+  constructor(
+    readonly path: string | undefined,
+    protected readonly chunkBytes = CHUNK_BYTES,
+  ) {}
+
+  /** Reads the next chunk after the unread bytes. */
+  protected async readMore(): Promise<void> {
+    if (!this.handle) {
+      this.handle = await open(this.path!, 'r');
+      this.buffer = Buffer.allocUnsafe(this.chunkBytes);
+    }
+    const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
+    this.position += read.end - (this.end - this.start);
+    this.buffer = read.buffer;
+    this.start = 0;
+    this.end = read.end;
+    if (read.eof) this.eof = true;
+  }
+
+  /** Stops reading: closes the file and drops the buffer. */
+  protected async closeFile(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    this.eof = true;
+    this.start = this.end = 0;
+    this.buffer = Buffer.alloc(0);
+    await handle?.close();
   }
 }

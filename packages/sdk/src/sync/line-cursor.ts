@@ -1,5 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
-import { CHUNK_BYTES, readOn } from './chunks.js';
+import { ChunkedReader, CHUNK_BYTES } from './chunks.js';
 import { compareIds } from './json-values.js';
 
 const NEWLINE = 0x0a;
@@ -20,29 +19,18 @@ const ID_PREFIX = Buffer.from('{"id":"');
  * `parse` and `take` answer synchronously; otherwise `fill` first. Ids are checked to ascend
  * strictly, so a damaged file fails loudly instead of producing a wrong comparison.
  */
-export class SortedLineCursor {
-  private handle: FileHandle | undefined;
-  private buffer: Buffer = Buffer.alloc(0);
-  /** Where the head line starts in `buffer`. */
-  private start = 0;
-  /** End of the bytes read into `buffer`. */
-  private end = 0;
-  private eof: boolean;
-  /** The head line: its id, where its bytes end (before the line break) and where the next starts. */
+export class SortedLineCursor extends ChunkedReader {
+  /** The head line (it starts at `start`): its id, where its bytes end (before the line break) and where the next starts. */
   private headId: string | undefined;
   private headEnd = 0;
   private nextStart = 0;
   /** Line number (1-based) of the head line in the file. */
   private number = 0;
   private lastId: string | undefined;
-  /** Where in the file the next read starts. */
-  private position = 0;
 
   /** `path` undefined: an empty side (a topic the previous snapshot did not have). */
-  constructor(
-    private readonly path: string | undefined,
-    private readonly chunkBytes = CHUNK_BYTES,
-  ) {
+  constructor(path: string | undefined, chunkBytes = CHUNK_BYTES) {
+    super(path, chunkBytes);
     this.eof = path === undefined;
   }
 
@@ -135,29 +123,10 @@ export class SortedLineCursor {
   }
 
   /** The next chunk of the file, after the bytes not taken yet. */
-  private async readMore(): Promise<void> {
-    if (!this.handle) {
-      this.handle = await open(this.path!, 'r');
-      this.buffer = Buffer.allocUnsafe(this.chunkBytes);
-    }
-    // Keep the incomplete line, at the front.
-    const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
-    this.position += read.end - (this.end - this.start);
-    this.buffer = read.buffer;
-    this.start = 0;
-    this.end = read.end;
-    if (read.eof) this.eof = true;
-  }
-
   /** Stops reading (closes the file). */
   async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    this.eof = true;
-    this.start = this.end = 0;
     this.headId = undefined;
-    this.buffer = Buffer.alloc(0);
-    await handle?.close();
+    await this.closeFile();
   }
 
   /** Finds the next non-blank line in memory and takes its id; false when no whole line is left. */

@@ -1,5 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
-import { CHUNK_BYTES, readOn } from './chunks.js';
+import { ChunkedReader, CHUNK_BYTES } from './chunks.js';
 
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
@@ -17,25 +16,20 @@ export type RowSyntax = 'csv' | 'lines';
  * parsing them. Like SortedLineCursor, synchronous while `ready`; otherwise `fill` first. Memory
  * holds one chunk, whatever the size of the file.
  */
-export class OutputRows {
-  private handle: FileHandle | undefined;
-  private buffer: Buffer = Buffer.alloc(0);
-  private start = 0;
-  private end = 0;
-  private eof = false;
-  /** Where the head row ends (after its line feed), or -1 while not known. */
+export class OutputRows extends ChunkedReader {
+  /** Where the head row (at `start`) ends (after its line feed), or -1 while not known. */
   private rowEnd = -1;
   /** For csv: the first quote at or after `quoteFrom`, -1 when none is in memory (up to `end`). */
   private quote = -1;
   private quoteFrom = Number.MAX_SAFE_INTEGER;
-  /** Where in the file the next read starts. */
-  private position = 0;
 
   constructor(
-    readonly path: string,
+    override readonly path: string,
     readonly syntax: RowSyntax,
-    private readonly chunkBytes = CHUNK_BYTES,
-  ) {}
+    chunkBytes = CHUNK_BYTES,
+  ) {
+    super(path, chunkBytes);
+  }
 
   /** True when the head row (or the end of the file) is known without reading. */
   get ready(): boolean {
@@ -46,16 +40,7 @@ export class OutputRows {
   async fill(): Promise<void> {
     while (!this.ready) {
       if (this.eof) throw new Error(`${this.path} ends inside a row.`);
-      if (!this.handle) {
-        this.handle = await open(this.path, 'r');
-        this.buffer = Buffer.allocUnsafe(this.chunkBytes);
-      }
-      const read = await readOn(this.handle, this.buffer, this.start, this.end, this.position);
-      this.position += read.end - (this.end - this.start);
-      this.buffer = read.buffer;
-      this.start = 0;
-      this.end = read.end;
-      if (read.eof) this.eof = true;
+      await this.readMore();
       this.quoteFrom = Number.MAX_SAFE_INTEGER; // positions moved
     }
   }
@@ -88,12 +73,7 @@ export class OutputRows {
   }
 
   async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    this.buffer = Buffer.alloc(0);
-    this.start = this.end = 0;
-    this.eof = true;
-    await handle?.close();
+    await this.closeFile();
   }
 
   /** Finds where the head row ends; false when no whole row is in memory. */
