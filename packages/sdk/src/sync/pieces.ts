@@ -14,6 +14,9 @@ const QUEUED_BYTES = 8 * 1024 * 1024;
 export class PieceWriter {
   private bytes = Buffer.allocUnsafe(PIECE_BYTES);
   private length = 0;
+  /** Pieces complete before `bytes`, waiting for the next flush, and their size. */
+  private sealed: Buffer[] = [];
+  private sealedBytes = 0;
   /** Bytes handed to the stream so far. */
   private handed = 0;
 
@@ -21,7 +24,7 @@ export class PieceWriter {
 
   /** Where the next byte pushed will be in the stream. */
   get offset(): number {
-    return this.handed + this.length;
+    return this.handed + this.sealedBytes + this.length;
   }
 
   push(text: string): void {
@@ -30,6 +33,14 @@ export class PieceWriter {
   }
 
   pushBytes(bytes: Uint8Array): void {
+    if (bytes.length >= PIECE_BYTES) {
+      // A large range (unchanged rows copied from the previous output) is a piece of its own: one
+      // copy (the caller reuses its buffer), where gathering it would grow a buffer and copy again.
+      this.seal();
+      this.sealed.push(Buffer.from(bytes));
+      this.sealedBytes += bytes.length;
+      return;
+    }
     this.reserve(bytes.length);
     this.bytes.set(bytes, this.length);
     this.length += bytes.length;
@@ -37,20 +48,30 @@ export class PieceWriter {
 
   /** True when enough is gathered to be worth writing. */
   get full(): boolean {
-    return this.length >= PIECE_BYTES;
+    return this.length >= PIECE_BYTES || this.sealed.length > 0;
   }
 
   async flush(): Promise<void> {
-    if (this.length === 0) return;
-    const piece = this.bytes.subarray(0, this.length);
-    this.bytes = Buffer.allocUnsafe(PIECE_BYTES);
-    this.handed += this.length;
-    this.length = 0;
+    this.seal();
+    if (this.sealed.length === 0) return;
+    const pieces = this.sealed;
+    this.handed += this.sealedBytes;
+    this.sealed = [];
+    this.sealedBytes = 0;
     const out = this.out;
     if (out.errored) throw out.errored;
-    out.write(piece);
+    for (const piece of pieces) out.write(piece);
     // A few pieces may wait in the stream (bounded memory) while the next ones are gathered.
     if (out.writableLength >= QUEUED_BYTES) await whenDrained(out);
+  }
+
+  /** The gathered bytes become a piece of their own, after those sealed before. */
+  private seal(): void {
+    if (this.length === 0) return;
+    this.sealed.push(this.bytes.subarray(0, this.length));
+    this.sealedBytes += this.length;
+    this.bytes = Buffer.allocUnsafe(PIECE_BYTES);
+    this.length = 0;
   }
 
   private reserve(room: number): void {

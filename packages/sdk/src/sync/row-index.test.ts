@@ -25,6 +25,27 @@ async function readEntries(file: string) {
 }
 
 describe('row index', () => {
+  it('HashSet holds exactly the hashes it was given (halves that share low bits, signs, one half equal)', () => {
+    const int32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+    const hash = fc.tuple(int32, int32);
+    fc.assert(
+      fc.property(fc.array(hash, { maxLength: 200 }), fc.array(hash, { maxLength: 200 }), (given, others) => {
+        const set = new HashSet(given);
+        const key = ([a, b]: readonly [number, number]) => `${a},${b}`;
+        const held = new Set(given.map(key));
+        for (const [first, second] of given) expect(set.has(first, second)).toBe(true);
+        // Near misses: the same first half, or the same low 16 bits of it, with anything else.
+        const near = given.flatMap(([first, second]): [number, number][] => [
+          [first, second ^ 1],
+          [first ^ 0x10000, second],
+          [(first + 65536) | 0, second],
+        ]);
+        for (const [first, second] of [...others, ...near])
+          expect(set.has(first, second)).toBe(held.has(key([first, second])));
+      }),
+    );
+  });
+
   it('reads back what was written, across chunks, with entries copied from another index and moved', async () => {
     const count = 40_000; // more than a chunk of entries
     const id = (i: number) => `6b${i.toString(16).padStart(22, '0')}`;

@@ -51,12 +51,15 @@ export function readableIdHash(text: string): ReadableIdHash {
 /** Hashes to look for, keyed by their first half (a plain number lookup per entry checked). */
 export class HashSet {
   private readonly halves = new Map<number, number[]>();
-  /** The first halves alone: a set of small integers answers most lookups fastest. */
-  private readonly firsts = new Set<number>();
+  /**
+   * A bit per value of the first half's low 16 bits: most lookups (every copied record is one) end
+   * at a typed array read, before the map.
+   */
+  private readonly lowBits = new Uint8Array(1 << 13);
 
   constructor(hashes: Iterable<ReadableIdHash>) {
     for (const [first, second] of hashes) {
-      this.firsts.add(first);
+      this.lowBits[(first & 0xffff) >>> 3]! |= 1 << (first & 7);
       const seconds = this.halves.get(first);
       if (seconds) seconds.push(second);
       else this.halves.set(first, [second]);
@@ -68,7 +71,8 @@ export class HashSet {
   }
 
   has(first: number, second: number): boolean {
-    return this.firsts.has(first) && (this.halves.get(first)?.includes(second) ?? false);
+    if ((this.lowBits[(first & 0xffff) >>> 3]! & (1 << (first & 7))) === 0) return false;
+    return this.halves.get(first)?.includes(second) ?? false;
   }
 }
 
