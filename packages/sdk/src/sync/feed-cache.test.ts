@@ -74,7 +74,8 @@ describe('feed cache: the changes kept beside a linked listing', () => {
       }),
     );
     expect(() => changeLineId('{"id":"x"}', 'the-file')).toThrow(/the-file.*damaged/);
-    expect(() => changeLineId('["unterminated', 'f')).toThrow(/damaged/);
+    for (const damaged of ['["unterminated', '["a\\x",null]', '["id"]', '[1,null]', '', '"id",null'])
+      expect(() => changeLineId(damaged, 'f'), damaged).toThrow(/damaged/);
   });
 
   it('a spliced poll writes the kept changes merged with the fresh ones (fresh win), as the lines a merge of both maps gives', async () => {

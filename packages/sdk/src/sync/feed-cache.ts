@@ -492,11 +492,17 @@ async function writeChangeLines(sink: JsonLinesSink, topic: PlannedTopic, limit:
 
 /** The id a kept change line (`["<id>",…]`) starts with, read without parsing the record after it. */
 export function changeLineId(line: string, file: string): string {
-  let end = 2;
-  if (line.startsWith('["')) while (end < line.length && line[end] !== '"') end += line[end] === '\\' ? 2 : 1;
-  if (end >= line.length || line[end + 1] !== ',')
-    throw new Error(`${file}: a line does not start with a record id; the sync state is damaged.`);
-  return JSON.parse(line.slice(1, end + 1)) as string;
+  const damaged = () =>
+    new Error(`${file}: a line does not start with a record id; the sync state is damaged.`);
+  if (!line.startsWith('["')) throw damaged();
+  let end = 2; // the id's closing quote
+  while (end < line.length && line[end] !== '"') end += line[end] === '\\' ? 2 : 1;
+  if (line[end] !== '"' || line[end + 1] !== ',') throw damaged();
+  try {
+    return JSON.parse(line.slice(1, end + 1)) as string;
+  } catch {
+    throw damaged(); // an escape JSON does not have
+  }
 }
 
 async function removeStrayTemps(dir: string): Promise<void> {
