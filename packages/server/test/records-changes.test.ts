@@ -118,9 +118,19 @@ describe('records changes feed', () => {
     await t.api('PATCH', `/records/${a}`, { body: { data: { note: 'a1' } } });
     await t.api('PATCH', `/records/${a}`, { body: { data: { note: 'a2' } } });
     expect((await t.api('DELETE', `/records/${b}`)).status).toBe(204);
-    const c = await create(revision, 'c');
+    const c = await create(revision, 'c "quoted" \\ \t\u2028 ü 😀 </script>');
     const changed = await feed(revision, idle.cursor);
     expect(changed.records.map((r) => r._id)).toEqual([a, c]);
+    // Each record's line is the listing's, byte for byte.
+    const lineOf = (text: string, id: string) =>
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`{"_id":"${id}"`))
+        ?.replace(/,$/, '');
+    const listed = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${revision}`)).text;
+    const fed = (await t.api('GET', feedPath(revision, idle.cursor))).text;
+    for (const id of [a, c]) expect(lineOf(fed, id)).toBe(lineOf(listed, id));
+    expect(lineOf(fed, c)).toBeDefined();
     expect((changed.records[0] as { data: unknown }).data).toEqual({ note: 'a2' });
     expect(changed.removed).toEqual([b]);
 

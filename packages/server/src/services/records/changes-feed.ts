@@ -5,7 +5,7 @@ import type { Storage } from '../../storage/database.js';
 import { decodeCursor, encodeCursor } from '../feeds/cursor.js';
 import { presentLines, readChanges } from '../feeds/log.js';
 import { NOW } from '../feeds/reply.js';
-import { recordJson } from './repository.js';
+import { recordJsonSql } from './repository.js';
 import type { RecordsService } from './service.js';
 
 /** Changes per page when the client names no limit, and at most. */
@@ -94,19 +94,25 @@ export class RecordChangesFeed {
     return Number(row?.changes ?? 0);
   }
 
-  /** The records of `ids` that are in the listing now, as lines; the others go to `removed`. */
+  /**
+   * The records of `ids` that are in the listing now, as lines; the others go to `removed`. Each
+   * line is built by the database, as a listing's are (`recordJsonSql`: the same bytes as
+   * `recordJson`, without a row object per record).
+   */
   private currentLines(tenantId: string, revisionId: string, ids: string[], removed: string[]) {
+    // No pinned columns: they would be parameters of unknown type inside PostgreSQL's concat.
+    const line = recordJsonSql(this.storage.dialect, '');
     return presentLines(
       ids,
       async (batch) => {
         const rows = await this.storage.db
           .selectFrom('records')
-          .selectAll()
+          .select(['id', line.as('line')])
           .where('tenant_id', '=', tenantId)
           .where('kt_revision_id', '=', revisionId)
           .where('id', 'in', batch)
           .execute();
-        return new Map(rows.map((row) => [row.id, recordJson(row)]));
+        return new Map(rows.map((row) => [row.id, row.line]));
       },
       removed,
     );
