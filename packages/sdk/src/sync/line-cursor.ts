@@ -122,7 +122,6 @@ export class SortedLineCursor extends ChunkedReader {
     this.start = this.nextStart;
   }
 
-  /** The next chunk of the file, after the bytes not taken yet. */
   /** Stops reading (closes the file). */
   async close(): Promise<void> {
     this.headId = undefined;
