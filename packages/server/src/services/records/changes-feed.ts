@@ -100,8 +100,7 @@ export class RecordChangesFeed {
    * `recordJson`, without a row object per record).
    */
   private currentLines(tenantId: string, revisionId: string, ids: string[], removed: string[]) {
-    // No pinned columns: they would be parameters of unknown type inside PostgreSQL's concat.
-    const line = recordJsonSql(this.storage.dialect, '');
+    const line = recordJsonSql(this.storage.dialect, '', { tenantId, revisionId });
     return presentLines(
       ids,
       async (batch) => {

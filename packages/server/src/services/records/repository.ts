@@ -46,8 +46,13 @@ export function recordJsonSql(
     dialect === 'sqlite'
       ? sql`json_quote(${sql.ref(column)})`
       : sql`coalesce(to_json(${sql.ref(column)})::text, 'null')`;
+  // Typed on PostgreSQL: a parameter inside concat() has no type it could infer.
   const pinned = (column: keyof RecordRow, value: string | undefined) =>
-    value === undefined ? quote(column) : sql`${JSON.stringify(value)}`;
+    value === undefined
+      ? quote(column)
+      : dialect === 'sqlite'
+        ? sql`${JSON.stringify(value)}`
+        : sql`${JSON.stringify(value)}::text`;
   const context = dialect === 'sqlite' ? sql.ref('context') : sql`${sql.ref('context')}::text`;
   const parts = [
     text(`${prefix}{"_id":"`),
