@@ -91,21 +91,32 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     return existsSync(folder) ? readdirSync(folder).length : 0;
   };
 
-  /** What a snapshot holds: its topic and trace files (the generation's name and times differ). */
+  /**
+   * What a snapshot holds: each topic's records, as lines sorted by id (a spliced poll's base read
+   * through its overlay, as the state's format describes), and its trace files (the generation's
+   * name and times differ).
+   */
   const snapshot = (name: string) => {
     const stateDir = join(dir, `${name}.state`);
     const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
     const folder = join(stateDir, state.generation);
+    const lines = (file: string) => readFileSync(join(folder, file), 'utf8').split('\n').filter(Boolean);
+    const records = (topic: { file: string; overlay?: string }) => {
+      const byId = new Map(lines(topic.file).map((line) => [JSON.parse(line).id as string, line]));
+      for (const line of topic.overlay === undefined ? [] : lines(topic.overlay)) {
+        const value = JSON.parse(line);
+        if (Object.keys(value).join() === 'id,gone' && value.gone === true) byId.delete(value.id);
+        else byId.set(value.id, line);
+      }
+      return [...byId.keys()].sort().map((id) => byId.get(id));
+    };
+    type Topic = { historyId: string; recordCount: number; fields: unknown; file: string; overlay?: string };
     return {
-      topics: state.topics.map((x: { historyId: string; recordCount: number; fields: unknown }) => [
-        x.historyId,
-        x.recordCount,
-        x.fields,
-      ]),
+      topics: state.topics.map((x: Topic) => [x.historyId, x.recordCount, x.fields, records(x)]),
       files: Object.fromEntries(
         readdirSync(folder)
           // A spliced poll's row index (where each record's row is in its output): its own.
-          .filter((file) => !file.endsWith('.rows'))
+          .filter((file) => !file.endsWith('.rows') && !file.startsWith('topic-'))
           .sort()
           .map((file) => [file, readFileSync(join(folder, file), 'utf8')]),
       ),
@@ -419,6 +430,31 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         '--json',
         ...extra,
       ]);
+    /** The inode of each topic's records file (its base) in a snapshot, by history id. */
+    const bases = (name: string) => {
+      const stateDir = join(dir, `${name}.state`);
+      if (!existsSync(join(stateDir, 'state.json'))) return new Map<string, number>();
+      const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
+      return new Map<string, number>(
+        state.topics.map((topic: { historyId: string; file: string }) => [
+          topic.historyId,
+          statSync(join(stateDir, state.generation, topic.file)).ino,
+        ]),
+      );
+    };
+    /**
+     * How many topics of a snapshot are a base with an overlay. Their base is the file of the poll
+     * before (`before`: its inodes), linked, not copied; a state with overlays says version 2.
+     */
+    const overlays = (name: string, before: Map<string, number>) => {
+      const stateDir = join(dir, `${name}.state`);
+      const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
+      const topics = state.topics.filter((topic: { overlay?: string }) => topic.overlay !== undefined);
+      const after = bases(name);
+      for (const topic of topics) expect(after.get(topic.historyId)).toBe(before.get(topic.historyId));
+      expect(state.version).toBe(topics.length > 0 ? 2 : 1);
+      return topics.length;
+    };
     /** An output without what differs between two runs anyway: the moment and the proxy's address. */
     const output = (name: string, format: string, url: string) =>
       readFileSync(join(dir, `${name}.${format}`), 'utf8')
@@ -427,11 +463,15 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         .replace(/"exportedAt":"[^"]*"/, '"exportedAt":"<NOW>"');
     /** How (a)'s spliced polls found the records: the previous poll's row index or its rows. */
     const splicedFrom = { index: 0, rows: 0 };
+    /** How (a)'s spliced polls kept the snapshot: the base before with an overlay, or one file. */
+    const layered = { overlay: 0, whole: 0, compacted: 0 };
     /** Each format through the feed (a) and by full downloads (b); returns how (a) polled. */
     const compare = async (...extra: string[]) => {
       const polls: string[] = [];
       for (const format of formats) {
         const [a, b] = [`splice-${format}-a`, `splice-${format}-b`];
+        const before = bases(a);
+        const overlaidBefore = existsSync(join(dir, `${a}.state`, 'state.json')) && overlays(a, before) > 0;
         const [ra, rb] = [
           await run(tagged.url, a, format, ...extra),
           await run(plain.url, b, format, ...extra),
@@ -449,7 +489,12 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
           expect(ja.summary.warnings).toEqual(jb.summary.warnings);
           expect(report(a, tagged.url)).toEqual(report(b, plain.url));
           polls.push(ja.poll);
-          if (ja.poll === 'spliced') splicedFrom[ja.splicedFrom as 'index' | 'rows']++;
+          if (ja.poll === 'spliced') {
+            splicedFrom[ja.splicedFrom as 'index' | 'rows']++;
+            const overlaid = overlays(a, before) > 0;
+            layered[overlaid ? 'overlay' : 'whole']++;
+            if (overlaidBefore && !overlaid) layered.compacted++;
+          }
         }
         expect(output(a, format, tagged.url)).toBe(output(b, format, plain.url));
         expect(snapshot(a)).toEqual(snapshot(b));
@@ -507,6 +552,10 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     // Both ways of finding the records ran: by the row index after a spliced poll, else row by row.
     expect(splicedFrom.index).toBeGreaterThan(5);
     expect(splicedFrom.rows).toBeGreaterThan(0);
+    // Polls by the index keep the base and write an overlay; grown large, it is written whole again.
+    expect(layered.overlay).toBe(splicedFrom.index);
+    expect(layered.whole).toBeGreaterThan(0);
+    expect(layered.compacted).toBeGreaterThan(0);
     expect(kept.linked).toBeGreaterThan(0);
     expect(kept.written).toBeGreaterThan(0);
 

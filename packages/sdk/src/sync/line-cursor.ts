@@ -50,26 +50,24 @@ export class SortedLineCursor extends ChunkedReader {
   }
 
   /**
-   * Hands the file's bytes from the next line up to byte `position` (a line start, from a row
-   * index) to `take`, in pieces valid only during each call, and goes on from there: the lines
-   * passed are neither parsed nor checked; the order check starts again at `position`.
+   * Goes on at byte `position` (a line start, from a row index) without reading the bytes before
+   * it: the lines skipped are neither read nor checked; the order check starts again there.
    */
-  async pass(position: number, take: (bytes: Buffer) => unknown): Promise<void> {
+  skipTo(position: number): void {
+    const at = this.offset;
+    if (position < at) throw new Error(`SortedLineCursor: cannot skip back to byte ${position}.`);
+    if (position === at) return;
     this.headId = undefined;
     this.lastId = undefined;
-    this.number = 0; // line numbers in errors count from here
-    for (;;) {
-      const at = this.offset;
-      if (position < at) throw new Error(`SortedLineCursor: cannot pass back to byte ${position}.`);
-      const upTo = Math.min(position, this.position);
-      if (upTo > at) {
-        await take(this.buffer.subarray(this.start, this.start + (upTo - at)));
-        this.start += upTo - at;
-      }
-      if (upTo === position) return;
-      if (this.eof) throw new Error(`${this.path} ends before byte ${position}; the sync state is damaged.`);
-      await this.readMore();
+    this.number = 0;
+    if (position <= this.position) {
+      // Within the bytes in memory: most skips between changed records a few lines apart.
+      this.start += position - at;
+      return;
     }
+    this.position = position;
+    this.start = this.end = 0;
+    this.eof = false;
   }
 
   /** The id of the next line, undefined at the end of the file. Only while `ready`. */

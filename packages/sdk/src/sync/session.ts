@@ -1,4 +1,4 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type {
   ExportedRecord,
@@ -10,6 +10,7 @@ import type {
 import { Generation, removeStrayGenerations } from './generation.js';
 import { compareIds, jsonEqual, jsonHash } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
+import { goneLine, LayeredLineCursor, type PreviousLines } from './layered-cursor.js';
 import { SortedLineCursor } from './line-cursor.js';
 import { acquireSyncLock, type SyncLock } from './lock.js';
 import { diffRecord } from './record-diff.js';
@@ -23,6 +24,7 @@ import {
   stateFilePath,
   SYNC_STATE_FORMAT,
   SYNC_STATE_VERSION,
+  SYNC_STATE_VERSION_WITHOUT_OVERLAYS,
   SyncStateError,
   toStoredTrace,
   type StoredRecord,
@@ -82,16 +84,33 @@ interface OpenTopic {
   /** The new records file; its lines are gathered per batch and written together. */
   sink: JsonLinesSink;
   /** The previous snapshot's records of the topic, as lines. */
-  cursor: SortedLineCursor;
+  cursor: PreviousLines;
   renamer: ValueRenamer | undefined;
   entry: TopicChanges;
   lastId: string | undefined;
   count: number;
-  /** Where the bytes of the last record's line start in `sink.pending`. */
-  lineStart: number;
   /** The row index kept beside the new records file (`keepRowIndex`). */
   rows: string | undefined;
+  /** Set by `layer`: the new snapshot keeps the previous base and writes only an overlay. */
+  layered: Layered | undefined;
 }
+
+/** A topic whose new snapshot is the previous base (linked, not copied) with a new overlay. */
+interface Layered {
+  cursor: LayeredLineCursor;
+  /** The base's size: the end of the lines a row index counts in. */
+  baseSize: number;
+  /** The overlay of the previous snapshot (undefined: it had none). */
+  previousOverlay: string | undefined;
+  /** This poll's changed records' lines and gone lines, in id order, merged into the overlay at the end. */
+  fresh: { id: string; line: Buffer }[];
+}
+
+/**
+ * A spliced poll keeps the previous base while the overlay stays under this share of it; beyond,
+ * the poll walks the rows and writes one records file again (and the next ones layer on it).
+ */
+const OVERLAY_SHARE = 1 / 8;
 
 /**
  * One run of `rxs sync` on a state folder. Feed it the export's parts in order (`write`); it writes
@@ -205,11 +224,11 @@ export class SyncSession {
     if (sink.full || !cursor.ready) return false;
     if (cursor.peekId() !== id || open.renamer) throw new PreviousRecordMissingError(open.topic.name, id);
     if (!kept) {
-      const old = cursor.parse<StoredRecord>();
-      cursor.take();
-      this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+      this.removePrevious(open);
       return true;
     }
+    if (open.layered)
+      throw new Error('SyncSession: a layered topic keeps unchanged records by copyPrevious.');
     if (open.lastId !== undefined && compareIds(open.lastId, id) >= 0)
       throw new SyncOrderError(open.topic.name, id, open.lastId);
     sink.pushBytes(cursor.line());
@@ -220,10 +239,21 @@ export class SyncSession {
     return true;
   }
 
-  /** Where the open topic's next record line will start in the new records file. */
+  /**
+   * Where the open topic's next record line will start in the new records file; in a layered
+   * topic, where the previous base goes on (the row index keeps base positions).
+   */
   recordOffset(): number {
     if (this.phase !== 'topics' || !this.open) this.expect('record', true);
-    return this.open!.sink.offset;
+    const open = this.open!;
+    return open.layered ? open.layered.cursor.offset : open.sink.offset;
+  }
+
+  /** The end of the open topic's records file (in a layered topic, of the base), for a row index. */
+  recordsEnd(): number {
+    if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+    const open = this.open!;
+    return open.layered ? open.layered.baseSize : open.sink.offset;
   }
 
   /** The path of the open topic's row index in the previous snapshot, if it kept one. */
@@ -233,11 +263,41 @@ export class SyncSession {
     return stateFilePath(this.dir, this.previous, previous.rows);
   }
 
-  /** The size of the open topic's records file in the previous snapshot (undefined: none). */
+  /** The size of the open topic's records file (its base) in the previous snapshot (undefined: none). */
   async previousRecordsSize(): Promise<number | undefined> {
     const previous = this.open?.previous;
     if (!previous || !this.previous) return undefined;
     return (await stat(stateFilePath(this.dir, this.previous, previous.file))).size;
+  }
+
+  /**
+   * For a spliced poll that found its records in a row index, before its first record: when the
+   * previous snapshot's overlay is small enough, the new snapshot links the previous base instead
+   * of copying it, and writes the overlay merged with this poll's changes; the unchanged records
+   * are then passed over by `copyPrevious`, not read. False (nothing changed) when the overlay
+   * has grown too large: the caller walks the rows and writes one file.
+   */
+  async layer(): Promise<boolean> {
+    if (this.phase !== 'topics' || !this.open) this.expect('record', true);
+    const open = this.open!;
+    if (!open.previous || !this.previous || open.renamer || open.count > 0 || open.layered)
+      throw new Error('SyncSession: layer() applies only to a previous topic before its first record.');
+    const base = stateFilePath(this.dir, this.previous, open.previous.file);
+    const overlay = open.previous.overlay && stateFilePath(this.dir, this.previous, open.previous.overlay);
+    const baseSize = (await stat(base)).size;
+    const overlaySize = overlay ? (await stat(overlay)).size : 0;
+    if (overlaySize > baseSize * OVERLAY_SHARE) return false;
+    // The sink opened for a records file is not used: the base takes its name.
+    await open.sink.destroy();
+    const file = this.generation.path(open.file);
+    await rm(file, { force: true });
+    // A hard link shares the base's bytes; where links are refused, the kernel copies the file.
+    await link(base, file).catch(() => copyFile(base, file));
+    await open.cursor.close();
+    const cursor = new LayeredLineCursor(new SortedLineCursor(base), new SortedLineCursor(overlay));
+    open.cursor = cursor;
+    open.layered = { cursor, baseSize, previousOverlay: overlay, fresh: [] };
+    return true;
   }
 
   /** Where the open topic's row index goes in the new snapshot (named there by `keepRowIndex`). */
@@ -253,25 +313,19 @@ export class SyncSession {
   }
 
   /**
-   * For a spliced poll that found its records in a row index (splice.ts): the previous snapshot's
-   * lines `[from, to)` of the open topic, `count` records that did not change (the last of them
-   * `lastId`), are copied as bytes, neither read as lines nor compared; the previous side then goes
-   * on at `to`. Like `takePrevious`, a failure does not abort the session: the caller does.
+   * For a spliced poll that found its records in a row index (splice.ts), in a layered topic
+   * (`layer`): the previous base's lines up to byte `to`, `count` records that did not change (the
+   * last of them `lastId`, which may be in the overlay), stay where they are: they are neither read
+   * nor compared, and the previous side goes on at `to`. Like `takePrevious`, a failure does not
+   * abort the session: the caller does.
    */
-  async copyPrevious(from: number, to: number, count: number, lastId: string): Promise<void> {
+  async copyPrevious(to: number, count: number, lastId: string): Promise<void> {
     if (this.phase !== 'topics' || !this.open) this.expect('record', true);
     const open = this.open!;
-    if (!open.previous || !this.previous || open.renamer)
-      throw new PreviousRecordMissingError(open.topic.name, lastId);
+    if (!open.layered) throw new PreviousRecordMissingError(open.topic.name, lastId);
     if (open.lastId !== undefined && compareIds(open.lastId, lastId) >= 0)
       throw new SyncOrderError(open.topic.name, lastId, open.lastId);
-    // The cursor is where the last range or changed line ended: it hands on the bytes.
-    if (open.cursor.offset !== from) throw new PreviousRecordMissingError(open.topic.name, lastId);
-    await open.cursor.pass(to, async (bytes) => {
-      open.sink.pushRaw(bytes, 0);
-      if (open.sink.full) await open.sink.flush();
-    });
-    open.sink.count += count;
+    await open.layered.cursor.skipTo(to, lastId);
     open.count += count;
     open.lastId = lastId;
     this.builder.recordUnchanged(open.entry, count);
@@ -385,9 +439,7 @@ export class SyncSession {
     const previous = this.previousTopics.get(topic.historyId);
     const file = `topic-${this.topics.length + 1}.jsonl`;
     const sink = new JsonLinesSink(this.generation.path(file));
-    const cursor = new SortedLineCursor(
-      previous && this.previous ? stateFilePath(this.dir, this.previous, previous.file) : undefined,
-    );
+    const cursor = this.previousLines(previous);
     this.open = {
       topic,
       previous,
@@ -398,13 +450,71 @@ export class SyncSession {
       entry: this.builder.openTopic(topic.historyId, topic.name, previous ? 'present' : 'added'),
       lastId: undefined,
       count: 0,
-      lineStart: 0,
       rows: undefined,
+      layered: undefined,
     };
   }
 
-  /** Checks a record of the open topic and adds its line to the new snapshot; returns the line. */
-  private record(open: OpenTopic, record: ExportedRecord): string {
+  /** The previous snapshot's records of a topic: its file, through its overlay when it has one. */
+  private previousLines(stored: StoredTopic | undefined): PreviousLines {
+    if (!stored || !this.previous) return new SortedLineCursor(undefined);
+    const base = new SortedLineCursor(stateFilePath(this.dir, this.previous, stored.file));
+    if (stored.overlay === undefined) return base;
+    return new LayeredLineCursor(
+      base,
+      new SortedLineCursor(stateFilePath(this.dir, this.previous, stored.overlay)),
+    );
+  }
+
+  /** The previous side's next record is gone: reported, and hidden by the overlay of a layered topic. */
+  private removePrevious(open: OpenTopic): void {
+    const old = open.cursor.parse<StoredRecord>();
+    open.cursor.take();
+    this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+    open.layered?.fresh.push({ id: old.id, line: Buffer.from(goneLine(old.id)) });
+  }
+
+  /**
+   * Writes a layered topic's overlay: the previous overlay's lines merged by id with this poll's
+   * (which replace those of the same id). Returns its file name in the generation.
+   */
+  private async writeOverlay(open: OpenTopic, layered: Layered): Promise<string> {
+    const file = overlayFile(open.file);
+    const sink = new JsonLinesSink(this.generation.path(file));
+    open.sink = sink;
+    const previous = new SortedLineCursor(layered.previousOverlay);
+    try {
+      for (const { id, line } of layered.fresh) {
+        for (;;) {
+          if (!previous.ready) await previous.fill();
+          const old = previous.peekId();
+          if (old === undefined || compareIds(old, id) > 0) break;
+          if (old !== id) sink.pushBytes(previous.line());
+          previous.take();
+          if (sink.full) await sink.flush();
+        }
+        sink.pushBytes(line);
+        if (sink.full) await sink.flush();
+      }
+      for (;;) {
+        if (!previous.ready) await previous.fill();
+        if (previous.peekId() === undefined) break;
+        sink.pushBytes(previous.line());
+        previous.take();
+        if (sink.full) await sink.flush();
+      }
+    } finally {
+      await previous.close();
+    }
+    layered.fresh = [];
+    return file;
+  }
+
+  /**
+   * Checks a record of the open topic and adds its line to the new snapshot (in a layered topic,
+   * to the overlay's changes); returns the line, as text and where its bytes are.
+   */
+  private record(open: OpenTopic, record: ExportedRecord): NewLine {
     const id = record.id;
     if (typeof id !== 'string' || id === '')
       throw new SyncStreamError(`A record of "${open.topic.name}" has no id.`);
@@ -412,9 +522,14 @@ export class SyncSession {
       throw new SyncOrderError(open.topic.name, id, open.lastId);
     open.lastId = id;
     open.count++;
-    const line = JSON.stringify({ id, name: record.name, version: record.version, values: record.values });
-    open.lineStart = open.sink.push(line);
-    return line;
+    const text = JSON.stringify({ id, name: record.name, version: record.version, values: record.values });
+    if (open.layered) {
+      const bytes = Buffer.from(text);
+      open.layered.fresh.push({ id, line: bytes });
+      return { text, bytes, from: 0, to: bytes.length };
+    }
+    const from = open.sink.push(text);
+    return { text, bytes: open.sink.pending, from, to: open.sink.pendingEnd - 1 };
   }
 
   /**
@@ -423,11 +538,10 @@ export class SyncSession {
    * the previous side has lines in memory; false when it needs `cursor.fill()` first (then call
    * again: the records found gone so far stay counted).
    */
-  private merge(open: OpenTopic, record: ExportedRecord, line: string): boolean {
+  private merge(open: OpenTopic, record: ExportedRecord, line: NewLine): boolean {
     const cursor = open.cursor;
-    const sink = open.sink;
     // Most records did not change: their new line is the next previous line, byte for byte.
-    if (!open.renamer && cursor.takeIfSame(sink.pending, open.lineStart, sink.pendingEnd - 1, record.id)) {
+    if (!open.renamer && cursor.takeIfSame(line.bytes, line.from, line.to, record.id)) {
       this.builder.recordUnchanged(open.entry);
       return true;
     }
@@ -439,15 +553,13 @@ export class SyncSession {
         return true;
       }
       if (compareIds(oldId, record.id) < 0) {
-        const old = cursor.parse<StoredRecord>();
-        cursor.take();
-        this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+        this.removePrevious(open);
         continue;
       }
       // The same record: unchanged when stored the same way, byte for byte (both sides are
       // JSON.stringify of the same shape). Otherwise both are compared as stored, after the same
       // JSON round trip, which also ignores differences diffRecord does not count (key order).
-      if (!open.renamer && cursor.sameBytes(sink.pending, open.lineStart, sink.pendingEnd - 1)) {
+      if (!open.renamer && cursor.sameBytes(line.bytes, line.from, line.to)) {
         cursor.take();
         this.builder.recordUnchanged(open.entry);
         return true;
@@ -455,7 +567,7 @@ export class SyncSession {
       const old = cursor.parse<StoredRecord>();
       cursor.take();
       const before = open.renamer ? { ...old, values: open.renamer(old.values) } : old;
-      const change = diffRecord(before, JSON.parse(line) as StoredRecord);
+      const change = diffRecord(before, JSON.parse(line.text) as StoredRecord);
       if (change) this.builder.recordChanged(open.entry, change);
       else this.builder.recordUnchanged(open.entry);
       return true;
@@ -476,11 +588,10 @@ export class SyncSession {
     for (;;) {
       if (!open.cursor.ready) await open.cursor.fill();
       if (open.cursor.peekId() === undefined) break;
-      const old = open.cursor.parse<StoredRecord>();
-      open.cursor.take();
-      this.builder.recordRemoved(open.entry, { id: old.id, name: old.name });
+      this.removePrevious(open);
     }
     await open.cursor.close();
+    const overlay = open.layered ? await this.writeOverlay(open, open.layered) : undefined;
     await open.sink.close();
 
     const stored: StoredTopic = {
@@ -493,6 +604,7 @@ export class SyncSession {
       schemaHash: jsonHash(topic.schema),
       recordCount,
       file: open.file,
+      ...(overlay === undefined ? {} : { overlay }),
       ...(open.rows === undefined ? {} : { rows: open.rows }),
     };
     this.builder.closeTopic(open.entry, {
@@ -513,13 +625,15 @@ export class SyncSession {
     for (const old of previous?.topics ?? []) {
       if (this.seen.has(old.historyId)) continue;
       const entry = this.builder.openTopic(old.historyId, old.name, 'removed');
-      const cursor = new SortedCursor<StoredRecord>(
-        stateFilePath(this.dir, previous!, old.file),
-        (r) => r.id,
-      );
+      const cursor = this.previousLines(old);
       try {
-        for (let record = await cursor.take(); record !== undefined; record = await cursor.take())
+        for (;;) {
+          if (!cursor.ready) await cursor.fill();
+          if (cursor.peekId() === undefined) break;
+          const record = cursor.parse<StoredRecord>();
+          cursor.take();
           this.builder.recordRemoved(entry, { id: record.id, name: record.name });
+        }
       } finally {
         await cursor.close();
       }
@@ -529,7 +643,10 @@ export class SyncSession {
     const traces = await this.compareTraces();
     this.next = {
       format: SYNC_STATE_FORMAT,
-      version: SYNC_STATE_VERSION,
+      // A state without overlays is written as before, so that an earlier rxs still reads it.
+      version: this.topics.some((topic) => topic.overlay !== undefined)
+        ? SYNC_STATE_VERSION
+        : SYNC_STATE_VERSION_WITHOUT_OVERLAYS,
       exportedAt: header.exportedAt,
       committedAt: '',
       servers: header.servers,
@@ -602,6 +719,19 @@ export class SyncSession {
     this.builder.traceCounts(before, sink.count);
     return { file, count: sink.count };
   }
+}
+
+/** The overlay beside a records file: `topic-1.jsonl` → `topic-1.overlay.jsonl`. */
+function overlayFile(recordsFile: string): string {
+  return recordsFile.replace(/\.jsonl$/, '') + '.overlay.jsonl';
+}
+
+/** A new record's line: its text and where its bytes are. */
+interface NewLine {
+  text: string;
+  bytes: Buffer;
+  from: number;
+  to: number;
 }
 
 /** The row index beside a records file: `topic-1.jsonl` → `topic-1.rows`. */

@@ -199,8 +199,10 @@ async function usableRowIndex(
 
 /**
  * The records by ranges of the previous row index: between two changed records, the unchanged
- * ones' rows and snapshot lines are copied as two byte ranges and their index entries moved by
- * how far they moved; no row is read. Only the changed records are written anew.
+ * ones' rows are copied as a byte range and their index entries moved by how far the rows moved;
+ * no row is read. Their snapshot lines stay where they are: the new snapshot keeps the previous
+ * base and an overlay of the changes (`SyncSession.layer`). Only the changed records are written
+ * anew.
  */
 async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void> {
   const { ids, mapped, session, pieces, previousRows } = walk;
@@ -223,10 +225,10 @@ async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void
       // The unchanged records before the target, a chunk of the index at a time.
       for (;;) {
         if (!(await index.fill())) break;
-        const fromLine = index.nextLine();
         const fromRow = index.nextRow();
         const records = index.countBefore(target);
-        const shifts = { line: session.recordOffset() - fromLine, row: pieces.offset - fromRow };
+        // Lines are positions in the base, which the new snapshot keeps as it is.
+        const shifts = { line: 0, row: pieces.offset - fromRow };
         const shared = walk.copyEntries(index.entriesBytes(records), records, index.idBytes, shifts);
         if (shared !== undefined)
           throw new SpliceRefusedError(`Record ${shared} shares its readable id with a changed record.`);
@@ -237,7 +239,7 @@ async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void
         const toLine = more ? index.nextLine() : index.header.linesEnd;
         const toRow = more ? index.nextRow() : index.header.rowsEnd;
         await copyRows(fromRow, toRow);
-        await session.copyPrevious(fromLine, toLine, records, lastId);
+        await session.copyPrevious(toLine, records, lastId);
         await walk.entriesWritten();
         walk.counted(records);
         walk.progress();
@@ -403,14 +405,19 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
         },
       };
       try {
-        const previousIndex = await usableRowIndex(session, ids);
+        let previousIndex = await usableRowIndex(session, ids);
+        // An overlay grown too large: the rows are walked, and one records file written again.
+        if (previousIndex && !(await session.layer())) {
+          await previousIndex.close();
+          previousIndex = undefined;
+        }
         if (previousIndex) {
           await copyRanges(walk, previousIndex);
         } else {
           found = 'rows';
           await walkRows(walk);
         }
-        const ends = { linesEnd: session.recordOffset(), rowsEnd: pieces.offset };
+        const ends = { linesEnd: session.recordsEnd(), rowsEnd: pieces.offset };
         if (index.open && (await index.finish(ends))) session.keepRowIndex();
       } finally {
         await index.abandon();

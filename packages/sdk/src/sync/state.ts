@@ -10,6 +10,10 @@ import type { ExportedField, ExportServers } from '../export/model.js';
  *                                metadata and the file of its records, the traces file; names the
  *                                generation folder holding those files
  *   DIR/gen-<id>/topic-<n>.jsonl a topic's records sorted by id, one StoredRecord a line
+ *   DIR/gen-<id>/topic-<n>.overlay.jsonl  after a spliced poll: the lines changed since that
+ *                                file was written (layered-cursor.ts); the file itself is then
+ *                                a hard link to an earlier generation's
+ *   DIR/gen-<id>/topic-<n>.rows  where each record's line and output row sit (row-index.ts)
  *   DIR/gen-<id>/traces.jsonl    the traces sorted by id, one StoredTrace a line
  *   DIR/sync.lock                held while a sync runs (see lock.ts)
  *   DIR/reports/<time>.json      change reports (see report-file.ts)
@@ -20,7 +24,10 @@ import type { ExportedField, ExportServers } from '../export/model.js';
  */
 
 export const SYNC_STATE_FORMAT = 'rxs-sync-state';
-export const SYNC_STATE_VERSION = 1;
+/** Written when a topic has an overlay (which an rxs reading version 1 would not see). */
+export const SYNC_STATE_VERSION = 2;
+/** Written when no topic has one, as every state was before overlays. */
+export const SYNC_STATE_VERSION_WITHOUT_OVERLAYS = 1;
 export const STATE_FILE = 'state.json';
 export const GENERATION_PREFIX = 'gen-';
 export const TEMP_GENERATION_PREFIX = '.tmp-gen-';
@@ -57,8 +64,16 @@ export interface StoredTopic {
   /** sha256 of the canonical JSON of the form schema. */
   schemaHash: string;
   recordCount: number;
-  /** The records file, relative to the generation folder. */
+  /**
+   * The records file, relative to the generation folder. With `overlay`, the base the overlay
+   * applies to: the file of an earlier poll, linked into this generation, never rewritten.
+   */
   file: string;
+  /**
+   * Lines sorted by id that change the base (a spliced poll's, state version 2): a record's line
+   * replaces the base's of its id or adds the record; `{"id":…,"gone":true}` removes it.
+   */
+  overlay?: string;
   /**
    * Where each record's line and output row sit (row-index.ts), written by a spliced poll for the
    * next one; relative to the generation folder.
@@ -68,7 +83,7 @@ export interface StoredTopic {
 
 export interface SyncState {
   format: typeof SYNC_STATE_FORMAT;
-  version: typeof SYNC_STATE_VERSION;
+  version: typeof SYNC_STATE_VERSION | typeof SYNC_STATE_VERSION_WITHOUT_OVERLAYS;
   /** Folder (in DIR) holding this state's files. */
   generation: string;
   exportedAt: string;
@@ -100,9 +115,9 @@ export async function readSyncState(dir: string): Promise<SyncState | undefined>
   }
   if (state?.format !== SYNC_STATE_FORMAT)
     throw new SyncStateError(`${path} is not an rxs sync state (format "${String(state?.format)}").`);
-  if (state.version !== SYNC_STATE_VERSION)
+  if (state.version !== SYNC_STATE_VERSION && state.version !== SYNC_STATE_VERSION_WITHOUT_OVERLAYS)
     throw new SyncStateError(
-      `${path} has state version ${String(state.version)}; this rxs reads version ${SYNC_STATE_VERSION}. ` +
+      `${path} has state version ${String(state.version)}; this rxs reads versions ${SYNC_STATE_VERSION_WITHOUT_OVERLAYS} and ${SYNC_STATE_VERSION}. ` +
         `Use a matching rxs, or start over with an empty folder.`,
     );
   if (typeof state.generation !== 'string' || !state.generation.startsWith(GENERATION_PREFIX))
