@@ -158,4 +158,56 @@ describe('row index', () => {
     expect(readableIdHash('REQ-179599')[0]).toBe(readableIdHash('REQ-362382')[0]);
     expect(readableIdHash('REQ-179599')).not.toEqual(readableIdHash('REQ-362382'));
   });
+
+  it('copy moves every entry and finds a refused hash alike whatever the id width (aligned numbers or not) and the shifts', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 0, max: 49 }),
+        fc.constantFrom(0, 1_000, -3),
+        fc.constantFrom(0, 17, -5),
+        fc.option(fc.nat(), { nil: undefined }),
+        async (width, count, skipped, line, row, refusedPick) => {
+          const id = (i: number) => String(i).padStart(width, '0').slice(-width);
+          fc.pre(width >= 2 || count <= 10);
+          const file = path();
+          const writer = await RowIndexWriter.create(file);
+          for (let i = 0; i < count; i++) writer.add(id(i), readableIdHash(`REQ-${i}`), i * 100, 7 + i * 50);
+          await writer.finish({ linesEnd: count * 100, rowsEnd: 7 + count * 50 });
+          const reader = await RowIndexReader.open(file);
+          const second = path();
+          const copy = await RowIndexWriter.create(second);
+          // From an entry inside the chunk: the entries' bytes start anywhere in the buffer.
+          const from = Math.min(skipped, count - 1);
+          const refused = refusedPick === undefined ? undefined : from + (refusedPick % (count - from));
+          try {
+            await reader.fill();
+            reader.skip(from);
+            const shared = copy.copy(
+              reader.entriesBytes(count - from),
+              count - from,
+              reader.idBytes,
+              { line, row },
+              new HashSet(refused === undefined ? [] : [readableIdHash(`REQ-${refused}`)]),
+            );
+            expect(shared).toBe(refused === undefined ? undefined : id(refused));
+            if (refused !== undefined) return;
+            await copy.finish({ linesEnd: 1, rowsEnd: 2 });
+          } finally {
+            await reader.close();
+            await copy.abandon();
+          }
+          const copied = await readEntries(second);
+          expect(copied.entries).toEqual(
+            Array.from({ length: count - from }, (_, k) => {
+              const i = from + k;
+              return [id(i), readableIdHash(`REQ-${i}`), i * 100 + line, 7 + i * 50 + row];
+            }),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

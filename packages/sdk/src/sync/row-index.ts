@@ -76,6 +76,26 @@ export class HashSet {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * A typed array over `count` entries of `size` bytes in `bytes`, starting `from` bytes into the
+ * first, when the machine stores numbers as the index does (little-endian) and the numbers are
+ * aligned to their width; else undefined (the caller reads them through the Buffer).
+ */
+function aligned<T extends Int32Array | Float64Array>(
+  Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number },
+  bytes: Buffer,
+  from: number,
+  size: number,
+  count: number,
+): T | undefined {
+  const width = Type.BYTES_PER_ELEMENT;
+  const offset = bytes.byteOffset + from;
+  if (!LITTLE_ENDIAN || offset % width !== 0 || size % width !== 0 || count === 0) return undefined;
+  return new Type(bytes.buffer, offset, ((count - 1) * size) / width + 2);
+}
+
 /** The index is not what it should be: the poll walks the rows instead. */
 export class RowIndexError extends Error {}
 
@@ -273,16 +293,34 @@ export class RowIndexWriter {
     refused: HashSet,
   ): string | undefined {
     const size = width + ENTRY_EXTRA;
-    if (refused.size > 0)
-      for (let i = 0, hash = width; i < count; i++, hash += size)
-        if (refused.has(entries.readInt32LE(hash), entries.readInt32LE(hash + 4)))
-          return entries.toString('latin1', i * size, i * size + width);
+    if (refused.size > 0) {
+      const hashes = aligned(Int32Array, entries, width, size, count);
+      if (hashes) {
+        const stride = size / 4;
+        for (let i = 0, at = 0; i < count; i++, at += stride)
+          if (refused.has(hashes[at]!, hashes[at + 1]!))
+            return entries.toString('latin1', i * size, i * size + width);
+      } else {
+        for (let i = 0, hash = width; i < count; i++, hash += size)
+          if (refused.has(entries.readInt32LE(hash), entries.readInt32LE(hash + 4)))
+            return entries.toString('latin1', i * size, i * size + width);
+      }
+    }
     if (!this.usable || count === 0 || !this.start(width, count)) return undefined;
     const at = this.length;
     entries.copy(this.buffer, at);
-    for (let i = 0, line = at + width + 8; i < count; i++, line += size) {
-      this.buffer.writeDoubleLE(this.buffer.readDoubleLE(line) + shifts.line, line);
-      this.buffer.writeDoubleLE(this.buffer.readDoubleLE(line + 8) + shifts.row, line + 8);
+    const offsets = aligned(Float64Array, this.buffer.subarray(at), width + 8, size, count);
+    if (offsets) {
+      // The offsets as doubles in place (entries of a width of 8 bytes, service ids'): about ten
+      // times faster than reading and writing each through the Buffer.
+      const stride = size / 8;
+      if (shifts.line !== 0) for (let i = 0, j = 0; i < count; i++, j += stride) offsets[j]! += shifts.line;
+      if (shifts.row !== 0) for (let i = 0, j = 1; i < count; i++, j += stride) offsets[j]! += shifts.row;
+    } else {
+      for (let i = 0, line = at + width + 8; i < count; i++, line += size) {
+        this.buffer.writeDoubleLE(this.buffer.readDoubleLE(line) + shifts.line, line);
+        this.buffer.writeDoubleLE(this.buffer.readDoubleLE(line + 8) + shifts.row, line + 8);
+      }
     }
     this.length += count * size;
     this.count += count;
