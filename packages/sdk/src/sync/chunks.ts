@@ -1,7 +1,10 @@
+import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** Bytes read from a file at a time (grown when a single line is longer). */
 export const CHUNK_BYTES = 1024 * 1024;
+/** Bytes read after a jump, where a line or two are wanted (`ChunkedReader.readNear`). */
+export const NEAR_BYTES = 16 * 1024;
 
 /**
  * Reads on in a file read front to back in large chunks: the unread bytes `buffer[start, end)` move
@@ -95,6 +98,30 @@ export class ChunkedReader {
     this.start = 0;
     this.end = read.end;
     if (read.eof) this.eof = true;
+  }
+
+  /**
+   * Reads on a little (`NEAR_BYTES`, or as much again as is held when a line is longer),
+   * synchronously: after a jump to a record far ahead, where only its line is wanted. Thousands
+   * of such reads (a poll's changed records) cost microseconds each from the page cache, where an
+   * asynchronous read each would wait for the thread pool, and a chunk each would read the file.
+   * Only once the file is open (`readMore` opens it).
+   */
+  protected readNear(): void {
+    const rest = this.end - this.start;
+    const want = Math.max(NEAR_BYTES, rest);
+    if (this.buffer.length < rest + want) {
+      const larger = Buffer.allocUnsafe(Math.max(this.chunkBytes, rest + want));
+      this.buffer.copy(larger, 0, this.start, this.end);
+      this.buffer = larger;
+    } else if (this.start > 0) {
+      this.buffer.copy(this.buffer, 0, this.start, this.end);
+    }
+    const bytesRead = readSync(this.handle!.fd, this.buffer, rest, want, this.position);
+    this.position += bytesRead;
+    this.start = 0;
+    this.end = rest + bytesRead;
+    if (bytesRead === 0) this.eof = true;
   }
 
   /** Stops reading: closes the file and drops the buffer. */

@@ -27,6 +27,8 @@ export class SortedLineCursor extends ChunkedReader {
   /** Line number (1-based) of the head line in the file. */
   private number = 0;
   private lastId: string | undefined;
+  /** Set by a skip past the bytes in memory: the next read reads a little (`readNear`). */
+  private jumped = false;
 
   /** `path` undefined: an empty side (a topic the previous snapshot did not have). */
   constructor(path: string | undefined, chunkBytes = CHUNK_BYTES) {
@@ -41,7 +43,14 @@ export class SortedLineCursor extends ChunkedReader {
 
   /** Reads until the next line (or the end of the file) is known. */
   async fill(): Promise<void> {
-    while (!this.ready) await this.readMore();
+    while (!this.ready) {
+      if (this.jumped && this.handle) {
+        this.jumped = false;
+        this.readNear();
+      } else {
+        await this.readMore();
+      }
+    }
   }
 
   /** Where the next line starts in the file. */
@@ -68,6 +77,7 @@ export class SortedLineCursor extends ChunkedReader {
     this.position = position;
     this.start = this.end = 0;
     this.eof = false;
+    this.jumped = true;
   }
 
   /** The id of the next line, undefined at the end of the file. Only while `ready`. */
