@@ -654,6 +654,15 @@ describe('crash safety', () => {
     const dir = freshDir();
     await sync(dir, base());
     const state = (await readSyncState(dir))!;
+    // A records file or overlay the state names is gone.
+    for (const topic of [{ file: 'gone.jsonl' }, { overlay: 'gone.overlay.jsonl' }]) {
+      const named = { ...state, topics: [{ ...state.topics[0]!, ...topic }] };
+      writeFileSync(join(dir, 'state.json'), JSON.stringify(named));
+      await expect(createSyncSession(dir)).rejects.toThrow(
+        /names gen-[^ ]*gone\.(overlay\.)?jsonl, which is missing; the sync state is damaged\. Start over/,
+      );
+    }
+    writeFileSync(join(dir, 'state.json'), JSON.stringify(state));
     rmSync(join(dir, state.generation), { recursive: true });
     await expect(createSyncSession(dir)).rejects.toThrow(/names gen-.*, which is missing/);
     writeFileSync(join(dir, 'state.json'), JSON.stringify({ ...state, version: 99 }));

@@ -163,6 +163,15 @@ export class SyncSession {
           throw new SyncStateError(
             `${join(root, 'state.json')} names ${previous.generation}, which is missing; the sync state is damaged.`,
           );
+        for (const topic of previous.topics)
+          for (const file of [topic.file, topic.overlay]) {
+            if (file === undefined) continue;
+            if (!(await stat(join(folder, file)).catch(() => undefined))?.isFile())
+              throw new SyncStateError(
+                `${join(root, 'state.json')} names ${join(previous.generation, file)}, which is missing; ` +
+                  `the sync state is damaged. Start over with an empty state folder (the next sync reports everything as added).`,
+              );
+          }
       }
       await removeStrayGenerations(root, previous?.generation);
       const generation = await Generation.create(root);
