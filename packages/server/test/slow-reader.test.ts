@@ -14,15 +14,39 @@ describe('a slow reader cannot pin the database', () => {
   const write = (n: number, from: number) =>
     (async () => {
       for (let i = from; i < from + n; i++) {
-        await t.server.app.services.records.create(principal(), {
+        const created = await t.server.app.services.records.create(principal(), {
           name: `bulk-${i}`,
           form: {},
           data: { text: TEXT },
           context: { knowledge_unit_topic_id: revision },
         });
+        ids.push(created._id);
       }
     })();
   const walSize = () => statSync(`${t.server.storage.location}-wal`).size;
+  const ids: string[] = [];
+  /** Sends a raw request and reads its answer as a client reading `delayMs` between chunks would. */
+  const rawGet = (path: string, options: { delayMs: number; dropAfter?: number }) => {
+    const { hostname, port } = new URL(t.url);
+    const socket = connect(Number(port), hostname);
+    let received = 0;
+    let tail = '';
+    const firstData = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        tail = chunk.toString('latin1').slice(-10);
+        resolve();
+        // A client that vanishes: the connection is gone mid-answer, without a word.
+        if (options.dropAfter !== undefined && received >= options.dropAfter) return socket.destroy();
+        socket.pause();
+        setTimeout(() => socket.resume(), options.delayMs);
+      }),
+    );
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+    socket.once('error', () => undefined);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${t.ownerKey}\r\n\r\n`);
+    return { firstData, closed, received: () => received, tail: () => tail };
+  };
 
   beforeAll(async () => {
     t = await startTestServer({
@@ -42,25 +66,11 @@ describe('a slow reader cannot pin the database', () => {
   afterAll(() => t.close());
 
   it('a listing read by a slow client is cut at the response limit, and the WAL shrinks back', async () => {
-    const { hostname, port } = new URL(t.url);
-    const socket = connect(Number(port), hostname);
-    let received = 0;
-    let tail = '';
-    const firstData = new Promise<void>((resolve) =>
-      socket.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        tail = chunk.toString('latin1').slice(-10);
-        // One chunk every 200 ms: a client reading far slower than the server writes.
-        socket.pause();
-        setTimeout(() => socket.resume(), 200);
-        resolve();
-      }),
-    );
-    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
-    socket.once('error', () => undefined);
     const started = Date.now();
-    socket.write(
-      `GET /records/?context__knowledge_unit_topic_id=${revision} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${t.ownerKey}\r\n\r\n`,
+    // One chunk every 200 ms: a client reading far slower than the server writes.
+    const { firstData, closed, received, tail } = rawGet(
+      `/records/?context__knowledge_unit_topic_id=${revision}`,
+      { delayMs: 200 },
     );
     await firstData;
 
@@ -91,8 +101,8 @@ describe('a slow reader cannot pin the database', () => {
     const end = await closed;
     expect(end - started).toBeGreaterThanOrEqual(RESPONSE_TIMEOUT_MS - 100);
     expect(end - started).toBeLessThan(RESPONSE_TIMEOUT_MS + 5000);
-    expect(received).toBeLessThan(16_000_000);
-    expect(tail.endsWith(']\n')).toBe(false);
+    expect(received()).toBeLessThan(16_000_000);
+    expect(tail().endsWith(']\n')).toBe(false);
 
     // The cut listing gave its slot back.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -104,5 +114,42 @@ describe('a slow reader cannot pin the database', () => {
       await write(20, 2000);
       expect(walSize()).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
     }
+  }, 120_000);
+
+  it('a changes feed page read by a slow client is cut at the response limit, clients that vanish hold nothing, and the changes are all there for the next read', async () => {
+    const feed = `/records/changes?context__knowledge_unit_topic_id=${revision}`;
+    const since = (await t.api('GET', `${feed}&from=now`)).body.cursor as string;
+    // About 16 MB of changed records in one page of the feed.
+    const changed = ids.slice(0, 400);
+    for (const id of changed)
+      await t.server.app.services.records.update(principal(), id, { data: { text: `${TEXT} changed` } });
+    const page = `${feed}&since=${encodeURIComponent(since)}`;
+
+    const started = Date.now();
+    const slow = rawGet(page, { delayMs: 200 });
+    await slow.firstData;
+    // Clients that vanish mid-page, more of them than the database pool has connections: each
+    // answer ends and gives back what it held, or the read below would wait for a connection.
+    for (let i = 0; i < 12; i++) {
+      const gone = rawGet(page, { delayMs: 0, dropAfter: 64 * 1024 });
+      await gone.firstData;
+      await gone.closed;
+    }
+    // Writers carry on meanwhile.
+    await write(5, 3000);
+
+    const end = await slow.closed;
+    expect(end - started).toBeGreaterThanOrEqual(RESPONSE_TIMEOUT_MS - 100);
+    expect(end - started).toBeLessThan(RESPONSE_TIMEOUT_MS + 5000);
+    expect(slow.received()).toBeLessThan(16_000_000);
+    expect(slow.tail().endsWith('}\n')).toBe(false);
+
+    // Read again from the same cursor, the page has every change, as it is now.
+    const again = await t.api('GET', page);
+    expect(again.status).toBe(200);
+    const fed = new Map<string, string>(
+      (again.body.records as { _id: string; data: { text: string } }[]).map((r) => [r._id, r.data.text]),
+    );
+    for (const id of changed) expect(fed.get(id)).toBe(`${TEXT} changed`);
   }, 120_000);
 });
