@@ -3,7 +3,7 @@
  * as their own processes so their memory can be read from /proc, and timed commands (curl, jq, the
  * rxs CLI) with their peak memory.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,6 +83,14 @@ function cpuTicks(pid) {
  * Waits until a process has used no CPU for `quietMs` (e.g. json-server still writing its file, or a
  * garbage collection after a burst), at most `limitMs`, so one measurement does not bleed into the next.
  */
+/**
+ * Writes every dirty page to disk (`sync`), so that a timed command does not share the disk with
+ * the write-back of what ran before it (the server's kept listing of a million records is 1 GB).
+ */
+export function flushDisk() {
+  spawnSync('sync', { stdio: 'ignore' });
+}
+
 export async function settle(pid, { quietMs = 300, limitMs = 60_000 } = {}) {
   const start = Date.now();
   let last = cpuTicks(pid);

@@ -7,10 +7,12 @@
  * downloads the topic and compares), as against a service without the feed.
  * Then, each round, a poll with nothing changed: `rxs sync` asks with the snapshot's ETags and
  * stops (sdk/src/sync/probe.ts), timed against a full export, its bytes counted by a proxy.
+ * Every timed command starts with the server idle and the disk written back (`sync`): the one
+ * before it, or the server's kept listing written after a change, does not share the disk with it.
  */
 import { join } from 'node:path';
 import { loadSamples, recordData } from '../lib/dataset.mjs';
-import { settle } from '../lib/processes.mjs';
+import { flushDisk, settle } from '../lib/processes.mjs';
 import { max, median, ratios } from '../lib/stats.mjs';
 import { startCountingProxy } from '../lib/counting-proxy.mjs';
 import { startPlainProxy } from '../lib/plain-proxy.mjs';
@@ -49,6 +51,11 @@ async function changeRecords({ rxs, apiKey, changes, round, parallel = 8 }) {
 }
 
 export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, changeIds, workDir, runs, log }) {
+  // Before each timed command: the server idle and nothing left to write back (see flushDisk).
+  const quiet = async () => {
+    await settle(rxs.pid);
+    flushDisk();
+  };
   const state = join(workDir, 'sync-state');
   const out = join(workDir, 'export.csv');
   const syncOut = join(workDir, 'sync.csv');
@@ -65,17 +72,17 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
     // The first spliced poll after a full one walks the rows and writes the row index the next ones
     // use (docs/sync.md, "The row index"): timed on its own, before the rounds.
     await changeRecords({ rxs, apiKey, changes: changeIds, round: runs });
-    await settle(rxs.pid);
+    await quiet();
     firstSplice = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
     await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
     log?.(`  first spliced poll (walks the rows, writes the index): ${firstSplice.seconds.toFixed(2)} s`);
     for (let round = 0; round < runs; round++) {
       await changeRecords({ rxs, apiKey, changes: changeIds, round });
-      await settle(rxs.pid);
+      await quiet();
       const exported = await rxsExport({ rxs, revisionId, keyFile, out });
-      await settle(rxs.pid);
+      await quiet();
       const synced = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
-      await settle(rxs.pid);
+      await quiet();
       const full = await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
       if (round === 0) report = synced.stdout.trim().split('\n').slice(0, 6).join('\n');
       seconds.export.push(exported.seconds);
@@ -95,9 +102,9 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
   const unchanged = { seconds: [], bytes: [], export: [] };
   try {
     for (let round = 0; round < runs; round++) {
-      await settle(rxs.pid);
+      await quiet();
       const exported = await rxsExport({ rxs, revisionId, keyFile, out });
-      await settle(rxs.pid);
+      await quiet();
       proxy.take();
       const polled = await rxsSync({ rxs: { ...rxs, url: proxy.url }, revisionId, keyFile, state, out: syncOut });
       const bytes = proxy.take();
