@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, RxsApiError } from '@rxs/sdk';
+import { createClient, recordText, RxsApiError } from '@rxs/sdk';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic as approvedTopicOf, createNote, reapprove as reapproveOf } from './support/topics.js';
 
@@ -329,6 +329,12 @@ print(json.dumps({'whole': whole, 'lines': lines}))`;
     const whole = await client.records.recordChanges(revision);
     expect(whole.complete).toBe(true);
     expect(whole.records).toEqual(await listing(revision));
+    // The service writes one record a line: each record's text is known as it came, the same JSON.
+    for (const record of [...page.records, ...whole.records]) {
+      const text = recordText(record);
+      expect(text, record._id).toBeDefined();
+      expect(JSON.parse(text!)).toEqual(record);
+    }
     const refused = await client.records
       .recordChanges(revision, { since: 'nonsense' })
       .catch((error: unknown) => error);

@@ -15,6 +15,7 @@ export type { RequestOptions, FetchFunction } from './transport.js';
 export type { RetryEvent, RetryPolicy } from './retry.js';
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
 export type { JsonArrayMode } from './json-array-stream.js';
+export { recordText } from './record-lines.js';
 export { exportSourceOf } from './export-source.js';
 export {
   RxsApiError,

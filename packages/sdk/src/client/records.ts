@@ -9,6 +9,7 @@ import type {
 import { checkWholeNumber } from './concurrency.js';
 import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
+import { parseRecordLines } from './record-lines.js';
 import { expectArray, expectChangesPage, expectObject, type ShapeCheck } from './shape.js';
 import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
@@ -246,6 +247,8 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
           signal: options.signal,
         }),
         changesPage,
+        // Each record parsed from its own line: its text is kept (`recordText`).
+        parseRecordLines,
       ),
 
     countRecords: async (query = {}, options = {}) => {

@@ -115,17 +115,22 @@ export class Transport {
   }
 
   /** A JSON answer, retried as the call allows; `check` names what is wrong with its shape, if anything. */
-  async json<T>(call: Call, check?: ShapeCheck): Promise<T> {
-    return (await this.jsonPage<T>(call, check)).value;
+  async json<T>(call: Call, check?: ShapeCheck, parse?: (text: string) => unknown): Promise<T> {
+    return (await this.jsonPage<T>(call, check, parse)).value;
   }
 
   /** A JSON answer and the next page its `Link` header points to, if any. */
-  async jsonPage<T>(call: Call, check?: ShapeCheck): Promise<{ value: T; next: URL | undefined }> {
+  async jsonPage<T>(
+    call: Call,
+    check?: ShapeCheck,
+    /** How the body's text is parsed (`JSON.parse` unless given); its failure is a format error. */
+    parse?: (text: string) => unknown,
+  ): Promise<{ value: T; next: URL | undefined }> {
     return this.retrying(call, async () => {
       const exchange = await this.open(call);
       try {
         const text = await this.readText(exchange);
-        return { value: this.parseJson<T>(text, exchange, check), next: this.nextPage(exchange) };
+        return { value: this.parseJson<T>(text, exchange, check, parse), next: this.nextPage(exchange) };
       } finally {
         exchange.timer.dispose();
       }
@@ -323,14 +328,19 @@ export class Transport {
     }
   }
 
-  private parseJson<T>(text: string, exchange: Exchange, check?: ShapeCheck): T {
+  private parseJson<T>(
+    text: string,
+    exchange: Exchange,
+    check?: ShapeCheck,
+    parse: (text: string) => unknown = JSON.parse,
+  ): T {
     const { info, response } = exchange;
     if (text.trim() === '') {
       throw new ResponseFormatError('is empty where JSON was expected', info, response.status, false);
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parse(text);
     } catch (error) {
       const cut = text.length > 0 && looksCut(text);
       throw new ResponseFormatError(

@@ -3,6 +3,7 @@ import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat } from 'node
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RxsClient } from '../client/client.js';
+import { recordText } from '../client/record-lines.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
@@ -286,7 +287,7 @@ export class FeedCacheWriter {
         join(this.plan!.folder, planned.file),
         await allChanges(planned),
       )) {
-        for (let i = 0; i < records.length; i++) sink.push(lines[i] ?? JSON.stringify(records[i]));
+        for (let i = 0; i < records.length; i++) sink.push(lines[i] ?? recordLine(records[i]!));
         if (sink.full) await sink.flush();
         yield records;
       }
@@ -331,7 +332,7 @@ export class FeedCacheWriter {
       this.sinks.set(revisionId, merged);
       for await (const batch of mergeChanges(listing, await allChanges(planned))) {
         for (let i = 0; i < batch.records.length; i++)
-          merged.push(batch.lines[i] ?? JSON.stringify(batch.records[i]));
+          merged.push(batch.lines[i] ?? recordLine(batch.records[i]!));
         if (merged.full) await merged.flush();
       }
       await merged.close();
@@ -396,6 +397,11 @@ export class FeedCacheWriter {
 export async function dropFeedCache(dir: string): Promise<void> {
   await rm(join(dir, FEED_FILE), { force: true });
   await removeOtherCaches(dir, undefined);
+}
+
+/** A changed record's line: its text as the feed sent it where known, else serialised. */
+function recordLine(record: ServiceRecord): string {
+  return recordText(record) ?? JSON.stringify(record);
 }
 
 async function* batchesOf(source: ExportSource, query: RecordListQuery): AsyncGenerator<ServiceRecord[]> {
@@ -464,7 +470,8 @@ async function writeChangeLines(sink: JsonLinesSink, topic: PlannedTopic, limit:
   const pushFresh = async (before: string | undefined) => {
     while (next < ids.length && (before === undefined || compareIds(ids[next]!, before) < 0)) {
       const id = ids[next++]!;
-      push(JSON.stringify([id, topic.fresh.get(id)]));
+      const record = topic.fresh.get(id);
+      push(record ? `[${JSON.stringify(id)},${recordLine(record)}]` : JSON.stringify([id, null]));
       if (sink.full) await sink.flush();
     }
   };
