@@ -1,5 +1,5 @@
 import type { WriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { durableWriteStream } from '@rxs/sdk/exporter';
@@ -16,9 +16,27 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
+/** The temporary file of `target` written by process `pid`: `.<name>.<pid>.<time>.tmp`. */
+function tempName(target: string, pid: number): string {
+  return `.${basename(target)}.${pid}.${Date.now()}.tmp`;
+}
+
+/**
+ * Removes what process `pid`, known to be gone (a sync that died holding its lock), left half
+ * written beside `path`: its temporary files of that output only, by their exact names.
+ */
+export async function removeAbandonedTemps(path: string, pid: number): Promise<void> {
+  const target = resolve(path);
+  const prefix = `.${basename(target)}.${pid}.`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  for (const name of names)
+    if (name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length)))
+      await rm(join(dirname(target), name), { force: true });
+}
+
 export function createAtomicFile(path: string): AtomicFile {
   const target = resolve(path);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  const temp = join(dirname(target), tempName(target, process.pid));
   // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
   const stream = durableWriteStream(temp, { flags: 'wx', mode: 0o644 });
   let settled = false;

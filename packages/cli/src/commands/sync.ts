@@ -26,7 +26,7 @@ import {
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createAtomicFile } from '../atomic-file.js';
+import { createAtomicFile, removeAbandonedTemps } from '../atomic-file.js';
 import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
@@ -163,6 +163,9 @@ Examples:
       // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
       const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
       let session = await createSyncSession(state);
+      // A sync killed on this folder left its output half written beside the output: removed.
+      if (output !== undefined && session.staleHolder !== undefined)
+        await removeAbandonedTemps(output, session.staleHolder);
       const progress = new Progress({ quiet: options.quiet || options.json });
       let cache: FeedCacheWriter | undefined;
       try {

@@ -42,6 +42,11 @@ export class SyncLockedError extends Error {
 
 export interface SyncLock {
   readonly path: string;
+  /**
+   * The process whose lock was taken over because it was gone (killed, or its machine restarted):
+   * what it left half written beside its output may be removed (`removeAbandonedTemps`).
+   */
+  readonly staleHolder: number | undefined;
   /** Removes the lock file if it is still this lock's. */
   release(): Promise<void>;
 }
@@ -79,6 +84,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   };
   const temp = `${path}.${content.token}.tmp`;
   await writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
+  let staleHolder: number | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -97,6 +103,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
       if (!stale || attempt >= 3)
         throw new SyncLockedError(path, holder?.pid, holder?.hostname, holder?.startedAt);
       // The holder died without releasing: take its lock over.
+      staleHolder = holder.pid;
       await rm(path, { force: true });
     }
   } finally {
@@ -106,6 +113,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   let released = false;
   return {
     path,
+    staleHolder,
     async release() {
       if (released) return;
       released = true;

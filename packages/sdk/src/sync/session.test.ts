@@ -710,13 +710,21 @@ describe('locking', () => {
     } finally {
       child.kill();
     }
+    const dead = deadPid();
     writeFileSync(
       join(dir, LOCK_FILE),
-      JSON.stringify({ pid: deadPid(), hostname: hostname(), startedAt: 'x', token: 't' }),
+      JSON.stringify({ pid: dead, hostname: hostname(), startedAt: 'x', token: 't' }),
     );
+    // The session names the process whose lock it took over (its half-written files may go).
+    const session = await createSyncSession(dir);
+    expect(session.staleHolder).toBe(dead);
+    await session.abort();
     const report = await sync(dir, one([rec(1)]));
     expect(report.initial).toBe(true);
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    const next = await createSyncSession(dir);
+    expect(next.staleHolder).toBeUndefined();
+    await next.abort();
   });
 });
 

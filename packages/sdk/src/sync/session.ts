@@ -182,6 +182,11 @@ export class SyncSession {
     }
   }
 
+  /** The sync before this one on the folder died holding the lock: its process id (see `SyncLock`). */
+  get staleHolder(): number | undefined {
+    return this.lock.staleHolder;
+  }
+
   /** The change report, once the `end` part arrived. */
   get report(): ChangeReport | undefined {
     return this.result;

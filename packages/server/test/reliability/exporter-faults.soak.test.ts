@@ -352,4 +352,99 @@ describe('the exporter behind a fault-injecting proxy', () => {
     expect(treeOf(state)).not.toEqual(before.state);
     figures.sync = { failures, recovered: { exit: recovered.code, changes: report.changes } };
   }, 300_000);
+
+  it('rxs sync killed at any moment of a spliced poll (csv, the snapshot a base with an overlay): the next run ends exactly where a full export is', async () => {
+    const state = join(dir, 'kill-state');
+    const out = join(dir, 'kill.csv');
+    const topic = revisions[0]!;
+    const syncArgs = [
+      'sync',
+      '--url',
+      t.url,
+      '--api-key-file',
+      keyFile,
+      '--kt',
+      topic,
+      '--state',
+      state,
+      '--format',
+      'csv',
+      '--out',
+      out,
+      '--quiet',
+      '--json',
+    ];
+    const prng = new Prng(7);
+    const listed = await t.api('GET', `/records/?context__knowledge_unit_topic_id=${topic}`);
+    const ids = (listed.body as { _id: string }[]).map((r) => r._id);
+    const change = async (round: number) => {
+      for (let i = 0; i < 6; i++) {
+        const id = ids[Math.floor(prng.next() * ids.length)]!;
+        const res = await t.api('PATCH', `/records/${id}`, {
+          body: { data: { title: `changed in round ${round}`, body: prng.text(200) } },
+        });
+        expect(res.status).toBe(200);
+      }
+    };
+    /** The CSV a fresh full export writes now: what every completed sync must leave. */
+    const exported = async () => {
+      const file = join(dir, 'kill-expected.csv');
+      const result = await runCli([
+        'export',
+        ...syncArgs.slice(1, 7),
+        '--format',
+        'csv',
+        '--out',
+        file,
+        '--quiet',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      return readFileSync(file, 'utf8');
+    };
+    const overlays = () =>
+      (JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')).topics as { overlay?: string }[]).filter(
+        (entry) => entry.overlay !== undefined,
+      ).length;
+    // A full run, then a first spliced poll (which walks the rows and writes the row index).
+    for (let round = 0; round < 2; round++) {
+      if (round > 0) await change(round);
+      const result = await runCli(syncArgs);
+      expect(result.code, result.stderr).not.toBe(1);
+    }
+    let killedMidRun = 0;
+    let layered = 0;
+    for (let round = 2; round < 14; round++) {
+      await change(round);
+      // Killed somewhere between its start-up and its commit (a poll here takes a few hundred ms).
+      const child = spawn(process.execPath, [rxsBin, ...syncArgs], { stdio: 'ignore' });
+      const delay = 150 + Math.floor(prng.next() * 500);
+      const exited = await Promise.race([
+        new Promise<boolean>((resolve) => child.once('exit', () => resolve(true))),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), delay)),
+      ]);
+      if (!exited) {
+        killedMidRun++;
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+      // The next run takes the lock the killed one left, and ends where a full export is.
+      const result = await runCli(syncArgs);
+      expect([0, 2], result.stderr).toContain(result.code);
+      expect(readFileSync(out, 'utf8'), `round ${round}`).toBe(await exported());
+      layered += overlays() > 0 ? 1 : 0;
+      const entries = readdirSync(state);
+      expect(
+        entries.filter((name) => name.startsWith('gen-')),
+        `round ${round}`,
+      ).toHaveLength(1);
+      expect(entries.filter((name) => name.startsWith('.tmp') || name.endsWith('.tmp'))).toEqual([]);
+      expect(leftovers(dir)).toEqual([]);
+      // And a poll right after it finds nothing changed.
+      const again = await runCli(syncArgs);
+      expect(again.code, again.stderr).toBe(0);
+    }
+    expect(killedMidRun).toBeGreaterThan(3);
+    expect(layered).toBeGreaterThan(3);
+    figures.killedSync = { rounds: 12, killedMidRun, layered };
+  }, 300_000);
 });
