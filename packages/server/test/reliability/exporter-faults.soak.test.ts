@@ -439,9 +439,11 @@ describe('the exporter behind a fault-injecting proxy', () => {
       ).toHaveLength(1);
       expect(entries.filter((name) => name.startsWith('.tmp') || name.endsWith('.tmp'))).toEqual([]);
       expect(leftovers(dir)).toEqual([]);
-      // And a poll right after it finds nothing changed.
+      // And a poll right after it finds nothing changed (by the tags, or by comparing).
       const again = await runCli(syncArgs);
       expect(again.code, again.stderr).toBe(0);
+      const answer = JSON.parse(again.stdout) as { unchanged?: boolean; changed?: boolean };
+      expect(answer.unchanged === true || answer.changed === false, again.stdout.slice(0, 300)).toBe(true);
     }
     expect(killedMidRun).toBeGreaterThan(3);
     expect(layered).toBeGreaterThan(3);
