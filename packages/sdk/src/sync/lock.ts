@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,6 +8,9 @@ import { join } from 'node:path';
  * sync running there. The file is written whole under a temporary name and linked into place, so
  * it never appears half written and only one of two racing syncs gets it. A lock whose process is
  * gone (same host, no such PID) is stale and taken over.
+ *
+ * The temporary name carries the writer's PID (`sync.lock.PID.TOKEN.tmp`): one left by a sync
+ * killed while taking the lock is removed by the next sync that holds it.
  */
 
 export const LOCK_FILE = 'sync.lock';
@@ -74,6 +77,19 @@ async function readLock(path: string): Promise<LockContent | undefined | 'missin
   }
 }
 
+/**
+ * Removes the temporary lock files of processes that are gone (killed between writing one and
+ * removing it). Called while holding the lock, so a live writer is only ever mid-acquisition.
+ */
+async function removeAbandonedLockTemps(dir: string): Promise<void> {
+  const pattern = /^sync\.lock\.(\d+)\.[0-9a-f]+\.tmp$/;
+  for (const name of await readdir(dir)) {
+    const pid = pattern.exec(name)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid)))
+      await rm(join(dir, name), { force: true });
+  }
+}
+
 export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   const path = join(dir, LOCK_FILE);
   const content: LockContent = {
@@ -82,8 +98,9 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
     startedAt: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  const temp = `${path}.${content.token}.tmp`;
-  await writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
+  const temp = `${path}.${process.pid}.${content.token}.tmp`;
+  const writeTemp = () => writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
+  await writeTemp();
   let staleHolder: number | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
@@ -91,7 +108,13 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
         await link(temp, path);
         break;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        // ENOENT: the holder took our temporary file for a dead process's (another host's PID).
+        if (code === 'ENOENT' && attempt < 3) {
+          await writeTemp();
+          continue;
+        }
+        if (code !== 'EEXIST') throw error;
       }
       const holder = await readLock(path);
       if (holder === 'missing') continue; // released meanwhile
@@ -109,6 +132,8 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   } finally {
     await rm(temp, { force: true });
   }
+  // Tidying only: a folder that cannot be listed fails the sync later, with a better message.
+  await removeAbandonedLockTemps(dir).catch(() => {});
 
   let released = false;
   return {

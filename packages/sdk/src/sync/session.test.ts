@@ -715,9 +715,18 @@ describe('locking', () => {
       join(dir, LOCK_FILE),
       JSON.stringify({ pid: dead, hostname: hostname(), startedAt: 'x', token: 't' }),
     );
+    // Temporary lock files: one of a sync killed while taking the lock, one of a live process
+    // taking it right now (another host's PID that is not ours and alive here).
+    const abandoned = `${LOCK_FILE}.${dead}.0123456789abcdef.tmp`;
+    const live = `${LOCK_FILE}.${process.ppid}.fedcba9876543210.tmp`;
+    writeFileSync(join(dir, abandoned), '{"pid":');
+    writeFileSync(join(dir, live), '{}');
     // The session names the process whose lock it took over (its half-written files may go).
     const session = await createSyncSession(dir);
     expect(session.staleHolder).toBe(dead);
+    expect(existsSync(join(dir, abandoned))).toBe(false);
+    expect(existsSync(join(dir, live))).toBe(true);
+    rmSync(join(dir, live));
     await session.abort();
     const report = await sync(dir, one([rec(1)]));
     expect(report.initial).toBe(true);
