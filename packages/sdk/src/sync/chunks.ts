@@ -7,6 +7,21 @@ export const CHUNK_BYTES = 1024 * 1024;
 export const NEAR_BYTES = 16 * 1024;
 
 /**
+ * Moves the unread bytes `buffer[start, end)` to the front, into a new buffer of `grownBytes` when
+ * fewer than `room` bytes would be left after them. Returns the buffer they are in.
+ */
+function withRoom(buffer: Buffer, start: number, end: number, room: number, grownBytes: number): Buffer {
+  const rest = end - start;
+  if (buffer.length - rest < room) {
+    const larger = Buffer.allocUnsafe(grownBytes);
+    buffer.copy(larger, 0, start, end);
+    return larger;
+  }
+  if (start > 0) buffer.copy(buffer, 0, start, end);
+  return buffer;
+}
+
+/**
  * Reads on in a file read front to back in large chunks: the unread bytes `buffer[start, end)` move
  * to the front (into a buffer twice as large when they fill it: a line longer than a chunk) and
  * the next bytes are read after them. Returns the buffer (now unread from 0 to `end`) and whether
@@ -20,13 +35,7 @@ export async function readOn(
   position: number | null = null,
 ): Promise<{ buffer: Buffer; end: number; eof: boolean }> {
   const rest = end - start;
-  if (rest === buffer.length) {
-    const larger = Buffer.allocUnsafe(buffer.length * 2);
-    buffer.copy(larger, 0, start, end);
-    buffer = larger;
-  } else if (start > 0) {
-    buffer.copy(buffer, 0, start, end);
-  }
+  buffer = withRoom(buffer, start, end, 1, buffer.length * 2);
   const { bytesRead } = await handle.read(buffer, rest, buffer.length - rest, position);
   return { buffer, end: rest + bytesRead, eof: bytesRead === 0 };
 }
@@ -110,13 +119,7 @@ export class ChunkedReader {
   protected readNear(): void {
     const rest = this.end - this.start;
     const want = Math.max(NEAR_BYTES, rest);
-    if (this.buffer.length < rest + want) {
-      const larger = Buffer.allocUnsafe(Math.max(this.chunkBytes, rest + want));
-      this.buffer.copy(larger, 0, this.start, this.end);
-      this.buffer = larger;
-    } else if (this.start > 0) {
-      this.buffer.copy(this.buffer, 0, this.start, this.end);
-    }
+    this.buffer = withRoom(this.buffer, this.start, this.end, want, Math.max(this.chunkBytes, rest + want));
     const bytesRead = readSync(this.handle!.fd, this.buffer, rest, want, this.position);
     this.position += bytesRead;
     this.start = 0;
