@@ -16,9 +16,9 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-/** The temporary file of `target` written by process `pid`: `.<name>.<pid>.<time>.tmp`. */
-function tempName(target: string, pid: number): string {
-  return `.${basename(target)}.${pid}.${Date.now()}.tmp`;
+/** The temporary files of `target` written by process `pid` are `<prefix><time>.tmp`. */
+function tempPrefix(target: string, pid: number): string {
+  return `.${basename(target)}.${pid}.`;
 }
 
 /**
@@ -27,7 +27,7 @@ function tempName(target: string, pid: number): string {
  */
 export async function removeAbandonedTemps(path: string, pid: number): Promise<void> {
   const target = resolve(path);
-  const prefix = `.${basename(target)}.${pid}.`;
+  const prefix = tempPrefix(target, pid);
   const names = await readdir(dirname(target)).catch(() => [] as string[]);
   for (const name of names)
     if (name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length)))
@@ -36,7 +36,7 @@ export async function removeAbandonedTemps(path: string, pid: number): Promise<v
 
 export function createAtomicFile(path: string): AtomicFile {
   const target = resolve(path);
-  const temp = join(dirname(target), tempName(target, process.pid));
+  const temp = join(dirname(target), `${tempPrefix(target, process.pid)}${Date.now()}.tmp`);
   // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
   const stream = durableWriteStream(temp, { flags: 'wx', mode: 0o644 });
   let settled = false;
