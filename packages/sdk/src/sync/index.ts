@@ -67,6 +67,7 @@ export {
   type FeedPlan,
 } from './feed-cache.js';
 export { edgeOfTrace, takeTraceCursor, type TracePlan } from './feed-traces.js';
+export { renderingOf, type Rendering } from './rendering.js';
 export {
   spliceable,
   spliceExport,
