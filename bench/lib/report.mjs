@@ -363,7 +363,7 @@ function syncSection(results) {
     'written anew, the rest copied as byte ranges found in the row index the poll before kept, and',
     "the snapshot's records file is kept as the base of an overlay of the changes (issue 14;",
     'docs/sync.md). **First spliced poll**: the one after the first sync,',
-    'before the rounds, which walks the rows and writes that index. **Full path**:',
+    'before the rounds, which finds its records in the row index that first sync wrote. **Full path**:',
     'in the same round, the same sync of a second state through a proxy that hides the ETags, which',
     'downloads the topic and compares, as against a service without the feed.',
     '**Unchanged poll**: then, each round, `rxs sync` again with nothing changed: it asks with the',

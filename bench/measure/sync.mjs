@@ -69,13 +69,13 @@ export async function measureSync({ rxs, revisionId, size, keyFile, apiKey, chan
   let firstSplice;
   try {
     await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
-    // The first spliced poll after a full one walks the rows and writes the row index the next ones
-    // use (docs/sync.md, "The row index"): timed on its own, before the rounds.
+    // The first spliced poll, after the first sync (a full run, which wrote the row index this poll
+    // finds its records in; docs/sync.md, "The row index"): timed on its own, before the rounds.
     await changeRecords({ rxs, apiKey, changes: changeIds, round: runs });
     await quiet();
     firstSplice = await rxsSync({ rxs, revisionId, keyFile, state, out: syncOut });
     await rxsSync({ rxs: { ...rxs, url: plain.url }, revisionId, keyFile, state: fullState, out: fullOut });
-    log?.(`  first spliced poll (walks the rows, writes the index): ${firstSplice.seconds.toFixed(2)} s`);
+    log?.(`  first spliced poll (by the index the first sync wrote): ${firstSplice.seconds.toFixed(2)} s`);
     for (let round = 0; round < runs; round++) {
       await changeRecords({ rxs, apiKey, changes: changeIds, round });
       await quiet();

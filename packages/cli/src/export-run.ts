@@ -11,6 +11,7 @@ import {
   type ExportSource,
   type ExportWriter,
   type Baseline,
+  type RowObserver,
   type RxsClient,
 } from '@rxs/sdk/exporter';
 import { clientFor } from './client.js';
@@ -40,6 +41,8 @@ export interface ExportRunOptions {
   baseline?: string;
   /** Wraps the source the export reads (rxs sync keeps its feed cache this way). */
   wrapSource?: (source: ExportSource) => ExportSource;
+  /** Told each record's row as the writer writes it (rxs sync's row index; `WriterOptions.onRow`). */
+  onRow?: RowObserver;
 }
 
 export interface TopicSummary {
@@ -126,7 +129,7 @@ export async function runExport(
     writer = createWriter(options.format, process.stdout, {});
   } else if (options.out) {
     file = createAtomicFile(options.out);
-    writer = createWriter(options.format, file.stream, { tempDir: dirname(file.path) });
+    writer = createWriter(options.format, file.stream, { tempDir: dirname(file.path), onRow: options.onRow });
   }
 
   const summary: ExportSummary = {

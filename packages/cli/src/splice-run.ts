@@ -1,5 +1,6 @@
 import {
   exportSourceOf,
+  renderingOf,
   spliceable,
   spliceExport,
   SpliceRefusedError,
@@ -25,6 +26,17 @@ export function canSplice(options: ExportRunOptions): boolean {
   const revisionIds = [...new Set(options.revisionIds)];
   if (options.out === undefined || options.out === '-' || options.baseline !== undefined) return false;
   return spliceable(options.format, { ...options, revisionIds });
+}
+
+/**
+ * A run that downloads everything, where the next poll could be spliced, writes the row index
+ * that poll finds its records in (sdk/src/sync/row-indexing.ts): the options for `runExport` with
+ * the writer telling the session each row; unchanged when the next poll could not be spliced.
+ * Once the output is written, `SyncSession.finishRowIndex` keeps or drops the index.
+ */
+export function indexFullRun(options: ExportRunOptions, session: SyncSession): ExportRunOptions {
+  if (!canSplice(options)) return options;
+  return { ...options, onRow: session.indexRows(renderingOf(options.format as SpliceFormat)) };
 }
 
 /**

@@ -463,11 +463,14 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         .replace(/"exportedAt":"[^"]*"/, '"exportedAt":"<NOW>"');
     /** How (a)'s spliced polls found the records: the previous poll's row index or its rows. */
     const splicedFrom = { index: 0, rows: 0 };
+    /** How the spliced polls of the last `compare` found the records. */
+    let lastFound: string[] = [];
     /** How (a)'s spliced polls kept the snapshot: the base before with an overlay, or one file. */
     const layered = { overlay: 0, whole: 0, compacted: 0 };
     /** Each format through the feed (a) and by full downloads (b); returns how (a) polled. */
     const compare = async (...extra: string[]) => {
       const polls: string[] = [];
+      lastFound = [];
       for (const format of formats) {
         const [a, b] = [`splice-${format}-a`, `splice-${format}-b`];
         const before = bases(a);
@@ -491,6 +494,7 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
           polls.push(ja.poll);
           if (ja.poll === 'spliced') {
             splicedFrom[ja.splicedFrom as 'index' | 'rows']++;
+            lastFound.push(ja.splicedFrom);
             const overlaid = overlays(a, before) > 0;
             layered[overlaid ? 'overlay' : 'whole']++;
             if (overlaidBefore && !overlaid) layered.compacted++;
@@ -603,6 +607,8 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(await compare()).toEqual(['feed', 'feed']);
     await update(live[3]!, { data: { title: 'T later', text: 'spliced again' } });
     expect(await compare()).toEqual(['spliced', 'spliced']);
+    // The run before rendered everything and wrote the row index this poll found its records in.
+    expect(lastFound).toEqual(['index', 'index']);
 
     // A changed record takes the readable id of a kept one, found by the row index's hashes: both
     // paths refuse the export alike; renamed again, the index serves the next poll.
@@ -635,5 +641,6 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     await update(live[0]!, { data: { title: 'T owned too', text: 'later', owner: 'you' } });
     await t.api('DELETE', `/records/${live[1]}`);
     expect(await compare()).toEqual(['spliced', 'spliced']);
+    expect(lastFound).toEqual(['index', 'index']);
   }, 300_000);
 });

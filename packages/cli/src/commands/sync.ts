@@ -24,14 +24,14 @@ import {
   takeTraceCursor,
 } from '@rxs/sdk/exporter';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createAtomicFile, removeAbandonedTemps } from '../atomic-file.js';
 import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport, type ExportSummary } from '../export-run.js';
-import { canSplice, runSplice } from '../splice-run.js';
+import { canSplice, indexFullRun, runSplice } from '../splice-run.js';
 import { Progress } from '../progress.js';
 import { addExportOptions, exportRunOptions, type ExportCommandOptions } from './export.js';
 
@@ -202,9 +202,12 @@ Examples:
           session = await createSyncSession(state);
           cache = await FeedCacheWriter.open(state, revisionIds, { plan: splicing.plan, traceCursor });
         }
+        // A full run writes the row index the next poll finds its records in, where that poll can
+        // read a changes feed (a cache is kept) and so be spliced.
+        const fullOptions = !run && cache ? indexFullRun(runOptions, session) : runOptions;
         run ??= await runExport(
           connection,
-          { ...runOptions, wrapSource: cache && ((source) => cache!.wrap(source)) },
+          { ...fullOptions, wrapSource: cache && ((source) => cache!.wrap(source)) },
           progress,
           session,
         );
@@ -212,6 +215,7 @@ Examples:
         // Output first, then the snapshot: a crash between them repeats the comparison next time
         // (reporting the same changes again) instead of skipping them.
         await run.commit();
+        if (fullOptions.onRow) await session.finishRowIndex((await stat(runOptions.out!)).size);
         const committed = await session.commit();
         // A topic followed to a new revision (--follow-latest) is not what the tags describe: the
         // next poll is a full one.

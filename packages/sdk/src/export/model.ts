@@ -87,6 +87,9 @@ export interface LinkType {
   targetTopicHistoryId: string;
 }
 
+/** Told a record's row as an export writer writes it: its length in bytes (`WriterOptions.onRow`). */
+export type RowObserver = (record: ExportedRecord, bytes: number) => void;
+
 export interface ExportedRecord {
   id: string;
   /**

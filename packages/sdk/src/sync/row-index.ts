@@ -332,11 +332,14 @@ export class RowIndexWriter {
     return this.length >= ENTRIES_PER_CHUNK * (this.idBytes + ENTRY_EXTRA);
   }
 
+  /** Writes the buffered entries; entries added meanwhile stay buffered. */
   async flush(): Promise<void> {
-    if (this.length === 0 || !this.handle) return;
-    await this.handle.write(this.buffer, 0, this.length, this.written);
-    this.written += this.length;
-    this.length = 0;
+    const length = this.length;
+    if (length === 0 || !this.handle) return;
+    await this.handle.write(this.buffer, 0, length, this.written);
+    this.written += length;
+    this.buffer.copy(this.buffer, 0, length, this.length);
+    this.length -= length;
   }
 
   /** Writes the rest and the header, flushed to disk; false when the index is unusable (removed). */

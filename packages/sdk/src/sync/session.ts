@@ -6,6 +6,7 @@ import type {
   ExportedTrace,
   ExportHeader,
   ExportPart,
+  RowObserver,
 } from '../export/model.js';
 import { Generation, removeStrayGenerations } from './generation.js';
 import { compareIds, jsonEqual, jsonHash } from './json-values.js';
@@ -14,6 +15,8 @@ import { goneLine, LayeredLineCursor, type PreviousLines } from './layered-curso
 import { SortedLineCursor } from './line-cursor.js';
 import { acquireSyncLock, type SyncLock } from './lock.js';
 import { diffRecord } from './record-diff.js';
+import type { Rendering } from './rendering.js';
+import { RowIndexing } from './row-indexing.js';
 import { valueRenamer, type ValueRenamer } from './renames.js';
 import { DEFAULT_DETAIL_LIMIT, type ChangeReport, type TopicChanges } from './report.js';
 import { ReportBuilder } from './report-builder.js';
@@ -132,6 +135,8 @@ export class SyncSession {
   private next: Omit<SyncState, 'generation'> | undefined;
   private result: ChangeReport | undefined;
   private readonly now: () => Date;
+  /** Set by `indexRows`: the row index of a run that downloads everything. */
+  private rowIndexing: RowIndexing | undefined;
 
   private constructor(
     readonly dir: string,
@@ -206,12 +211,25 @@ export class SyncSession {
       for (const part of parts) {
         if (this.phase === 'ended' || this.phase === 'committed' || this.phase === 'aborted')
           throw new LateStreamError(`Export part "${part.kind}" arrived after the sync ${this.phase}.`);
+        const indexing = this.rowIndexing;
         if (part.kind === 'record') {
           const open = this.open;
           if (this.phase !== 'topics' || !open) this.expect('record', true);
+          const start = open!.sink.offset;
           const line = this.record(open!, part.record);
           while (!this.merge(open!, part.record, line)) await open!.cursor.fill();
           if (open!.sink.full) await open!.sink.flush();
+          const indexed = indexing?.line(part.record, start);
+          if (indexed) await indexed;
+        } else if (indexing) {
+          // The end of the topic's records file, before the topic closes.
+          const linesEnd = part.kind === 'topic-end' && this.open ? this.open.sink.offset : 0;
+          await this.handle(part);
+          await indexing.after(
+            part,
+            () => this.rowIndexPath(),
+            () => linesEnd,
+          );
         } else {
           await this.handle(part);
         }
@@ -314,6 +332,35 @@ export class SyncSession {
     return true;
   }
 
+  /**
+   * For a run that downloads everything into an output of `rendering`'s format (one topic, CSV or
+   * JSON lines): writes the topic's row index, so that the next poll finds its records there
+   * instead of walking the output (row-indexing.ts). Call before the first part; hand the returned
+   * observer to the export writer (it tells each row's length), then `finishRowIndex` once the
+   * output is written.
+   */
+  indexRows(rendering: Rendering): RowObserver {
+    if (this.phase !== 'start') throw new Error('SyncSession: indexRows() comes before the first part.');
+    this.rowIndexing = new RowIndexing(rendering);
+    return this.rowIndexing.row;
+  }
+
+  /**
+   * After the export ended and its output was written, `outputBytes` long: the new snapshot names
+   * the row index of `indexRows` when every record's row was told and the output ends where they
+   * say; else the index is removed (the next poll walks the rows). Returns whether it was kept.
+   */
+  async finishRowIndex(outputBytes: number): Promise<boolean> {
+    if (this.phase !== 'ended' || !this.next)
+      throw new Error('SyncSession: finishRowIndex() comes after the end.');
+    const indexing = this.rowIndexing;
+    const path = indexing?.path;
+    if (!indexing || path === undefined || !(await indexing.finish(outputBytes))) return false;
+    const topic = this.topics.find((stored) => this.generation.path(rowIndexFile(stored.file)) === path);
+    if (topic) topic.rows = rowIndexFile(topic.file);
+    return topic !== undefined;
+  }
+
   /** Where the open topic's row index goes in the new snapshot (named there by `keepRowIndex`). */
   rowIndexPath(): string {
     if (!this.open) this.expect('record', true);
@@ -395,6 +442,7 @@ export class SyncSession {
     try {
       const open = this.open;
       this.open = undefined;
+      await this.rowIndexing?.abandon().catch(() => undefined);
       await open?.cursor.close().catch(() => undefined);
       await open?.sink.destroy().catch(() => undefined);
       await this.generation.discard();

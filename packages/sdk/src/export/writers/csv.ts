@@ -4,7 +4,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ExportedRecord, ExportPart, ExportWriter } from '../model.js';
+import type { ExportedRecord, ExportPart, ExportWriter, RowObserver } from '../model.js';
 import { cellText } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';
 import { csvRow, CsvRowSplitter, csvText } from './csv-text.js';
@@ -16,6 +16,8 @@ import { linksBySource, RECORD_NODE_TYPE, type Link } from './traces.js';
 export interface CsvWriterOptions {
   /** Where rows and records wait until the header is written (default: the system temp folder). */
   tempDir?: string;
+  /** Told each row of a table of one topic without traces, as it is made (`WriterOptions.onRow`). */
+  onRow?: RowObserver;
 }
 
 /** Leading column naming the topic, present when the export holds more than one topic. */
@@ -69,6 +71,7 @@ export class CsvWriter implements ExportWriter {
   private readonly tracker = new ExportTracker();
   private readonly spool: Spool<{ topic: number; record: ExportedRecord }>;
   private readonly tempDir: string;
+  private readonly onRow: RowObserver | undefined;
   private body: Body | undefined;
   private bodyFailed = false;
 
@@ -77,6 +80,7 @@ export class CsvWriter implements ExportWriter {
     options: CsvWriterOptions = {},
   ) {
     this.tempDir = options.tempDir ?? tmpdir();
+    this.onRow = options.onRow;
     this.spool = new Spool(options.tempDir);
   }
 
@@ -119,7 +123,9 @@ export class CsvWriter implements ExportWriter {
         }
       }
       if (!body.stopped) {
-        body.pending += plainRow(body.columns, record);
+        const row = plainRow(body.columns, record);
+        body.pending += row;
+        this.onRow?.(record, Buffer.byteLength(row));
         return;
       }
     }

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { ExportFormat, ExportPart, ExportWriter } from '../model.js';
+import type { ExportFormat, ExportPart, ExportWriter, RowObserver } from '../model.js';
 import { CsvWriter } from './csv.js';
 import { JsonWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
@@ -10,20 +10,25 @@ import { XlsxWriter } from './xlsx.js';
 export interface WriterOptions {
   /** Folder for the temporary files of formats written on close (csv, xlsx, reqif, needs). */
   tempDir?: string;
+  /**
+   * Told each record's row as it is written, in order, with its length in bytes, by the formats
+   * that write one row per record (csv of one topic without traces, jsonl): a sync's row index.
+   */
+  onRow?: RowObserver;
   reqif?: Omit<ReqifWriterOptions, 'tempDir'>;
   needs?: Omit<NeedsWriterOptions, 'tempDir'>;
 }
 
 /** The writer of a format, writing to `out`; its `close` ends `out`. */
 export function createWriter(format: ExportFormat, out: Writable, options: WriterOptions = {}): ExportWriter {
-  const { tempDir } = options;
+  const { tempDir, onRow } = options;
   switch (format) {
     case 'json':
       return new JsonWriter(out);
     case 'jsonl':
-      return new JsonLinesWriter(out);
+      return new JsonLinesWriter(out, { onRow });
     case 'csv':
-      return new CsvWriter(out, { tempDir });
+      return new CsvWriter(out, { tempDir, onRow });
     case 'xlsx':
       return new XlsxWriter(out, { tempDir });
     case 'reqif':

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { ExportedRecord, ExportPart, ExportWriter } from '../model.js';
+import type { ExportedRecord, ExportPart, ExportWriter, RowObserver } from '../model.js';
 import { JSON_FORMAT_NAME, JSON_FORMAT_VERSION } from './json.js';
 import { endOutput, writeChunk } from './output.js';
 import { ExportTracker } from './tracker.js';
@@ -19,7 +19,10 @@ export class JsonLinesWriter implements ExportWriter {
   readonly extension = 'jsonl';
   private readonly tracker = new ExportTracker();
 
-  constructor(private readonly out: Writable) {}
+  constructor(
+    private readonly out: Writable,
+    private readonly options: { onRow?: RowObserver } = {},
+  ) {}
 
   async write(part: ExportPart): Promise<void> {
     this.tracker.observe(part);
@@ -33,8 +36,11 @@ export class JsonLinesWriter implements ExportWriter {
         });
       case 'topic':
         return this.line({ kind: 'topic', ...part.topic });
-      case 'record':
-        return writeChunk(this.out, recordLine(part.record));
+      case 'record': {
+        const line = recordLine(part.record);
+        this.options.onRow?.(part.record, Buffer.byteLength(line));
+        return writeChunk(this.out, line);
+      }
       case 'topic-end': {
         const { fields } = this.tracker.topics.at(-1)!;
         return this.line({
