@@ -236,7 +236,7 @@ export class RowIndexReader {
 
 /**
  * Writes an index front to back. `add` an entry per record in `_id` order (or `copy` entries read
- * from another index, their offsets moved); `finish` writes the header. An id that is not ASCII or
+ * from another index, their rows moved); `finish` writes the header. An id that is not ASCII or
  * of another width than the first makes the index unusable: `finish` then removes the file.
  */
 export class RowIndexWriter {
@@ -281,15 +281,15 @@ export class RowIndexWriter {
   }
 
   /**
-   * `count` entries read from another index (`entries`, ids `width` bytes wide), their offsets
-   * moved by `lineShift` and `rowShift`. Returns the first whose hash is in `refused`, if any (then
-   * nothing was added).
+   * `count` entries read from another index (`entries`, ids `width` bytes wide), their rows moved
+   * by `rowShift` (their lines stay: a layered snapshot keeps the base they point into). Returns
+   * the first whose hash is in `refused`, if any (then nothing was added).
    */
   copy(
     entries: Buffer,
     count: number,
     width: number,
-    shifts: { line: number; row: number },
+    rowShift: number,
     refused: HashSet,
   ): string | undefined {
     const size = width + ENTRY_EXTRA;
@@ -309,17 +309,16 @@ export class RowIndexWriter {
     if (!this.usable || count === 0 || !this.start(width, count)) return undefined;
     const at = this.length;
     entries.copy(this.buffer, at);
-    const offsets = aligned(Float64Array, this.buffer.subarray(at), width + 8, size, count);
-    if (offsets) {
-      // The offsets as doubles in place (entries of a width of 8 bytes, service ids'): about ten
-      // times faster than reading and writing each through the Buffer.
-      const stride = size / 8;
-      if (shifts.line !== 0) for (let i = 0, j = 0; i < count; i++, j += stride) offsets[j]! += shifts.line;
-      if (shifts.row !== 0) for (let i = 0, j = 1; i < count; i++, j += stride) offsets[j]! += shifts.row;
-    } else {
-      for (let i = 0, line = at + width + 8; i < count; i++, line += size) {
-        this.buffer.writeDoubleLE(this.buffer.readDoubleLE(line) + shifts.line, line);
-        this.buffer.writeDoubleLE(this.buffer.readDoubleLE(line + 8) + shifts.row, line + 8);
+    if (rowShift !== 0) {
+      const offsets = aligned(Float64Array, this.buffer.subarray(at), width + 8, size, count);
+      if (offsets) {
+        // The offsets (line, row) as doubles in place (entries of a width of 8 bytes, service
+        // ids'): about ten times faster than reading and writing each through the Buffer.
+        const stride = size / 8;
+        for (let i = 0, j = 1; i < count; i++, j += stride) offsets[j]! += rowShift;
+      } else {
+        for (let i = 0, row = at + width + 16; i < count; i++, row += size)
+          this.buffer.writeDoubleLE(this.buffer.readDoubleLE(row) + rowShift, row);
       }
     }
     this.length += count * size;

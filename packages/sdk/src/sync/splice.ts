@@ -84,15 +84,10 @@ export interface RecordWalk {
   /** Adds an index entry (`writtenId` undefined: the topic gets no index). */
   indexed(id: string, writtenId: string | undefined, line: number, row: number): Promise<void>;
   /**
-   * Adds entries of the previous index, their offsets moved (`entriesWritten` after a batch);
-   * returns the id of one whose readable id is a changed record's (then adds nothing).
+   * Adds entries of the previous index, their rows moved by `rowShift` (`entriesWritten` after a
+   * batch); returns the id of one whose readable id is a changed record's (then adds nothing).
    */
-  copyEntries(
-    entries: Buffer,
-    count: number,
-    idBytes: number,
-    shifts: { line: number; row: number },
-  ): string | undefined;
+  copyEntries(entries: Buffer, count: number, idBytes: number, rowShift: number): string | undefined;
   entriesWritten(): Promise<void>;
   /** Counts records written; `progress` reports the count. */
   counted(records?: number): void;
@@ -207,9 +202,9 @@ async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void
         if (!(await index.fill())) break;
         const fromRow = index.nextRow();
         const records = index.countBefore(target);
-        // Lines are positions in the base, which the new snapshot keeps as it is.
-        const shifts = { line: 0, row: pieces.offset - fromRow };
-        const shared = walk.copyEntries(index.entriesBytes(records), records, index.idBytes, shifts);
+        // Lines are positions in the base, which the new snapshot keeps as it is: only rows move.
+        const rowShift = pieces.offset - fromRow;
+        const shared = walk.copyEntries(index.entriesBytes(records), records, index.idBytes, rowShift);
         if (shared !== undefined)
           throw new SpliceRefusedError(`Record ${shared} shares its readable id with a changed record.`);
         index.skip(records);
@@ -378,8 +373,8 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
         counted: (records = 1) => (count += records),
         readRows,
         emptied: () => pieces.full && pieces.flush(),
-        copyEntries: (entries, count, idBytes, shifts) =>
-          index.copy(entries, count, idBytes, shifts, refused),
+        copyEntries: (entries, count, idBytes, rowShift) =>
+          index.copy(entries, count, idBytes, rowShift, refused),
         entriesWritten: async () => {
           if (index.full) await index.flush();
         },
