@@ -24,7 +24,7 @@ import {
   takeTraceCursor,
 } from '@rxs/sdk/exporter';
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createAtomicFile, removeAbandonedTemps } from '../atomic-file.js';
 import { clientFor } from '../client.js';
@@ -215,7 +215,9 @@ Examples:
         // Output first, then the snapshot: a crash between them repeats the comparison next time
         // (reporting the same changes again) instead of skipping them.
         await run.commit();
-        if (fullOptions.onRow) await session.finishRowIndex((await stat(runOptions.out!)).size);
+        // What the output is now: the row index must end where it does, the probe remembers it.
+        const written = await outputFacts(output);
+        if (fullOptions.onRow && written) await session.finishRowIndex(written.size);
         const committed = await session.commit();
         // A topic followed to a new revision (--follow-latest) is not what the tags describe: the
         // next poll is a full one.
@@ -225,7 +227,7 @@ Examples:
         await saveProbe(state, {
           fingerprint,
           generation: committed.generation,
-          output: await outputFacts(output),
+          output: written,
           tags: probing && sameTopics ? tags : undefined,
         });
         if (cache && sameTopics) await cache.commit(committed.generation, fingerprint);

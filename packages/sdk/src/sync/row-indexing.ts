@@ -37,8 +37,11 @@ export class RowIndexing {
     return this.writer?.path;
   }
 
-  /** After the session took a part other than a record; a topic starts the index at `path()`. */
-  async after(part: ExportPart, path: () => string, linesEnd: () => number): Promise<void> {
+  /**
+   * After the session took a part other than a record; a topic starts the index at `path()`, a
+   * topic's end says where its records file ended (`linesEnd`).
+   */
+  async after(part: ExportPart, path: () => string, linesEnd: number): Promise<void> {
     const bytes = Buffer.byteLength(this.rendering.part(part));
     if (part.kind === 'header') this.rowAt += bytes;
     else if (part.kind === 'topic') {
@@ -48,7 +51,7 @@ export class RowIndexing {
       this.fields = new Set(part.topic.fields.map((field) => field.name));
       this.writer = await RowIndexWriter.create(path());
     } else {
-      if (part.kind === 'topic-end') this.linesEnd = linesEnd();
+      if (part.kind === 'topic-end') this.linesEnd = linesEnd;
       this.tail += bytes;
     }
   }

@@ -225,11 +225,7 @@ export class SyncSession {
           // The end of the topic's records file, before the topic closes.
           const linesEnd = part.kind === 'topic-end' && this.open ? this.open.sink.offset : 0;
           await this.handle(part);
-          await indexing.after(
-            part,
-            () => this.rowIndexPath(),
-            () => linesEnd,
-          );
+          await indexing.after(part, () => this.rowIndexPath(), linesEnd);
         } else {
           await this.handle(part);
         }
