@@ -6,14 +6,21 @@ const PIECE_BYTES = 1024 * 1024;
 /** At most this many bytes wait in the stream before `flush` waits for it. */
 const QUEUED_BYTES = 8 * 1024 * 1024;
 
+/** Written pieces' buffers kept for the next ones. */
+const SPARE_PIECES = 4;
+
 /**
  * Gathers text and bytes for a stream and writes them in large pieces with backpressure (flat
- * memory, one write per piece instead of one per row; a few pieces in flight). Each piece is a fresh buffer: a stream may
- * keep the chunks it is given until they are written.
+ * memory, one write per piece instead of one per row; a few pieces in flight). A stream may keep
+ * the chunks it is given until they are written, so a piece's buffer is used again only once the
+ * stream has written it: a poll copying a large output allocates a few buffers, not one per piece
+ * (fresh memory costs page faults and garbage collections).
  */
 export class PieceWriter {
-  private bytes = Buffer.allocUnsafe(PIECE_BYTES);
+  private bytes: Buffer = Buffer.allocUnsafe(PIECE_BYTES);
   private length = 0;
+  /** Buffers of pieces written, to gather the next ones in. */
+  private readonly spare: Buffer[] = [];
   /** Pieces complete before `bytes`, waiting for the next flush, and their size. */
   private sealed: Buffer[] = [];
   private sealedBytes = 0;
@@ -41,9 +48,17 @@ export class PieceWriter {
       this.sealedBytes += bytes.length;
       return;
     }
-    this.reserve(bytes.length);
-    this.bytes.set(bytes, this.length);
-    this.length += bytes.length;
+    let from = 0;
+    if (this.bytes.length - this.length < bytes.length) {
+      // The piece is filled up and sealed, the rest starts the next one: no buffer grows (and is
+      // copied again) on its way to the stream.
+      from = this.bytes.length - this.length;
+      this.bytes.set(bytes.subarray(0, from), this.length);
+      this.length += from;
+      this.seal();
+    }
+    this.bytes.set(from === 0 ? bytes : bytes.subarray(from), this.length);
+    this.length += bytes.length - from;
   }
 
   /** True when enough is gathered to be worth writing. */
@@ -60,7 +75,11 @@ export class PieceWriter {
     this.sealedBytes = 0;
     const out = this.out;
     if (out.errored) throw out.errored;
-    for (const piece of pieces) out.write(piece);
+    for (const piece of pieces) {
+      // A whole gathering buffer comes back once written; grown ones and copies are left to the GC.
+      const reusable = piece.buffer.byteLength === PIECE_BYTES && piece.byteOffset === 0;
+      out.write(piece, reusable ? () => this.reuse(piece) : undefined);
+    }
     // A few pieces may wait in the stream (bounded memory) while the next ones are gathered.
     if (out.writableLength >= QUEUED_BYTES) await whenDrained(out);
   }
@@ -70,12 +89,22 @@ export class PieceWriter {
     if (this.length === 0) return;
     this.sealed.push(this.bytes.subarray(0, this.length));
     this.sealedBytes += this.length;
-    this.bytes = Buffer.allocUnsafe(PIECE_BYTES);
+    this.bytes = this.spare.pop() ?? Buffer.allocUnsafe(PIECE_BYTES);
     this.length = 0;
+  }
+
+  /** A written piece's buffer, back for gathering (when few are kept already). */
+  private reuse(piece: Buffer): void {
+    if (this.spare.length < SPARE_PIECES) this.spare.push(Buffer.from(piece.buffer, 0, PIECE_BYTES));
   }
 
   private reserve(room: number): void {
     if (this.bytes.length - this.length >= room) return;
+    if (room <= PIECE_BYTES) {
+      // Written as a piece of its own, what is gathered needs no larger buffer.
+      this.seal();
+      return;
+    }
     const larger = Buffer.allocUnsafe(Math.max(PIECE_BYTES, 2 * this.length + room)); // doubling: linear time
     this.bytes.copy(larger, 0, 0, this.length);
     this.bytes = larger;
