@@ -5,7 +5,8 @@ import { displayUrl } from './redact.js';
 import { DEFAULT_RETRY_POLICY, type RetryEvent } from './retry.js';
 import { createTechdocClient, type TechdocClient } from './techdoc.js';
 import { createTracerClient, type TracerClient } from './tracer.js';
-import { Transport, type FetchFunction } from './transport.js';
+import { fetchHttp, nodeHttp, type FetchFunction } from './http.js';
+import { Transport } from './transport.js';
 import { createConditionalClient, type ConditionalClient } from './conditional.js';
 import { normalizeBaseUrl } from './url.js';
 
@@ -34,7 +35,10 @@ export interface ClientOptions {
   traceBatchSize?: number;
   /** `User-Agent` header. */
   userAgent?: string;
-  /** The fetch to use (default: Node's global fetch). */
+  /**
+   * A fetch function to send the requests with (a browser's, a test's); default: Node's own
+   * `http` and `https` modules, which start faster than Node's global fetch.
+   */
   fetch?: FetchFunction;
   /** Reports each retry (service, URL without credentials, attempt, wait, reason). */
   onRetry?: (event: RetryEvent) => void;
@@ -81,9 +85,8 @@ export function createClient(options: ClientOptions): RxsClient {
     records: normalizeBaseUrl(options.recordsUrl, 'recordsUrl'),
     tracer: normalizeBaseUrl(options.tracerUrl, 'tracerUrl'),
   };
-  const fetchFunction = options.fetch ?? globalThis.fetch;
-  if (typeof fetchFunction !== 'function')
-    throw new TypeError('No fetch function: pass one as `fetch` (Node 20 has it built in).');
+  if (options.fetch !== undefined && typeof options.fetch !== 'function')
+    throw new TypeError("`fetch` must be a fetch function (or left out, for Node's own http).");
   const transport = new Transport({
     apiKey: checkApiKey(options.apiKey),
     timeoutMs: checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
@@ -98,7 +101,7 @@ export function createClient(options: ClientOptions): RxsClient {
       ),
     },
     userAgent: options.userAgent ?? `rxs-sdk (node ${process.versions.node})`,
-    fetch: fetchFunction,
+    http: options.fetch ? fetchHttp(options.fetch) : nodeHttp(),
     onRetry: options.onRetry,
   });
   return {

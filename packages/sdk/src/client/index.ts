@@ -11,7 +11,8 @@ export type {
 } from './records.js';
 export type { TracerClient, TraceListOptions, TraceListing } from './tracer.js';
 export type { ConditionalClient, TagCheck } from './conditional.js';
-export type { RequestOptions, FetchFunction } from './transport.js';
+export type { RequestOptions } from './transport.js';
+export type { FetchFunction } from './http.js';
 export type { RetryEvent, RetryPolicy } from './retry.js';
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
 export type { JsonArrayMode } from './json-array-stream.js';

@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * The two ways the client sends requests, for tests that run over each: Node's own http (the
+ * default) and a fetch function (a caller's).
+ */
+export const HTTP_CLIENTS = [
+  { name: 'node:http', fetch: undefined },
+  { name: 'fetch', fetch: globalThis.fetch },
+] as const;
+
 /** What a test server saw of one request. */
 export interface SeenRequest {
   method: string;

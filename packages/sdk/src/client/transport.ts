@@ -1,5 +1,6 @@
 import type { ValidationErrorItem } from '../contract/errors.js';
 import { AttemptTimer } from './attempt-timer.js';
+import type { HttpAnswer, HttpFunction } from './http.js';
 import {
   errorForStatus,
   NetworkError,
@@ -15,15 +16,14 @@ import { parseRetryAfter, retryDelay, sleep, type RetryEvent, type RetryPolicy }
 import type { ShapeCheck } from './shape.js';
 import { joinUrl, nextPageUrl, type QueryValues } from './url.js';
 
-export type FetchFunction = typeof globalThis.fetch;
-
 export interface TransportOptions {
   apiKey: string;
   /** Per attempt: the whole exchange, or for streamed bodies the wait for each chunk. */
   timeoutMs: number;
   retry: RetryPolicy;
   userAgent: string;
-  fetch: FetchFunction;
+  /** Sends each request (`nodeHttp()`, or `fetchHttp` of a caller's fetch). */
+  http: HttpFunction;
   onRetry?: (event: RetryEvent) => void;
   /** For tests: the jitter source. */
   random?: () => number;
@@ -55,7 +55,7 @@ export interface Call {
 
 /** An attempt that got a successful answer; its body is still unread. */
 export interface Exchange {
-  response: Response;
+  response: HttpAnswer;
   url: URL;
   info: RequestSummary;
   timer: AttemptTimer;
@@ -140,7 +140,7 @@ export class Transport {
   /** The `rel="next"` page of an answer; a link that cannot be followed safely is a format error. */
   nextPage(exchange: Pick<Exchange, 'response' | 'url' | 'info'>): URL | undefined {
     try {
-      const next = nextPageUrl(exchange.response.headers.get('link'), exchange.url);
+      const next = nextPageUrl(exchange.response.header('link'), exchange.url);
       if (next?.href === exchange.url.href)
         throw new Error('the next page is the page just read, which would never end');
       return next;
@@ -168,15 +168,20 @@ export class Transport {
 
   /**
    * A conditional request: whether the answer is unchanged since `ifNoneMatch` (304, or 412 to a
-   * POST), and the answer's current ETag (undefined from a server that sends none). The body is
-   * not read: callers ask for small answers (a page of one record) when they only want the tag.
+   * POST), and the answer's current ETag (undefined from a server that sends none). Callers ask
+   * for small answers (a page of one record) when they only want the tag: its body is read and
+   * dropped (beyond 64 KB it is cut off).
    */
   async conditional(call: Call): Promise<{ unchanged: boolean; etag: string | undefined }> {
     return this.retrying(call, async () => {
       const exchange = await this.open(call);
       try {
-        await exchange.response.body?.cancel().catch(() => undefined);
-        const etag = exchange.response.headers.get('etag') ?? undefined;
+        // Read, not cancelled: a small body read to its end leaves the connection for the next
+        // call. Within the attempt's time limit; a body lost on the way loses nothing wanted.
+        exchange.timer.start();
+        await readLimited(exchange.response, ERROR_BODY_LIMIT).catch(() => undefined);
+        exchange.timer.pause();
+        const etag = exchange.response.header('etag') ?? undefined;
         return { unchanged: exchange.response.status === 304 || exchange.response.status === 412, etag };
       } finally {
         exchange.timer.dispose();
@@ -245,22 +250,16 @@ export class Transport {
         if (call.ifNoneMatch !== undefined) headers['If-None-Match'] = call.ifNoneMatch;
         if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey;
         timer.start();
-        let response: Response;
+        let response: HttpAnswer;
         try {
-          response = await this.options.fetch(url, {
-            method,
-            headers,
-            body,
-            redirect: 'manual',
-            signal: timer.signal,
-          });
+          response = await this.options.http(url, { method, headers, body, signal: timer.signal });
         } catch (error) {
           throw this.networkError(error, info, timer, 'connect');
         }
         timer.pause();
-        const location = response.headers.get('location');
+        const location = response.header('location');
         if (REDIRECTS.has(response.status) && location && redirects < MAX_REDIRECTS) {
-          await response.body?.cancel().catch(() => undefined);
+          response.cancel();
           const target = new URL(location, url);
           if (target.origin !== url.origin) {
             throw new RxsApiError(
@@ -294,25 +293,27 @@ export class Transport {
    */
   async *chunks(exchange: Exchange): AsyncGenerator<Uint8Array> {
     const { response, timer, info } = exchange;
-    if (!response.body) return;
-    const reader = response.body.getReader();
+    let ended = false;
     try {
       for (;;) {
         timer.start();
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let chunk: Uint8Array | undefined;
         try {
-          result = await reader.read();
+          chunk = await response.read();
         } catch (error) {
           throw this.networkError(error, info, timer, 'body');
         } finally {
           timer.pause();
         }
-        if (result.done) return;
-        yield result.value;
+        if (chunk === undefined) {
+          ended = true;
+          return;
+        }
+        yield chunk;
       }
     } finally {
       timer.dispose();
-      reader.cancel().catch(() => undefined);
+      if (!ended) response.cancel();
     }
   }
 
@@ -320,7 +321,7 @@ export class Transport {
   private async readText(exchange: Exchange): Promise<string> {
     exchange.timer.start();
     try {
-      return await exchange.response.text();
+      return await readAll(exchange.response);
     } catch (error) {
       throw this.networkError(error, exchange.info, exchange.timer, 'body');
     } finally {
@@ -360,7 +361,7 @@ export class Transport {
 
   /** The typed error of an error status, with the body's `detail` (redacted) when there is one. */
   private async statusError(
-    response: Response,
+    response: HttpAnswer,
     info: RequestSummary,
     timer: AttemptTimer,
   ): Promise<RxsApiError> {
@@ -384,7 +385,7 @@ export class Transport {
     } catch {
       detail = text.trim() ? this.excerpt(text, 300) : undefined;
     }
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    const retryAfterMs = parseRetryAfter(response.header('retry-after'));
     return errorForStatus(info, { status: response.status, detail, retryAfterMs });
   }
 
@@ -461,20 +462,37 @@ function looksCut(text: string): boolean {
   return (first === '{' && last !== '}') || (first === '[' && last !== ']');
 }
 
-/** At most `limit` characters of a body; the rest is discarded unread. */
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+/** The whole body as UTF-8 text (a byte order mark dropped, as `Response.text()` does). */
+async function readAll(response: HttpAnswer): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let ended = false;
+  try {
+    for (let chunk = await response.read(); chunk !== undefined; chunk = await response.read())
+      chunks.push(chunk);
+    ended = true;
+  } finally {
+    if (!ended) response.cancel();
+  }
+  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+}
+
+/** The body as UTF-8 text, at most `limit` characters of it; the rest is discarded unread. */
+async function readLimited(response: HttpAnswer, limit: number): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
+  let ended = false;
   try {
     while (text.length < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
+      const chunk = await response.read();
+      if (chunk === undefined) {
+        ended = true;
+        text += decoder.decode();
+        break;
+      }
+      text += decoder.decode(chunk, { stream: true });
     }
   } finally {
-    reader.cancel().catch(() => undefined);
+    if (!ended) response.cancel();
   }
   return text.slice(0, limit);
 }

@@ -1,0 +1,122 @@
+import type { Agent, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+
+export type FetchFunction = typeof globalThis.fetch;
+
+/** One HTTP request as the transport sends it: redirects are never followed here. */
+export interface HttpRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Aborts the request, or its answer's body while it is read. */
+  signal: AbortSignal;
+}
+
+/** An answer whose headers arrived; its body is read chunk by chunk. */
+export interface HttpAnswer {
+  readonly status: number;
+  /** A header's value (repeated ones joined by `, `), null when absent. */
+  header(name: string): string | null;
+  /** The body's next chunk, undefined at its end; rejects when the body breaks off. */
+  read(): Promise<Uint8Array | undefined>;
+  /** Stops reading: the rest of the body is discarded. */
+  cancel(): void;
+}
+
+/** Sends one request and resolves when the answer's headers arrive. */
+export type HttpFunction = (url: URL, request: HttpRequest) => Promise<HttpAnswer>;
+
+/**
+ * Requests by a fetch function (a caller's own, e.g. a browser's or a test's): its answer read
+ * through the body's reader.
+ */
+export function fetchHttp(fetchFunction: FetchFunction): HttpFunction {
+  return async (url, { method, headers, body, signal }) => {
+    const response = await fetchFunction(url, { method, headers, body, redirect: 'manual', signal });
+    const reader = response.body?.getReader();
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name),
+      read: async () => {
+        if (!reader) return undefined;
+        const result = await reader.read();
+        return result.done ? undefined : result.value;
+      },
+      cancel: () => void reader?.cancel().catch(() => undefined),
+    };
+  };
+}
+
+/** What `fetch` asks for; the node client decodes these itself. */
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
+
+/**
+ * Requests by Node's own `http`/`https` modules, the default in Node. Node 20's `fetch` loads
+ * undici (about 80 ms of every command's start, the larger part of an unchanged poll), where
+ * `node:http` is part of Node's start-up snapshot. Connections are kept alive and reused, per
+ * client; idle ones do not keep the process running (Node's agent unrefs them). Compressed
+ * answers are decoded as `fetch` would.
+ */
+export function nodeHttp(): HttpFunction {
+  const agents = new Map<string, Agent>();
+  return async (url, { method, headers, body, signal }) => {
+    const secure = url.protocol === 'https:';
+    if (!secure && url.protocol !== 'http:')
+      throw new TypeError(`Only http and https URLs can be requested, not ${url.protocol}`);
+    const http = secure ? await import('node:https') : await import('node:http');
+    let agent = agents.get(url.protocol);
+    if (!agent) agents.set(url.protocol, (agent = new http.Agent({ keepAlive: true })));
+    const sent: Record<string, string> = { 'Accept-Encoding': ACCEPTED_ENCODINGS, ...headers };
+    if (body !== undefined) sent['Content-Length'] = String(Buffer.byteLength(body));
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const request = http.request(url, { method, headers: sent, agent, signal }, resolve);
+      request.on('error', reject);
+      request.end(body);
+    });
+    return streamAnswer(response, await decoded(response));
+  };
+}
+
+/** The body as sent, or decoded when the server compressed it. */
+async function decoded(response: IncomingMessage): Promise<Readable> {
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
+  if (!encoding || encoding === 'identity') return response;
+  const zlib = await import('node:zlib');
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
+  if (!decoder) return response; // an encoding not asked for: handed on as it is, as fetch does
+  response.on('error', (error) => decoder.destroy(error));
+  return response.pipe(decoder);
+}
+
+function streamAnswer(response: IncomingMessage, body: Readable): HttpAnswer {
+  const chunks = body[Symbol.asyncIterator]();
+  let reading = false;
+  return {
+    status: response.statusCode ?? 0,
+    header: (name) => {
+      const value = response.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    read: async () => {
+      reading = true;
+      const next = await chunks.next();
+      return next.done ? undefined : (next.value as Uint8Array);
+    },
+    cancel: () => {
+      // An answer that came whole and was not read (a 304's, a redirect's) leaves its connection
+      // for the next request; one cut short closes it.
+      if (response.complete && !reading && body === response) response.resume();
+      else {
+        body.destroy();
+        response.destroy();
+      }
+    },
+  };
+}
