@@ -6,8 +6,8 @@ const PIECE_BYTES = 1024 * 1024;
 /** At most this many bytes wait in the stream before `flush` waits for it. */
 const QUEUED_BYTES = 8 * 1024 * 1024;
 
-/** Written pieces' buffers kept for the next ones. */
-const SPARE_PIECES = 4;
+/** Written pieces' buffers kept for the next ones: as many as may wait in the stream, and two. */
+const SPARE_PIECES = QUEUED_BYTES / PIECE_BYTES + 2;
 
 /**
  * Gathers text and bytes for a stream and writes them in large pieces with backpressure (flat
