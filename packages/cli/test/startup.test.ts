@@ -1,16 +1,20 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const rxsJs = new URL('../bin/rxs.js', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'rxs-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The packages `rxs ARGS` loads, by name, as Node's module loader reports them. */
-function packagesLoaded(args: string[]): Set<string> {
+/**
+ * The packages `rxs ARGS` loads, by name: those Node's module loader reports loading from
+ * node_modules, and those inside the bundle's files it loads (the bundler names each module it
+ * took in a comment, `// ../../node_modules/<package>/...`). And the files it loaded.
+ */
+function packagesLoaded(args: string[]): Set<string> & { files: string[] } {
   const hook = join(dir, 'hook.mjs');
   writeFileSync(
     hook,
@@ -25,8 +29,17 @@ function packagesLoaded(args: string[]): Set<string> {
     encoding: 'utf8',
   });
   expect(run.status, run.stderr).toBe(0);
-  const stderr = run.stderr;
-  return new Set([...stderr.matchAll(/LOADED .*?node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!));
+  const files = [...run.stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!);
+  const packages = new Set<string>();
+  const inNodeModules = /node_modules\/((?:@[^/]+\/)?[^/]+)\//g;
+  for (const file of files) {
+    for (const m of file.matchAll(inNodeModules)) packages.add(m[1]!);
+    if (file.includes('/dist/bundle/')) {
+      const taken = readFileSync(fileURLToPath(file), 'utf8').match(/^\/\/ \S*node_modules\/\S+$/gm) ?? [];
+      for (const comment of taken) for (const m of comment.matchAll(inNodeModules)) packages.add(m[1]!);
+    }
+  }
+  return Object.assign(packages, { files });
 }
 
 /**
@@ -39,6 +52,13 @@ describe('rxs start-up', () => {
     expect(loaded.has('commander')).toBe(true);
     for (const heavy of ['@sinclair/typebox', 'feelin', 'saxes', 'csv-parse', 'exceljs', 'fastify', 'kysely'])
       expect({ command, heavy, loaded: loaded.has(heavy) }).toEqual({ command, heavy, loaded: false });
+  });
+
+  it('runs the bundle the build made, which holds the packages it needs', () => {
+    const loaded = packagesLoaded(['sync', '--help']);
+    expect(loaded.files.some((file) => file.endsWith('/packages/cli/dist/bundle/bin.js'))).toBe(true);
+    expect(loaded.files.some((file) => file.endsWith('/packages/cli/dist/bin.js'))).toBe(false);
+    for (const needed of ['commander', 'csv-stringify', 'stream-json']) expect(loaded.has(needed)).toBe(true);
   });
 
   it('rxs --help still lists every command', () => {
