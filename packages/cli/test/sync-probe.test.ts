@@ -462,7 +462,7 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         .join('<URL>')
         .replace(/"exportedAt":"[^"]*"/, '"exportedAt":"<NOW>"');
     /** How (a)'s spliced polls found the records: the previous poll's row index or its rows. */
-    const splicedFrom = { index: 0, rows: 0 };
+    const splicedFrom = { index: 0, compacted: 0, rows: 0 };
     /** How the spliced polls of the last `compare` found the records. */
     let lastFound: string[] = [];
     /** How (a)'s spliced polls kept the snapshot: the base before with an overlay, or one file. */
@@ -493,7 +493,7 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
           expect(report(a, tagged.url)).toEqual(report(b, plain.url));
           polls.push(ja.poll);
           if (ja.poll === 'spliced') {
-            splicedFrom[ja.splicedFrom as 'index' | 'rows']++;
+            splicedFrom[ja.splicedFrom as 'index' | 'compacted' | 'rows']++;
             lastFound.push(ja.splicedFrom);
             const overlaid = overlays(a, before) > 0;
             layered[overlaid ? 'overlay' : 'whole']++;
@@ -553,15 +553,29 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
       { numRuns: 10 },
     );
     expect(spliced).toBeGreaterThan(10);
-    // Both ways of finding the records ran: by the row index after a spliced poll, else row by row.
     expect(splicedFrom.index).toBeGreaterThan(5);
-    expect(splicedFrom.rows).toBeGreaterThan(0);
     // Polls by the index keep the base and write an overlay; grown large, it is written whole again.
     expect(layered.overlay).toBe(splicedFrom.index);
+    // Written whole again by the index, not by walking the rows.
+    expect(splicedFrom.compacted).toBeGreaterThan(0);
+    expect(layered.compacted).toBeGreaterThanOrEqual(splicedFrom.compacted);
     expect(layered.whole).toBeGreaterThan(0);
     expect(layered.compacted).toBeGreaterThan(0);
     expect(kept.linked).toBeGreaterThan(0);
     expect(kept.written).toBeGreaterThan(0);
+
+    // A snapshot without a row index (one from before the index, or whose index was lost): the
+    // poll walks the previous output's rows, with the same files as full downloads.
+    for (const format of formats) {
+      const stateDir = join(dir, `splice-${format}-a.state`);
+      const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
+      const indexes = state.topics.filter((topic: { rows?: string }) => topic.rows !== undefined);
+      expect(indexes.length).toBe(1);
+      for (const topic of indexes) rmSync(join(stateDir, state.generation, topic.rows));
+    }
+    await update(live[0]!, { data: { title: 'T walked', text: 'by rows' } });
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+    expect(lastFound).toEqual(['rows', 'rows']);
 
     // The spliced CSV as the program that reads it sees it: one row per record, values whole.
     const rows = pythonCsvRows(join(dir, 'splice-csv-a.csv'));
@@ -615,11 +629,37 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     await update(live[6]!, { name: 'REQ-KEPT-1' });
     expect(await compare()).toEqual(['spliced', 'spliced']);
     await update(live[5]!, { name: 'REQ-KEPT-1' });
-    const byIndex = splicedFrom.index;
+    const byIndex = splicedFrom.index + splicedFrom.compacted;
     await refusedAlike('REQ-KEPT-1');
     await update(live[5]!, { name: 'REQ-KEPT-2' });
     expect(await compare()).toEqual(['spliced', 'spliced']);
-    expect(splicedFrom.index).toBe(byIndex + 2);
+    expect(splicedFrom.index + splicedFrom.compacted).toBe(byIndex + 2);
+
+    // The same refusal from a poll that writes the snapshot whole again (its overlay past an
+    // eighth of its base): the kept records' readable ids come from the index there too.
+    /** The largest share of its base a topic's overlay has in (a)'s snapshots (0 without one). */
+    const overlayShare = () =>
+      Math.max(
+        ...formats.map((format) => {
+          const stateDir = join(dir, `splice-${format}-a.state`);
+          const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
+          const topic = state.topics[0];
+          if (topic.overlay === undefined) return 0;
+          const size = (file: string) => statSync(join(stateDir, state.generation, file)).size;
+          return size(topic.overlay) / size(topic.file);
+        }),
+      );
+    for (let round = 0; round < 2 && overlayShare() <= 1 / 8; round++) {
+      for (const id of live)
+        await update(id, { data: { title: `T grown ${round}`, text: 'grown '.repeat(40) } });
+      expect(await compare()).toEqual(['spliced', 'spliced']);
+    }
+    expect(overlayShare()).toBeGreaterThan(1 / 8);
+    await update(live[5]!, { name: 'REQ-KEPT-1' });
+    await refusedAlike('REQ-KEPT-1');
+    await update(live[5]!, { name: 'REQ-KEPT-3' });
+    expect(await compare()).toEqual(['spliced', 'spliced']);
+    expect(lastFound).toEqual(['compacted', 'compacted']);
 
     // A re-approval with a new field: followed by a full run; the new revision then splices.
     const next = await t.api('POST', `/kt/${topic}/draft`);

@@ -62,8 +62,8 @@ type SyncOutcome =
       reportPath: string;
       /** How the records were read: all of them, the feed's changes merged into the kept listing, or spliced. */
       poll: 'full' | 'feed' | 'spliced';
-      /** A spliced poll: found the records by the previous poll's row index, or by walking the rows. */
-      splicedFrom?: 'index' | 'rows';
+      /** A spliced poll: found the records by the previous poll's row index (the snapshot layered, or `compacted`: written whole again), or by walking the rows. */
+      splicedFrom?: 'index' | 'compacted' | 'rows';
     }
   /** The service said nothing changed since the snapshot: nothing was exported or written. */
   | { unchanged: true; since: SyncState };

@@ -14,12 +14,12 @@ import {
 } from '../export/procedure.js';
 import { RecordMapper } from '../mapping/index.js';
 import type { FeedCacheWriter, FeedPlan } from './feed-cache.js';
-import { ForwardRanges } from './chunks.js';
+import { CHUNK_BYTES, ForwardRanges } from './chunks.js';
 import { compareIds, jsonEqual } from './json-values.js';
 import { OutputRows } from './output-rows.js';
 import { PieceWriter } from './pieces.js';
 import { renderingOf, type Rendering, type SpliceFormat } from './rendering.js';
-import { HashSet, readableIdHash, RowIndexReader, RowIndexWriter } from './row-index.js';
+import { HashSet, readableIdHash, RowIndexReader, RowIndexWriter, type ReadableIdHash } from './row-index.js';
 import { PreviousRecordMissingError, type SyncSession } from './session.js';
 
 /**
@@ -84,6 +84,11 @@ export interface RecordWalk {
   /** Adds an index entry (`writtenId` undefined: the topic gets no index). */
   indexed(id: string, writtenId: string | undefined, line: number, row: number): Promise<void>;
   /**
+   * Adds an entry read from the previous index (its readable id by hash) at a new line and row;
+   * refuses the splice when a changed record has that readable id.
+   */
+  reindexed(id: string, hash: ReadableIdHash, line: number, row: number): Promise<void>;
+  /**
    * Adds entries of the previous index, their rows moved by `rowShift` (`entriesWritten` after a
    * batch); returns the id of one whose readable id is a changed record's (then adds nothing).
    */
@@ -142,6 +147,77 @@ async function walkRows(walk: RecordWalk): Promise<void> {
   const left = await session.previousId();
   if (left !== undefined)
     throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
+}
+
+/**
+ * The records by the previous row index, the snapshot written as one records file again (its
+ * overlay grew too large to layer another over it): the unchanged records' rows are copied as
+ * byte ranges, as `copyRanges` does, while their snapshot lines are merged one by one from the
+ * previous base and overlay into the new file, each index entry taking its line's new place. No
+ * row is read.
+ */
+async function compactByIndex(walk: RecordWalk, index: RowIndexReader): Promise<void> {
+  const { ids, mapped, session, pieces, previousRows } = walk;
+  const output = await open(previousRows.path, 'r');
+  const ranges = new ForwardRanges(output);
+  /** The previous output's rows [from, to), not yet copied, and where in the new output they go. */
+  let from = 0;
+  let to = 0;
+  let at = 0;
+  const copyPending = async () => {
+    if (to > from)
+      await ranges.copy(from, to, (bytes) => {
+        pieces.pushBytes(bytes);
+        return walk.emptied();
+      });
+    from = to = 0;
+  };
+  const changed = async (id: string) => {
+    await copyPending();
+    await checkedBefore(session, id, mapped);
+    await walk.changed(id);
+  };
+  try {
+    const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
+    if (previousRows.offset !== first)
+      throw new SpliceRefusedError('The previous output does not start its records where its index says.');
+    let next = 0;
+    let count = 0;
+    while (await index.fill()) {
+      const id = index.nextId();
+      while (next < ids.length && compareIds(ids[next]!, id) < 0) await changed(ids[next++]!);
+      if (next < ids.length && ids[next] === id) {
+        // Gone or changed: its row and line are left out (a changed one is written anew).
+        if (!mapped.has(id)) while (!session.takePrevious(id, false)) await session.readPrevious();
+        index.skip();
+        await changed(ids[next++]!);
+        continue;
+      }
+      const hash = index.nextHash();
+      const row = index.nextRow();
+      index.skip();
+      const rowEnd = index.ready || (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
+      if (row !== to || to - from >= 4 * CHUNK_BYTES) {
+        await copyPending();
+        from = to = row;
+        at = pieces.offset;
+      }
+      await walk.reindexed(id, hash, session.recordOffset(), at + (row - from));
+      to = rowEnd;
+      while (!session.takePrevious(id, true)) await session.readPrevious();
+      walk.counted();
+      if (++count % 10_000 === 0) walk.progress();
+    }
+    await copyPending();
+    while (next < ids.length) await changed(ids[next++]!);
+    previousRows.seek(index.header.rowsEnd);
+    const left = await session.previousId();
+    if (left !== undefined)
+      throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
+  } finally {
+    await output.close();
+    await index.close();
+  }
 }
 
 /**
@@ -252,8 +328,11 @@ async function checkedBefore(
 /** What a spliced poll wrote: the parts other than records, and how it found the records. */
 export interface SpliceResult {
   parts: ExportPart[];
-  /** `index`: by ranges of the previous poll's row index; `rows`: by walking the previous output. */
-  found: 'index' | 'rows';
+  /**
+   * `index`: by ranges of the previous poll's row index, the snapshot layered; `compacted`: by the
+   * index, the snapshot's records file written whole again; `rows`: by walking the previous output.
+   */
+  found: 'index' | 'compacted' | 'rows';
 }
 
 /**
@@ -360,6 +439,12 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
         index.add(id, readableIdHash(writtenId), line, row);
         if (index.full) await index.flush();
       };
+      const reindexed = async (id: string, hash: ReadableIdHash, line: number, row: number) => {
+        if (refused.has(hash[0], hash[1]))
+          throw new SpliceRefusedError(`Record ${id} shares its readable id with a changed record.`);
+        index.add(id, hash, line, row);
+        if (index.full) await index.flush();
+      };
       const changed = async (id: string) => {
         const record = mapped.get(id);
         if (!record) return; // gone
@@ -369,7 +454,8 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
         count++;
       };
       const walk: RecordWalk = {
-        ...{ ids, mapped, derived, changed, indexed, progress, session, pieces, rendering, previousRows },
+        ...{ ids, mapped, derived, changed, indexed, reindexed, progress, session, pieces, rendering },
+        previousRows,
         counted: (records = 1) => (count += records),
         readRows,
         emptied: () => pieces.full && pieces.flush(),
@@ -380,14 +466,13 @@ export async function spliceExport(input: SpliceInput): Promise<SpliceResult> {
         },
       };
       try {
-        let previousIndex = await usableRowIndex(session, ids);
-        // An overlay grown too large: the rows are walked, and one records file written again.
-        if (previousIndex && !(await session.layer())) {
-          await previousIndex.close();
-          previousIndex = undefined;
-        }
-        if (previousIndex) {
+        const previousIndex = await usableRowIndex(session, ids);
+        if (previousIndex && (await session.layer())) {
           await copyRanges(walk, previousIndex);
+        } else if (previousIndex) {
+          // An overlay grown too large: one records file is written again.
+          found = 'compacted';
+          await compactByIndex(walk, previousIndex);
         } else {
           found = 'rows';
           await walkRows(walk);
