@@ -176,6 +176,7 @@ async function compactByIndex(walk: RecordWalk, index: RowIndexReader): Promise<
     await copyPending();
     await checkedBefore(session, id, mapped);
     await walk.changed(id);
+    await walk.emptied();
   };
   try {
     const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
