@@ -9,6 +9,7 @@ export default {
   input: { bin: 'dist/bin.js' },
   platform: 'node',
   external: (id) => EXTERNAL.some((pattern) => pattern.test(id)),
-  output: { dir: 'dist/bundle', format: 'esm', sourcemap: true },
+  // cleanDir: the chunks of an earlier build (their names carry a hash) are removed, not left behind.
+  output: { dir: 'dist/bundle', format: 'esm', sourcemap: true, cleanDir: true },
   logLevel: 'warn',
 };
