@@ -1,13 +1,15 @@
 import type { WriteStream } from 'node:fs';
 import { open, readdir, rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { durableWriteStream } from '@rxs/sdk/exporter';
+import { durableWriteStream, processAlive } from '@rxs/sdk/exporter';
 
 /**
  * An output file that appears whole or not at all: bytes go to a temporary file beside the target,
  * which is flushed to disk and renamed over the target only on `commit()`. `abort()` (or a crash)
- * leaves the previous file untouched.
+ * leaves the previous file untouched; what a killed writer left half written is removed by the
+ * next writer of that output on the same machine.
  */
 export interface AtomicFile {
   readonly path: string;
@@ -16,27 +18,36 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-/** The temporary files of `target` written by process `pid` are `<prefix><time>.tmp`. */
-function tempPrefix(target: string, pid: number): string {
-  return `.${basename(target)}.${pid}.`;
+/** This machine, as temporary file names carry it (only letters, digits and dashes). */
+const HOST = hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
+
+/** The temporary files of `target` written on this machine are `<prefix><pid>.<time>.tmp`. */
+function tempPrefix(target: string): string {
+  return `.${basename(target)}.${HOST}.`;
 }
 
 /**
- * Removes what process `pid`, known to be gone (a sync that died holding its lock), left half
- * written beside `path`: its temporary files of that output only, by their exact names.
+ * Removes what writers of `target` on this machine that are gone (killed, or the machine went
+ * down) left half written beside it: their temporary files of that output only. Those of another
+ * machine (a shared folder) stay: whether their writer still runs cannot be told from here.
  */
-export async function removeAbandonedTemps(path: string, pid: number): Promise<void> {
-  const target = resolve(path);
-  const prefix = tempPrefix(target, pid);
+async function removeAbandonedTemps(target: string): Promise<void> {
+  const prefix = tempPrefix(target);
   const names = await readdir(dirname(target)).catch(() => [] as string[]);
-  for (const name of names)
-    if (name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length)))
+  for (const name of names) {
+    const pid = name.startsWith(prefix)
+      ? /^(\d+)\.\d+\.tmp$/.exec(name.slice(prefix.length))?.[1]
+      : undefined;
+    if (pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid)))
       await rm(join(dirname(target), name), { force: true });
+  }
 }
 
-export function createAtomicFile(path: string): AtomicFile {
+/** Opens the temporary file of `path`, first removing those its killed writers left. */
+export async function createAtomicFile(path: string): Promise<AtomicFile> {
   const target = resolve(path);
-  const temp = join(dirname(target), `${tempPrefix(target, process.pid)}${Date.now()}.tmp`);
+  await removeAbandonedTemps(target);
+  const temp = join(dirname(target), `${tempPrefix(target)}${process.pid}.${Date.now()}.tmp`);
   // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
   const stream = durableWriteStream(temp, { flags: 'wx', mode: 0o644 });
   let settled = false;

@@ -128,7 +128,7 @@ export async function runExport(
   if (options.out === '-') {
     writer = createWriter(options.format, process.stdout, {});
   } else if (options.out) {
-    file = createAtomicFile(options.out);
+    file = await createAtomicFile(options.out);
     writer = createWriter(options.format, file.stream, { tempDir: dirname(file.path), onRow: options.onRow });
   }
 

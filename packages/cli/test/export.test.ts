@@ -1,7 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
@@ -236,5 +244,25 @@ describe('rxs export against the real server', () => {
     expect(failed.stderr).toMatch(/Could not reach the records service/);
     expect(readFileSync(out, 'utf8')).toBe('previous export\n');
     expect(execFileSync('ls', ['-a', dir]).toString()).not.toMatch(/\.tmp/);
+  });
+
+  it("a killed export's half-written file is removed by the next export of that output, not a live or another machine's", async () => {
+    const folder = join(dir, 'killed');
+    mkdirSync(folder);
+    const out = join(folder, 'reqs.csv');
+    const host = hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has ended
+    const temps = {
+      killed: `.reqs.csv.${host}.${gone}.1795700000000.tmp`,
+      live: `.reqs.csv.${host}.${process.pid}.1795700000001.tmp`,
+      elsewhere: `.reqs.csv.another-machine.${gone}.1795700000002.tmp`,
+      otherOutput: `.other.csv.${host}.${gone}.1795700000003.tmp`,
+    };
+    for (const name of Object.values(temps)) writeFileSync(join(folder, name), 'half written');
+    const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
+    expect(result.code, result.stderr).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(
+      [temps.live, temps.elsewhere, temps.otherOutput, 'reqs.csv'].sort(),
+    );
   });
 });

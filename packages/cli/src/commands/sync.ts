@@ -26,7 +26,7 @@ import {
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createAtomicFile, removeAbandonedTemps } from '../atomic-file.js';
+import { createAtomicFile } from '../atomic-file.js';
 import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
@@ -163,9 +163,6 @@ Examples:
       // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
       const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
       let session = await createSyncSession(state);
-      // A sync killed on this folder left its output half written beside the output: removed.
-      if (output !== undefined && session.staleHolder !== undefined)
-        await removeAbandonedTemps(output, session.staleHolder);
       const progress = new Progress({ quiet: options.quiet || options.json });
       let cache: FeedCacheWriter | undefined;
       try {
@@ -364,7 +361,7 @@ async function compareMoments(connection: Connection, options: SyncOptions): Pro
       await second.abort();
     }
     if (options.report !== undefined) {
-      const file = createAtomicFile(options.report);
+      const file = await createAtomicFile(options.report);
       file.stream.end(reportJson(outcome.report));
       await file.commit();
     }

@@ -140,7 +140,7 @@ function reportText(
 
 /** A file that appears whole or not at all (atomic-file.ts). */
 async function writeAtomically(path: string, write: (stream: Writable) => Promise<void>): Promise<void> {
-  const file = createAtomicFile(path);
+  const file = await createAtomicFile(path);
   try {
     await write(file.stream);
     await file.commit();
