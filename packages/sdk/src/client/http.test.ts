@@ -82,6 +82,55 @@ describe.each(HTTP_CLIENTS)('HTTP over $name', ({ fetch }) => {
     expect((error as Error).message).toContain(server.url);
   });
 
+  it('decodes several codings in turn, and leaves answers without a body undecoded (204, 304)', async () => {
+    const server = await servers.serve((request, response) => {
+      if (request.method === 'DELETE') {
+        response.writeHead(204, { 'content-encoding': 'gzip' });
+        response.end();
+      } else if (request.headers['if-none-match'] === '"t1"') {
+        response.writeHead(304, { etag: '"t1"', 'content-encoding': 'gzip' });
+        response.end();
+      } else {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip, br' });
+        response.end(brotliCompressSync(gzipSync(Buffer.from(JSON.stringify(topic)))));
+      }
+    });
+    const client = clientAt(server.url, fetch);
+    expect(await client.techdoc.getTopic(revisionId)).toEqual(topic);
+    await client.records.deleteRecord(revisionId);
+    expect(await client.conditional.topic(revisionId, '"t1"')).toEqual({ unchanged: true, etag: '"t1"' });
+  });
+
+  // A compressed listing whose reading stops before it starts (here its Link header cannot be
+  // followed): the error is the call's, and nothing else happens (vitest fails a test file on an
+  // uncaught exception; the process would die).
+  it('a compressed answer dropped before it is read, or broken before the first read, fails only the call', async () => {
+    const records = Array.from({ length: 20_000 }, (_, i) => testRecord(i));
+    const body = gzipSync(Buffer.from(layouts.lines(records)));
+    const server = await servers.serve((request, response) => {
+      if (request.url!.startsWith('/kt/')) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        response.end(
+          Buffer.concat([gzipSync(Buffer.from(JSON.stringify(topic))).subarray(0, 12), Buffer.alloc(40, 7)]),
+        );
+        return;
+      }
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        link: '<https://elsewhere.example/records/?after=x>; rel="next"',
+      });
+      response.end(body);
+    });
+    const client = clientAt(server.url, fetch);
+    const pages = async () => {
+      for await (const page of client.records.listRecordBatches({}, { pageSize: 1000 })) void page;
+    };
+    await expect(pages()).rejects.toThrow(/Link header/);
+    await expect(client.techdoc.getTopic(revisionId)).rejects.toBeInstanceOf(RxsApiError);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // where the uncaught error came
+  });
+
   it('keeps one connection alive across calls, also after a 304 and an error status', async () => {
     const server = await servers.serve((request, response) => {
       if (request.headers['if-none-match'] === '"t1"') {

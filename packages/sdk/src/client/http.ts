@@ -1,5 +1,5 @@
 import type { Agent, IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 
 export type FetchFunction = typeof globalThis.fetch;
 
@@ -73,26 +73,49 @@ export function nodeHttp(): HttpFunction {
       request.on('error', reject);
       request.end(body);
     });
-    return streamAnswer(response, await decoded(response));
+    return streamAnswer(response, await decoded(response, method));
   };
 }
 
-/** The body as sent, or decoded when the server compressed it. */
-async function decoded(response: IncomingMessage): Promise<Readable> {
-  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
-  if (!encoding || encoding === 'identity') return response;
+/** Answers that have no body, whatever their headers say (RFC 9110 §6.4.1). */
+const BODILESS = new Set([204, 304]);
+
+/**
+ * The body as sent, or decoded when the server compressed it (codings applied in the order the
+ * header lists them, so undone in reverse), as fetch does; an answer without a body is not
+ * decoded (an empty gzip stream is an error). A coding not asked for is handed on as it is.
+ */
+async function decoded(response: IncomingMessage, method: string): Promise<Readable> {
+  const codings = (response.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  const empty =
+    method === 'HEAD' || BODILESS.has(response.statusCode ?? 0) || response.headers['content-length'] === '0';
+  if (codings.length === 0 || empty) return response;
   const zlib = await import('node:zlib');
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? zlib.createGunzip()
-      : encoding === 'deflate'
-        ? zlib.createInflate()
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress()
-          : undefined;
-  if (!decoder) return response; // an encoding not asked for: handed on as it is, as fetch does
-  response.on('error', (error) => decoder.destroy(error));
-  return response.pipe(decoder);
+  const decoders = codings
+    .reverse()
+    .map((coding) =>
+      coding === 'gzip' || coding === 'x-gzip'
+        ? zlib.createGunzip()
+        : coding === 'deflate'
+          ? zlib.createInflate()
+          : coding === 'br'
+            ? zlib.createBrotliDecompress()
+            : undefined,
+    );
+  if (decoders.some((decoder) => decoder === undefined)) return response;
+  let body: Readable = response;
+  for (const decoder of decoders as Transform[]) {
+    const from = body;
+    // A broken body or coding ends the read with its error (the reader finds it on the stream,
+    // `errored`); until someone reads, the listener keeps it from being an uncaught exception.
+    from.on('error', (error) => decoder.destroy(error));
+    decoder.on('error', () => undefined);
+    body = from.pipe(decoder);
+  }
+  return body;
 }
 
 function streamAnswer(response: IncomingMessage, body: Readable): HttpAnswer {

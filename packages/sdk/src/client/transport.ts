@@ -179,7 +179,9 @@ export class Transport {
         // Read, not cancelled: a small body read to its end leaves the connection for the next
         // call. Within the attempt's time limit; a body lost on the way loses nothing wanted.
         exchange.timer.start();
-        await readLimited(exchange.response, ERROR_BODY_LIMIT).catch(() => undefined);
+        await readLimited(exchange.response, ERROR_BODY_LIMIT).catch(() => {
+          if (exchange.timer.callerAborted) throw exchange.timer.signal.reason;
+        });
         exchange.timer.pause();
         const etag = exchange.response.header('etag') ?? undefined;
         return { unchanged: exchange.response.status === 304 || exchange.response.status === 412, etag };
