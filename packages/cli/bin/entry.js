@@ -13,20 +13,23 @@ function modified(url) {
 /**
  * The module to start, for the CLI package at `cliDir` (a URL ending in `/`): the bundle
  * (dist/bundle/bin.js, made by `npm run build` after compiling; it starts about 0.1 s sooner) when
- * no compilation of the CLI or the SDK came after it, else the compiled modules (dist/bin.js): a
- * `tsc -b` alone leaves the bundle behind the code, and a stale bundle must never run. Undefined
- * when neither is built.
+ * it is newer than every compilation of the CLI and the SDK and than the last npm install (the
+ * bundle holds copies of the packages it uses), else the compiled modules (dist/bin.js): a
+ * `tsc -b` alone, or an install, leaves the bundle behind, and a stale bundle must never run (a
+ * tie counts as stale). Undefined when neither is built.
  */
 export function chooseEntry(cliDir) {
   const bundle = new URL('dist/bundle/bin.js', cliDir);
   const compiled = new URL('dist/bin.js', cliDir);
   const bundled = modified(bundle);
   if (bundled !== undefined) {
-    const compilations = [
+    const later = [
       new URL('tsconfig.tsbuildinfo', cliDir),
       new URL('../sdk/tsconfig.tsbuildinfo', cliDir),
+      // npm writes it at every install in the workspace.
+      new URL('../../node_modules/.package-lock.json', cliDir),
     ].map(modified);
-    if (compilations.every((time) => time === undefined || time <= bundled)) return bundle;
+    if (later.every((time) => time === undefined || time < bundled)) return bundle;
   }
   return modified(compiled) === undefined ? undefined : compiled;
 }
