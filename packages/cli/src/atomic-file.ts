@@ -3,7 +3,7 @@ import { open, readdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { durableWriteStream, processAlive } from '@rxs/sdk/exporter';
+import { durableWriteStream, processAlive, processSpace } from '@rxs/sdk/exporter';
 
 /**
  * An output file that appears whole or not at all: bytes go to a temporary file beside the target,
@@ -18,18 +18,22 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-/** This machine, as temporary file names carry it (only letters, digits and dashes). */
-const HOST = hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
+/**
+ * The processes whose PIDs this one can check, as temporary file names carry them: the host name
+ * (letters, digits and dashes only) and a hash of it with the PID namespace (`processSpace`).
+ */
+const SPACE = `${hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host'}-${processSpace()}`;
 
-/** The temporary files of `target` written on this machine are `<prefix><pid>.<time>.tmp`. */
-function tempPrefix(target: string): string {
-  return `.${basename(target)}.${HOST}.`;
+/** The temporary files of `target` written in this process space are `<prefix><pid>.<time>.tmp`. */
+export function tempPrefix(target: string): string {
+  return `.${basename(target)}.${SPACE}.`;
 }
 
 /**
  * Removes what writers of `target` on this machine that are gone (killed, or the machine went
  * down) left half written beside it: their temporary files of that output only. Those of another
- * machine (a shared folder) stay: whether their writer still runs cannot be told from here.
+ * machine or PID namespace (a shared folder, another container) stay: whether their writer still
+ * runs cannot be told from here.
  */
 async function removeAbandonedTemps(target: string): Promise<void> {
   const prefix = tempPrefix(target);

@@ -13,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { tempPrefix } from '../src/atomic-file.js';
 import { runCli } from './run-cli.js';
 
 describe('rxs export against the real server', () => {
@@ -246,23 +247,27 @@ describe('rxs export against the real server', () => {
     expect(execFileSync('ls', ['-a', dir]).toString()).not.toMatch(/\.tmp/);
   });
 
-  it("a killed export's half-written file is removed by the next export of that output, not a live or another machine's", async () => {
+  it("a killed export's half-written file is removed by the next export of that output, not a live one's, nor another machine's or container's", async () => {
     const folder = join(dir, 'killed');
     mkdirSync(folder);
     const out = join(folder, 'reqs.csv');
+    const ours = tempPrefix(out); // `.reqs.csv.<host>-<process space>.`
     const host = hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
     const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has ended
     const temps = {
-      killed: `.reqs.csv.${host}.${gone}.1795700000000.tmp`,
-      live: `.reqs.csv.${host}.${process.pid}.1795700000001.tmp`,
-      elsewhere: `.reqs.csv.another-machine.${gone}.1795700000002.tmp`,
-      otherOutput: `.other.csv.${host}.${gone}.1795700000003.tmp`,
+      killed: `${ours}${gone}.1795700000000.tmp`,
+      live: `${ours}${process.pid}.1795700000001.tmp`,
+      elsewhere: `.reqs.csv.another-machine-0123456789ab.${gone}.1795700000002.tmp`,
+      // The same host name, another PID namespace (a container sharing the folder and the name).
+      otherContainer: `.reqs.csv.${host}-000000000000.${gone}.1795700000003.tmp`,
+      otherOutput: `.other.csv.${ours.slice('.reqs.csv.'.length)}${gone}.1795700000004.tmp`,
     };
+    expect(ours.startsWith(`.reqs.csv.${host}-`)).toBe(true);
     for (const name of Object.values(temps)) writeFileSync(join(folder, name), 'half written');
     const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(folder).sort()).toEqual(
-      [temps.live, temps.elsewhere, temps.otherOutput, 'reqs.csv'].sort(),
+      [temps.live, temps.elsewhere, temps.otherContainer, temps.otherOutput, 'reqs.csv'].sort(),
     );
   });
 });

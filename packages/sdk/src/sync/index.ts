@@ -17,7 +17,14 @@ export {
   type SyncState,
 } from './state.js';
 export { durableWriteStream } from './durable.js';
-export { acquireSyncLock, LOCK_FILE, processAlive, SyncLockedError, type SyncLock } from './lock.js';
+export {
+  acquireSyncLock,
+  LOCK_FILE,
+  processAlive,
+  processSpace,
+  SyncLockedError,
+  type SyncLock,
+} from './lock.js';
 export {
   CHANGE_REPORT_FORMAT,
   CHANGE_REPORT_VERSION,

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
  * One sync at a time per state folder: `DIR/sync.lock` holds the PID, host and start time of the
  * sync running there. The file is written whole under a temporary name and linked into place, so
  * it never appears half written and only one of two racing syncs gets it. A lock whose process is
- * gone (same host, no such PID) is stale and taken over.
+ * gone (same host and PID namespace, no such PID) is stale and taken over.
  *
  * The temporary name carries the writer's PID (`sync.lock.PID.TOKEN.tmp`): one left by a sync
  * killed while taking the lock is removed by the next sync that holds it.
@@ -18,9 +19,32 @@ export const LOCK_FILE = 'sync.lock';
 interface LockContent {
   pid: number;
   hostname: string;
+  /** Where `pid` can be checked (`processSpace()`); absent in locks of earlier versions. */
+  space?: string;
   startedAt: string;
   token: string;
 }
+
+/**
+ * The processes whose PIDs this one can check: this host and, on Linux, this PID namespace. Two
+ * containers may share a host name (host networking, one pod) and a folder while each sees only
+ * its own processes: a PID of the other one looks gone from here. A short hash, safe in file names.
+ */
+export const processSpace: () => string = (() => {
+  let space: string | undefined;
+  return () => {
+    if (space === undefined) {
+      let namespace = '';
+      try {
+        namespace = readlinkSync('/proc/self/ns/pid'); // e.g. "pid:[4026531836]"
+      } catch {
+        // Not Linux: the host name alone.
+      }
+      space = createHash('sha256').update(`${hostname()}\0${namespace}`).digest('hex').slice(0, 12);
+    }
+    return space;
+  };
+})();
 
 export class SyncLockedError extends Error {
   constructor(
@@ -95,6 +119,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   const content: LockContent = {
     pid: process.pid,
     hostname: hostname(),
+    space: processSpace(),
     startedAt: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
@@ -121,6 +146,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
       const stale =
         holder !== undefined &&
         holder.hostname === content.hostname &&
+        (holder.space === undefined || holder.space === content.space) &&
         holder.pid !== process.pid &&
         !processAlive(holder.pid);
       if (!stale || attempt >= 3)

@@ -23,6 +23,7 @@ import {
   createSyncSession,
   diffRecord,
   LOCK_FILE,
+  processSpace,
   readSyncState,
   renderReportText,
   SyncLockedError,
@@ -711,9 +712,16 @@ describe('locking', () => {
       child.kill();
     }
     const dead = deadPid();
+    // A dead PID of another PID namespace on a host of the same name (another container sharing
+    // the folder): its process may well run; the lock is respected.
     writeFileSync(
       join(dir, LOCK_FILE),
-      JSON.stringify({ pid: dead, hostname: hostname(), startedAt: 'x', token: 't' }),
+      JSON.stringify({ pid: dead, hostname: hostname(), space: '000000000000', startedAt: 'x', token: 't' }),
+    );
+    expect(await createSyncSession(dir).catch((e: unknown) => e)).toBeInstanceOf(SyncLockedError);
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: dead, hostname: hostname(), space: processSpace(), startedAt: 'x', token: 't' }),
     );
     // Temporary lock files: one of a sync killed while taking the lock, one of a live process
     // taking it right now (another host's PID that is not ours and alive here).
