@@ -2,7 +2,8 @@
 // dist/: loading about a hundred small modules one by one was a third of an unchanged poll's time
 // (0.29 s, bundled 0.20 s, on two cores). The server stays a package of its own (it finds its web
 // assets beside its modules and loads native drivers), and so do packages that are resolved from
-// where they are installed (exceljs) or are native (better-sqlite3, pg).
+// where they are installed (exceljs, found from the bundle's folder: hence a dependency of the CLI
+// too) or are native (better-sqlite3, pg).
 const EXTERNAL = [/^node:/, /^@rxs\/server(\/|$)/, /^better-sqlite3$/, /^pg(\/|$)/, /^exceljs(\/|$)/];
 
 export default {
