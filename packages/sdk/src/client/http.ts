@@ -77,13 +77,15 @@ export function nodeHttp(): HttpFunction {
   };
 }
 
-/** Answers that have no body, whatever their headers say (RFC 9110 §6.4.1). */
-const BODILESS = new Set([204, 304]);
+/** Answers that have no body, whatever their headers say (RFC 9110 §6.4.1, §15.3.6). */
+const BODILESS = new Set([204, 205, 304]);
 
 /**
  * The body as sent, or decoded when the server compressed it (codings applied in the order the
- * header lists them, so undone in reverse), as fetch does; an answer without a body is not
- * decoded (an empty gzip stream is an error). A coding not asked for is handed on as it is.
+ * header lists them, so undone in reverse), as fetch does: an answer without a body is not
+ * decoded, and the decoders flush what they have at the end instead of failing on an empty or
+ * unterminated stream (undici's settings; a body cut by the connection still fails, by HTTP's
+ * framing). A coding not asked for is handed on as it is.
  */
 async function decoded(response: IncomingMessage, method: string): Promise<Readable> {
   const codings = (response.headers['content-encoding'] ?? '')
@@ -94,17 +96,20 @@ async function decoded(response: IncomingMessage, method: string): Promise<Reada
     method === 'HEAD' || BODILESS.has(response.statusCode ?? 0) || response.headers['content-length'] === '0';
   if (codings.length === 0 || empty) return response;
   const zlib = await import('node:zlib');
-  const decoders = codings
-    .reverse()
-    .map((coding) =>
-      coding === 'gzip' || coding === 'x-gzip'
-        ? zlib.createGunzip()
-        : coding === 'deflate'
-          ? zlib.createInflate()
-          : coding === 'br'
-            ? zlib.createBrotliDecompress()
-            : undefined,
-    );
+  const { Z_SYNC_FLUSH, BROTLI_OPERATION_FLUSH } = zlib.constants;
+  const lenient = { flush: Z_SYNC_FLUSH, finishFlush: Z_SYNC_FLUSH };
+  const decoders = codings.reverse().map((coding) =>
+    coding === 'gzip' || coding === 'x-gzip'
+      ? zlib.createGunzip(lenient)
+      : coding === 'deflate'
+        ? zlib.createInflate(lenient)
+        : coding === 'br'
+          ? zlib.createBrotliDecompress({
+              flush: BROTLI_OPERATION_FLUSH,
+              finishFlush: BROTLI_OPERATION_FLUSH,
+            })
+          : undefined,
+  );
   if (decoders.some((decoder) => decoder === undefined)) return response;
   let body: Readable = response;
   for (const decoder of decoders as Transform[]) {
