@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
-import { tempPrefix } from '../src/atomic-file.js';
+import { tempPrefix } from '@rxs/sdk/exporter';
 import { runCli } from './run-cli.js';
 
 describe('rxs export against the real server', () => {

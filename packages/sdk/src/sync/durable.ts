@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { tempPath } from './temp-files.js';
 
 /**
  * Durability on disk: a file's bytes, or a folder's entries (creations, renames, removals), are
@@ -20,9 +21,11 @@ export async function fsyncPath(path: string): Promise<void> {
 /**
  * Replaces `path` with `content` in one step: the bytes go to a temporary file beside it, which is
  * flushed and renamed over the target; then the folder is flushed so the rename survives a crash.
+ * A writer killed before its rename leaves its temporary file (named by `tempPath`) to the sweep
+ * of the folder's next owner (`removeAbandonedTemps`).
  */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temp = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`;
+  const temp = tempPath(path);
   try {
     await writeFile(temp, content, { flag: 'wx', mode: 0o644 });
     await fsyncPath(temp);

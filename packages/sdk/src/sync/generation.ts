@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, writeFileAtomic } from './durable.js';
+import { isAbandonedTemp } from './temp-files.js';
+import { processAlive } from './process-space.js';
 import { GENERATION_PREFIX, STATE_FILE, TEMP_GENERATION_PREFIX, type SyncState } from './state.js';
 
 /**
@@ -69,8 +71,21 @@ export class Generation {
 }
 
 /**
+ * Temporary files of the state folder written by earlier versions, `NAME.PID.STAMP.tmp`: those of
+ * `state.json` are written only under the lock (so are abandoned now), those of `probe.json`,
+ * `feed.json` and `sync.lock` are abandoned when their writer is gone (by its PID alone: they do
+ * not say their process space).
+ */
+function isEarlierVersionsTemp(name: string): boolean {
+  if (name.startsWith(`${STATE_FILE}.`) && name.endsWith('.tmp')) return true;
+  const pid = /^[a-z]+\.(?:json|lock)\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)?.[1];
+  return pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid));
+}
+
+/**
  * Removes generation folders other than `current` and leftovers of interrupted writes (temporary
- * generations, temporary state files). Call only while holding the lock.
+ * generations, temporary files of killed writers: state, probe, feed cache, lock). Call only while
+ * holding the lock.
  */
 export async function removeStrayGenerations(dir: string, current: string | undefined): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -79,7 +94,7 @@ export async function removeStrayGenerations(dir: string, current: string | unde
       (entry.isDirectory() &&
         ((entry.name.startsWith(GENERATION_PREFIX) && entry.name !== current) ||
           entry.name.startsWith(TEMP_GENERATION_PREFIX))) ||
-      (entry.isFile() && entry.name.startsWith(`${STATE_FILE}.`) && entry.name.endsWith('.tmp')),
+      (entry.isFile() && (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name))),
   );
   for (const entry of stray) await rm(join(dir, entry.name), { recursive: true, force: true });
   if (stray.length > 0) await fsyncPath(dir);

@@ -17,14 +17,9 @@ export {
   type SyncState,
 } from './state.js';
 export { durableWriteStream } from './durable.js';
-export {
-  acquireSyncLock,
-  LOCK_FILE,
-  processAlive,
-  processSpace,
-  SyncLockedError,
-  type SyncLock,
-} from './lock.js';
+export { acquireSyncLock, LOCK_FILE, SyncLockedError, type SyncLock } from './lock.js';
+export { processAlive, processSpace } from './process-space.js';
+export { isAbandonedTemp, removeAbandonedTemps, tempPath, tempPrefix } from './temp-files.js';
 export {
   CHANGE_REPORT_FORMAT,
   CHANGE_REPORT_VERSION,

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
-import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive, processSpace } from './process-space.js';
+import { removeAbandonedTemps, tempPath } from './temp-files.js';
 
 /**
  * One sync at a time per state folder: `DIR/sync.lock` holds the PID, host and start time of the
@@ -10,8 +11,9 @@ import { join } from 'node:path';
  * it never appears half written and only one of two racing syncs gets it. A lock whose process is
  * gone (same host and PID namespace, no such PID) is stale and taken over.
  *
- * The temporary name carries the writer's PID (`sync.lock.PID.TOKEN.tmp`): one left by a sync
- * killed while taking the lock is removed by the next sync that holds it.
+ * The temporary file is named as every temporary file (`temp-files.ts`, with the writer's process
+ * space and PID): one left by a sync killed while taking the lock is removed by the next sync that
+ * holds it.
  */
 
 export const LOCK_FILE = 'sync.lock';
@@ -24,27 +26,6 @@ interface LockContent {
   startedAt: string;
   token: string;
 }
-
-/**
- * The processes whose PIDs this one can check: this host and, on Linux, this PID namespace. Two
- * containers may share a host name (host networking, one pod) and a folder while each sees only
- * its own processes: a PID of the other one looks gone from here. A short hash, safe in file names.
- */
-export const processSpace: () => string = (() => {
-  let space: string | undefined;
-  return () => {
-    if (space === undefined) {
-      let namespace = '';
-      try {
-        namespace = readlinkSync('/proc/self/ns/pid'); // e.g. "pid:[4026531836]"
-      } catch {
-        // Not Linux: the host name alone.
-      }
-      space = createHash('sha256').update(`${hostname()}\0${namespace}`).digest('hex').slice(0, 12);
-    }
-    return space;
-  };
-})();
 
 export class SyncLockedError extends Error {
   constructor(
@@ -78,17 +59,6 @@ export interface SyncLock {
   release(): Promise<void>;
 }
 
-/** Whether a process with this id runs on this machine (one of another user's counts). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function readLock(path: string): Promise<LockContent | undefined | 'missing'> {
   try {
     const content = JSON.parse(await readFile(path, 'utf8')) as Partial<LockContent>;
@@ -101,19 +71,6 @@ async function readLock(path: string): Promise<LockContent | undefined | 'missin
   }
 }
 
-/**
- * Removes the temporary lock files of processes that are gone (killed between writing one and
- * removing it). Called while holding the lock, so a live writer is only ever mid-acquisition.
- */
-async function removeAbandonedLockTemps(dir: string): Promise<void> {
-  const pattern = /^sync\.lock\.(\d+)\.[0-9a-f]+\.tmp$/;
-  for (const name of await readdir(dir)) {
-    const pid = pattern.exec(name)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid)))
-      await rm(join(dir, name), { force: true });
-  }
-}
-
 export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   const path = join(dir, LOCK_FILE);
   const content: LockContent = {
@@ -123,7 +80,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
     startedAt: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  const temp = `${path}.${process.pid}.${content.token}.tmp`;
+  const temp = tempPath(path);
   const writeTemp = () => writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
   await writeTemp();
   let staleHolder: number | undefined;
@@ -159,7 +116,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
     await rm(temp, { force: true });
   }
   // Tidying only: a folder that cannot be listed fails the sync later, with a better message.
-  await removeAbandonedLockTemps(dir).catch(() => {});
+  await removeAbandonedTemps(dir, LOCK_FILE).catch(() => 0);
 
   let released = false;
   return {

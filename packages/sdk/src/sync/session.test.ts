@@ -8,8 +8,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type {
@@ -29,6 +29,7 @@ import {
   SyncLockedError,
   SyncOrderError,
   SyncStreamError,
+  tempPath,
   writeReport,
   type ChangeReport,
   type StoredRecord,
@@ -619,7 +620,7 @@ describe('crash safety', () => {
       join(dir, LOCK_FILE),
       JSON.stringify({
         pid: deadPid(),
-        hostname: (await import('node:os')).hostname(),
+        hostname: hostname(),
         startedAt: 'then',
         token: 'x',
       }),
@@ -690,7 +691,6 @@ describe('locking', () => {
   it('a lock held by another live process is respected; one of a dead process is taken over', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    const { hostname } = await import('node:os');
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
     try {
       writeFileSync(
@@ -742,6 +742,47 @@ describe('locking', () => {
     const next = await createSyncSession(dir);
     expect(next.staleHolder).toBeUndefined();
     await next.abort();
+  });
+});
+
+describe('temporary files killed writers left in the state folder', () => {
+  it("the next sync removes those of gone processes of this process space (state, probe, feed cache, lock, reports), not a live writer's nor another machine's or container's", async () => {
+    const dir = freshDir();
+    await sync(dir, one([rec(1)]));
+    const reports = join(dir, 'reports');
+    mkdirSync(reports, { recursive: true });
+    const gone = deadPid();
+    const ours = (target: string, pid: number) =>
+      basename(tempPath(join(dir, target))).replace(`.${process.pid}.`, `.${pid}.`);
+    expect(ours('probe.json', gone)).toMatch(
+      new RegExp(`^\\.probe\\.json\\..+-${processSpace()}\\.${gone}\\.[0-9a-f]+\\.tmp$`),
+    );
+    const abandoned = [
+      ...['state.json', 'probe.json', 'feed.json', LOCK_FILE].map((target) => ours(target, gone)),
+      // Written the earlier way, without the process space.
+      `probe.json.${gone}.mf3k2x.tmp`,
+      `feed.json.${gone}.mf3k2x.tmp`,
+      `${LOCK_FILE}.${gone}.0123456789abcdef.tmp`,
+    ];
+    const kept = [
+      ours('probe.json', process.ppid), // a live writer (the test runner)
+      `.probe.json.another-machine-0123456789ab.${gone}.0a0b.tmp`,
+      `.probe.json.${hostname().replace(/[^A-Za-z0-9-]/g, '-')}-000000000000.${gone}.0a0b.tmp`, // another container
+      `feed.json.${process.ppid}.mf3k2x.tmp`,
+    ];
+    for (const name of [...abandoned, ...kept]) writeFileSync(join(dir, name), '{"half":');
+    const reportTemps = {
+      abandoned: ours('2026-11-26T10-00-00.000Z.json', gone),
+      live: ours('x.json', process.ppid),
+    };
+    for (const name of Object.values(reportTemps)) writeFileSync(join(reports, name), '{"half":');
+
+    await sync(dir, one([rec(1), rec(2)]));
+    const left = readdirSync(dir);
+    for (const name of abandoned) expect(left, name).not.toContain(name);
+    for (const name of kept) expect(left, name).toContain(name);
+    expect(readdirSync(reports)).not.toContain(reportTemps.abandoned);
+    expect(readdirSync(reports)).toContain(reportTemps.live);
   });
 });
 
