@@ -144,9 +144,7 @@ async function walkRows(walk: RecordWalk): Promise<void> {
     }
     await walk.emptied();
   }
-  const left = await session.previousId();
-  if (left !== undefined)
-    throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
+  await checkedNoneLeft(session);
 }
 
 /**
@@ -157,31 +155,22 @@ async function walkRows(walk: RecordWalk): Promise<void> {
  * row is read.
  */
 async function compactByIndex(walk: RecordWalk, index: RowIndexReader): Promise<void> {
-  const { ids, mapped, session, pieces, previousRows } = walk;
-  const output = await open(previousRows.path, 'r');
-  const ranges = new ForwardRanges(output);
-  /** The previous output's rows [from, to), not yet copied, and where in the new output they go. */
-  let from = 0;
-  let to = 0;
-  let at = 0;
-  const copyPending = async () => {
-    if (to > from)
-      await ranges.copy(from, to, (bytes) => {
-        pieces.pushBytes(bytes);
-        return walk.emptied();
-      });
-    from = to = 0;
-  };
-  const changed = async (id: string) => {
-    await copyPending();
-    await checkedBefore(session, id, mapped);
-    await walk.changed(id);
-    await walk.emptied();
-  };
-  try {
-    const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
-    if (previousRows.offset !== first)
-      throw new SpliceRefusedError('The previous output does not start its records where its index says.');
+  const { ids, mapped, session, pieces } = walk;
+  await byRowIndex(walk, index, async (copyRows) => {
+    /** The previous output's rows [from, to), not yet copied, and where in the new output they go. */
+    let from = 0;
+    let to = 0;
+    let at = 0;
+    const copyPending = async () => {
+      if (to > from) await copyRows(from, to);
+      from = to = 0;
+    };
+    const changed = async (id: string) => {
+      await copyPending();
+      await checkedBefore(session, id, mapped);
+      await walk.changed(id);
+      await walk.emptied();
+    };
     let next = 0;
     let count = 0;
     while (await index.fill()) {
@@ -211,14 +200,8 @@ async function compactByIndex(walk: RecordWalk, index: RowIndexReader): Promise<
     }
     await copyPending();
     while (next < ids.length) await changed(ids[next++]!);
-    previousRows.seek(index.header.rowsEnd);
-    const left = await session.previousId();
-    if (left !== undefined)
-      throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
-  } finally {
-    await output.close();
-    await index.close();
-  }
+    await checkedNoneLeft(session);
+  });
 }
 
 /**
@@ -257,20 +240,8 @@ async function usableRowIndex(
  * anew.
  */
 async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void> {
-  const { ids, mapped, session, pieces, previousRows } = walk;
-  const output = await open(previousRows.path, 'r');
-  const ranges = new ForwardRanges(output);
-  /** Copies the previous output's bytes [from, to) into the new one. */
-  const copyRows = (from: number, to: number) =>
-    ranges.copy(from, to, (bytes) => {
-      pieces.pushBytes(bytes);
-      return walk.emptied();
-    });
-  try {
-    // The parts before the records were read as rows: the first record must start where they end.
-    const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
-    if (previousRows.offset !== first)
-      throw new SpliceRefusedError('The previous output does not start its records where its index says.');
+  const { ids, mapped, session, pieces } = walk;
+  await byRowIndex(walk, index, async (copyRows) => {
     let next = 0;
     for (;;) {
       const target = next < ids.length ? Buffer.from(ids[next]!, 'latin1') : undefined;
@@ -307,11 +278,46 @@ async function copyRanges(walk: RecordWalk, index: RowIndexReader): Promise<void
       await walk.changed(id);
       await walk.emptied();
     }
+  });
+}
+
+/**
+ * Runs `copy` over the previous output by its row index: opens the output, checks that its first
+ * record starts where the index says (the parts before the records were read as rows), gives
+ * `copy` a copier of the output's byte ranges into the new one, then moves the rows past the
+ * records. Closes the output and the index however it ends.
+ */
+async function byRowIndex(
+  walk: RecordWalk,
+  index: RowIndexReader,
+  copy: (copyRows: (from: number, to: number) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const { pieces, previousRows } = walk;
+  const output = await open(previousRows.path, 'r');
+  const ranges = new ForwardRanges(output);
+  try {
+    const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
+    if (previousRows.offset !== first)
+      throw new SpliceRefusedError('The previous output does not start its records where its index says.');
+    /** Copies the previous output's bytes [from, to) into the new one. */
+    await copy((from, to) =>
+      ranges.copy(from, to, (bytes) => {
+        pieces.pushBytes(bytes);
+        return walk.emptied();
+      }),
+    );
     previousRows.seek(index.header.rowsEnd);
   } finally {
     await output.close();
     await index.close();
   }
+}
+
+/** The previous snapshot, read to its end, must hold no record the previous output lacked. */
+async function checkedNoneLeft(session: SyncSession): Promise<void> {
+  const left = await session.previousId();
+  if (left !== undefined)
+    throw new SpliceRefusedError(`The previous output lacks record ${left} of the snapshot.`);
 }
 
 /** The previous snapshot must hold nothing before changed record `id` that the previous output did not. */
