@@ -635,6 +635,10 @@ describe('crash safety', () => {
     await expectComparedWithBase(dir);
     const after = (await readSyncState(dir))!;
     expect(readdirSync(dir).sort()).toEqual([after.generation, 'state.json']);
+    // The "dead" sync's files are still open in this process: closing them changes nothing on disk.
+    await crashed.abort();
+    expect(await readSyncState(dir)).toEqual(after);
+    expect(readdirSync(dir).sort()).toEqual([after.generation, 'state.json']);
   });
 
   it('commit switches only when everything is written; committing twice or before the end is refused', async () => {
