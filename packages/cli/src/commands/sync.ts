@@ -22,6 +22,7 @@ import {
   planFromFeed,
   takeFeedCursors,
   takeTraceCursor,
+  type SpliceResult,
 } from '@rxs/sdk/exporter';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -63,7 +64,7 @@ type SyncOutcome =
       /** How the records were read: all of them, the feed's changes merged into the kept listing, or spliced. */
       poll: 'full' | 'feed' | 'spliced';
       /** A spliced poll: found the records by the previous poll's row index (the snapshot layered, or `compacted`: written whole again), or by walking the rows. */
-      splicedFrom?: 'index' | 'compacted' | 'rows';
+      splicedFrom?: SpliceResult['found'];
     }
   /** The service said nothing changed since the snapshot: nothing was exported or written. */
   | { unchanged: true; since: SyncState };
