@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -120,6 +121,16 @@ describe('row index', () => {
     const other = path();
     writeFileSync(other, 'id,name\n1,two\n');
     await expect(RowIndexReader.open(other)).rejects.toThrow(RowIndexError);
+  });
+
+  it('an index that cannot be written (an I/O error, a full disk) is removed and reported as not kept, without failing', async () => {
+    const file = path();
+    const writer = await RowIndexWriter.create(file);
+    ['aaaa', 'aaab', 'aaac'].forEach((id, i) => writer.add(id, [1, 2], i * 10, i * 20));
+    // The file's descriptor closed under the writer: its next write fails as on a dead disk.
+    closeSync((writer as unknown as { handle: FileHandle }).handle.fd);
+    expect(await writer.finish({ linesEnd: 30, rowsEnd: 60 })).toBe(false);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('finds a copied entry whose readable id hash is a changed one, by both halves of the hash', async () => {

@@ -341,28 +341,36 @@ export class RowIndexWriter {
     this.length -= length;
   }
 
-  /** Writes the rest and the header, flushed to disk; false when the index is unusable (removed). */
+  /**
+   * Writes the rest and the header, flushed to disk; false when the index is unusable or could not
+   * be written (then it is removed). A failure here does not throw: an index only spares the next
+   * poll reading the rows, and it is finished after the output was put in place, which a failed
+   * sync would then leave without its snapshot.
+   */
   async finish(ends: Omit<RowIndexHeader, 'count' | 'idBytes'>): Promise<boolean> {
     const handle = this.handle!;
     this.handle = undefined;
+    let kept = false;
     try {
-      if (!this.usable || this.count === 0) {
-        await rm(this.path, { force: true });
-        return false;
+      if (this.usable && this.count > 0) {
+        await handle.write(this.buffer, 0, this.length, this.written);
+        const head = Buffer.alloc(HEADER_BYTES);
+        MAGIC.copy(head, 0);
+        head.writeUInt32LE(this.count, 8);
+        head.writeUInt32LE(this.idBytes, 12);
+        head.writeDoubleLE(ends.linesEnd, 16);
+        head.writeDoubleLE(ends.rowsEnd, 24);
+        await handle.write(head, 0, HEADER_BYTES, 0);
+        await handle.sync();
+        kept = true;
       }
-      await handle.write(this.buffer, 0, this.length, this.written);
-      const head = Buffer.alloc(HEADER_BYTES);
-      MAGIC.copy(head, 0);
-      head.writeUInt32LE(this.count, 8);
-      head.writeUInt32LE(this.idBytes, 12);
-      head.writeDoubleLE(ends.linesEnd, 16);
-      head.writeDoubleLE(ends.rowsEnd, 24);
-      await handle.write(head, 0, HEADER_BYTES, 0);
-      await handle.sync();
-      return true;
+    } catch {
+      // Without an index the next poll walks the rows (disk full, an I/O error).
     } finally {
-      await handle.close();
+      await handle.close().catch(() => undefined);
     }
+    if (!kept) await rm(this.path, { force: true }).catch(() => undefined);
+    return kept;
   }
 
   /** Stops without an index (nothing once finished). */
