@@ -202,6 +202,25 @@ describe.each(HTTP_CLIENTS)('HTTP over $name', ({ fetch }) => {
 });
 
 describe("Node's http", () => {
+  it('closes an idle connection before the server would, by the timeout the server announces', async () => {
+    const server = await servers.serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(topic));
+    });
+    // Node's server announces `Keep-Alive: timeout=3` and closes idle connections after 3 s.
+    server.server.keepAliveTimeout = 3_000;
+    const closed: number[] = [];
+    server.server.on('connection', (socket) => socket.on('close', () => closed.push(Date.now())));
+    const client = clientAt(server.url, undefined);
+    const answered = Date.now();
+    expect(await client.techdoc.getTopic(revisionId)).toEqual(topic);
+    await new Promise((resolve) => setTimeout(resolve, 2_600));
+    // The client dropped it a second before the announced 3 s: a request now opens a new one.
+    expect(closed).toHaveLength(1);
+    expect(closed[0]! - answered).toBeLessThan(2_600);
+    expect(await client.techdoc.getTopic(revisionId)).toEqual(topic);
+  });
+
   // The CLI ends when its work is done: an idle kept-alive connection must not hold the process
   // until the server drops it (here a minute).
   it('an idle kept-alive connection does not keep the process running', async () => {
