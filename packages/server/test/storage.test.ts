@@ -125,3 +125,34 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
     }
   });
 });
+
+describe(`a database upgraded by a newer version, on ${testDatabase}`, () => {
+  it('is refused with a message naming the migration this version lacks and what to run', async () => {
+    let url: string;
+    let cleanup: () => Promise<void>;
+    if (testDatabase === 'postgres') {
+      const database = await createTestPostgresDatabase();
+      url = database.url;
+      cleanup = database.drop;
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'rxs-newer-'));
+      url = join(dir, 'rxs.db');
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    }
+    try {
+      const storage = await openStorage({ url });
+      // What a later version's first migration leaves behind.
+      await sql`insert into kysely_migration (name, timestamp) values ('900_from_the_future', '2027-01-01T00:00:00.000Z')`.execute(
+        storage.db,
+      );
+      await storage.close();
+      const refused = await openStorage({ url }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toMatch(
+        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 010_json_text\)\. Run that version or a newer one/,
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
   type CompiledQuery,
   type Migration,
   type SqliteDatabase,
+  sql,
 } from 'kysely';
 import * as initial from './migrations/001_initial.js';
 import * as tenantUsersAndAudit from './migrations/002_tenant_users_and_audit.js';
@@ -258,8 +259,27 @@ async function migrate(storage: Storage): Promise<void> {
   const run = () => migrator.migrateToLatest();
   const { error, results } = await (storage.withMigrationLock ? storage.withMigrationLock(run) : run());
   if (error) {
+    const newer = await migrationsUnknownHere(storage, Object.keys(migrations));
+    if (newer.length > 0)
+      throw new Error(
+        `The database at ${storage.location} was upgraded by a newer version of RXS (its migration ` +
+          `${newer.join(', ')} is unknown to this one, whose last is ${Object.keys(migrations).at(-1)}). ` +
+          `Run that version or a newer one; this version cannot use the database as it is now.`,
+      );
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Database migration ${failed} failed at ${storage.location}: ${String(error)}`);
+  }
+}
+
+/** Migrations the database records as done that this version does not have (a newer one ran them). */
+async function migrationsUnknownHere(storage: Storage, known: string[]): Promise<string[]> {
+  try {
+    const done = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+      storage.db,
+    );
+    return done.rows.map((row) => row.name).filter((name) => !known.includes(name));
+  } catch {
+    return []; // no table: the first migration failed
   }
 }
 
