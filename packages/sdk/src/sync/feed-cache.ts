@@ -8,6 +8,7 @@ import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
 import { fsyncPath, writeFileAtomic } from './durable.js';
+import { tempPath } from './temp-files.js';
 import { compareIds } from './json-values.js';
 import { JsonLinesSink, readJsonLines } from './jsonl.js';
 import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from './feed-traces.js';
@@ -36,7 +37,6 @@ export const FEED_FILE = 'feed.json';
 const FEED_FORMAT = 'rxs-sync-feed';
 const FEED_VERSION = 2;
 const FOLDER_PREFIX = 'feed-';
-const TEMP_PREFIX = '.tmp-feed-';
 const READ_BATCH = 500;
 const TRACES_FILE = 'traces.jsonl';
 
@@ -213,8 +213,9 @@ export class FeedCacheWriter {
     revisionIds: readonly string[],
     source: ({ cursors: Map<string, string> } | { plan: FeedPlan }) & { traceCursor?: string },
   ): Promise<FeedCacheWriter> {
-    await removeStrayTemps(dir);
-    const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}`);
+    // Named as every temporary file: the next sync holding the lock removes it once its writer is
+    // gone (`removeStrayGenerations`), not while it may still be renamed after the lock's release.
+    const temp = tempPath(join(dir, 'feed'));
     await mkdir(temp);
     const plan = 'plan' in source ? source.plan : undefined;
     const cursors = plan
@@ -510,11 +511,6 @@ export function changeLineId(line: string, file: string): string {
   } catch {
     throw damaged(); // an escape JSON does not have
   }
-}
-
-async function removeStrayTemps(dir: string): Promise<void> {
-  for (const entry of await readdir(dir).catch(() => [] as string[]))
-    if (entry.startsWith(TEMP_PREFIX)) await rm(join(dir, entry), { recursive: true, force: true });
 }
 
 async function removeOtherCaches(dir: string, keep: string | undefined): Promise<void> {

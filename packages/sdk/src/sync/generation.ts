@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, writeFileAtomic } from './durable.js';
-import { isAbandonedTemp } from './temp-files.js';
+import { REPORTS_DIR } from './report-file.js';
+import { isAbandonedTemp, tempNameParts } from './temp-files.js';
 import { processAlive } from './process-space.js';
 import { GENERATION_PREFIX, STATE_FILE, TEMP_GENERATION_PREFIX, type SyncState } from './state.js';
 
@@ -71,21 +72,29 @@ export class Generation {
 }
 
 /**
- * Temporary files of the state folder written by earlier versions, `NAME.PID.STAMP.tmp`: those of
- * `state.json` are written only under the lock (so are abandoned now), those of `probe.json`,
- * `feed.json` and `sync.lock` are abandoned when their writer is gone (by its PID alone: they do
- * not say their process space).
+ * Temporary files and folders of earlier versions, which do not say their process space and are
+ * judged by their PID alone: `NAME.PID.STAMP.tmp` (state, probe, feed cache, lock, reports) and the
+ * feed cache's `.tmp-feed-PID-STAMP`. Those of `state.json` are written only under the lock, so
+ * any found while holding it is abandoned.
  */
 function isEarlierVersionsTemp(name: string): boolean {
   if (name.startsWith(`${STATE_FILE}.`) && name.endsWith('.tmp')) return true;
-  const pid = /^[a-z]+\.(?:json|lock)\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)?.[1];
+  const pid =
+    /^[^.].*\.(?:json|lock)\.(\d+)\.[0-9a-z]+\.tmp$/s.exec(name)?.[1] ??
+    /^\.tmp-feed-(\d+)-[0-9a-z]+$/.exec(name)?.[1];
   return pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid));
 }
 
+/** Whether `name` is a leftover of an interrupted write in a state folder held under the lock. */
+function isLeftover(name: string): boolean {
+  // state.json is written only under the lock: any temporary one is abandoned, whoever wrote it.
+  return isAbandonedTemp(name) || tempNameParts(name)?.target === STATE_FILE || isEarlierVersionsTemp(name);
+}
+
 /**
- * Removes generation folders other than `current` and leftovers of interrupted writes (temporary
- * generations, temporary files of killed writers: state, probe, feed cache, lock). Call only while
- * holding the lock.
+ * Removes generation folders other than `current` and leftovers of interrupted writes: temporary
+ * generations, and the temporary files and folders of killed writers (state, probe, feed cache,
+ * lock, reports). Call only while holding the lock.
  */
 export async function removeStrayGenerations(dir: string, current: string | undefined): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -94,8 +103,13 @@ export async function removeStrayGenerations(dir: string, current: string | unde
       (entry.isDirectory() &&
         ((entry.name.startsWith(GENERATION_PREFIX) && entry.name !== current) ||
           entry.name.startsWith(TEMP_GENERATION_PREFIX))) ||
-      (entry.isFile() && (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name))),
+      ((entry.isFile() || entry.isDirectory()) && isLeftover(entry.name)),
   );
   for (const entry of stray) await rm(join(dir, entry.name), { recursive: true, force: true });
   if (stray.length > 0) await fsyncPath(dir);
+  // Reports are written after the lock is released: only their gone writers' files.
+  const reports = join(dir, REPORTS_DIR);
+  for (const entry of await readdir(reports, { withFileTypes: true }).catch(() => []))
+    if (entry.isFile() && (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name)))
+      await rm(join(reports, entry.name), { force: true }).catch(() => undefined);
 }

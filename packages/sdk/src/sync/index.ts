@@ -18,8 +18,8 @@ export {
 } from './state.js';
 export { durableWriteStream } from './durable.js';
 export { acquireSyncLock, LOCK_FILE, SyncLockedError, type SyncLock } from './lock.js';
-export { processAlive, processSpace } from './process-space.js';
-export { isAbandonedTemp, removeAbandonedTemps, tempPath, tempPrefix } from './temp-files.js';
+export { processAlive, processLife, processSpace } from './process-space.js';
+export { isAbandonedTemp, removeAbandonedTemps, tempNameParts, tempPath, tempPrefix } from './temp-files.js';
 export {
   CHANGE_REPORT_FORMAT,
   CHANGE_REPORT_VERSION,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { processAlive, processSpace } from './process-space.js';
+import { processAlive, processLife, processSpace } from './process-space.js';
 import { removeAbandonedTemps, tempPath } from './temp-files.js';
 
 /**
@@ -23,6 +23,8 @@ interface LockContent {
   hostname: string;
   /** Where `pid` can be checked (`processSpace()`); absent in locks of earlier versions. */
   space?: string;
+  /** Which process of that PID (`processLife()`); absent in locks of earlier versions. */
+  life?: string;
   startedAt: string;
   token: string;
 }
@@ -77,6 +79,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
     pid: process.pid,
     hostname: hostname(),
     space: processSpace(),
+    life: processLife(),
     startedAt: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
@@ -104,8 +107,10 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
         holder !== undefined &&
         holder.hostname === content.hostname &&
         (holder.space === undefined || holder.space === content.space) &&
-        holder.pid !== process.pid &&
-        !processAlive(holder.pid);
+        // This PID: an earlier process's lock (the PID reused), unless this process holds it.
+        (holder.pid === process.pid
+          ? holder.life !== undefined && holder.life !== content.life
+          : !processAlive(holder.pid));
       if (!stale || attempt >= 3)
         throw new SyncLockedError(path, holder?.pid, holder?.hostname, holder?.startedAt);
       // The holder died without releasing: take its lock over.
@@ -115,8 +120,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   } finally {
     await rm(temp, { force: true });
   }
-  // Tidying only: a folder that cannot be listed fails the sync later, with a better message.
-  await removeAbandonedTemps(dir, LOCK_FILE).catch(() => 0);
+  await removeAbandonedTemps(dir, LOCK_FILE);
 
   let released = false;
   return {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
  */
 
 /**
- * The processes whose PIDs this one can check: this host and, on Linux, this PID namespace. Two
+ * The processes whose PIDs this one can check: this host (its name and machine id) and, on Linux,
+ * this PID namespace. Two
  * containers may share a host name (host networking, one pod) and a folder while each sees only
  * its own processes: a PID of the other one looks gone from here. A short hash, safe in file names.
  */
@@ -23,7 +24,20 @@ export const processSpace: () => string = (() => {
       } catch {
         // Not Linux: the host name alone.
       }
-      space = createHash('sha256').update(`${hostname()}\0${namespace}`).digest('hex').slice(0, 12);
+      // The host's own PID namespace has the same number on every Linux machine: two machines of
+      // one host name (cloned VMs, a shared folder) are told apart by their machine id.
+      let machine = '';
+      for (const file of ['/etc/machine-id', '/var/lib/dbus/machine-id'])
+        try {
+          machine = readFileSync(file, 'utf8').trim();
+          if (machine) break;
+        } catch {
+          // Absent (many containers, other systems).
+        }
+      space = createHash('sha256')
+        .update(`${hostname()}\0${namespace}\0${machine}`)
+        .digest('hex')
+        .slice(0, 12);
     }
     return space;
   };
@@ -39,3 +53,13 @@ export function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * This process among those that had its PID: a random token, so that a file naming this PID that
+ * this process did not write (an earlier process of the same PID, a restarted container's PID 1)
+ * is told from its own.
+ */
+export const processLife: () => string = (() => {
+  let life: string | undefined;
+  return () => (life ??= randomBytes(4).toString('hex'));
+})();

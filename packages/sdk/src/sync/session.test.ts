@@ -23,6 +23,7 @@ import {
   createSyncSession,
   diffRecord,
   LOCK_FILE,
+  processLife,
   processSpace,
   readSyncState,
   renderReportText,
@@ -30,6 +31,7 @@ import {
   SyncOrderError,
   SyncStreamError,
   tempPath,
+  tempPrefix,
   writeReport,
   type ChangeReport,
   type StoredRecord,
@@ -750,19 +752,51 @@ describe('locking', () => {
 });
 
 describe('temporary files killed writers left in the state folder', () => {
+  it("a lock naming this process's PID is an earlier process's when its life differs (taken over), and respected when it says none (an earlier version's)", async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    const lock = (life: string | undefined) =>
+      writeFileSync(
+        join(dir, LOCK_FILE),
+        JSON.stringify({
+          pid: process.pid,
+          hostname: hostname(),
+          space: processSpace(),
+          life,
+          startedAt: 'x',
+          token: 't',
+        }),
+      );
+    lock(undefined);
+    expect(await createSyncSession(dir).catch((e: unknown) => e)).toBeInstanceOf(SyncLockedError);
+    lock(processLife());
+    expect(await createSyncSession(dir).catch((e: unknown) => e)).toBeInstanceOf(SyncLockedError);
+    lock('zzzzzzzz'); // a restarted container's PID 1, say
+    const session = await createSyncSession(dir);
+    expect(session.staleHolder).toBe(process.pid);
+    await session.abort();
+  });
+
   it("the next sync removes those of gone processes of this process space (state, probe, feed cache, lock, reports), not a live writer's nor another machine's or container's", async () => {
     const dir = freshDir();
     await sync(dir, one([rec(1)]));
     const reports = join(dir, 'reports');
     mkdirSync(reports, { recursive: true });
     const gone = deadPid();
+    const host = hostname().replace(/[^A-Za-z0-9-]/g, '-');
     const ours = (target: string, pid: number) =>
       basename(tempPath(join(dir, target))).replace(`.${process.pid}.`, `.${pid}.`);
     expect(ours('probe.json', gone)).toMatch(
-      new RegExp(`^\\.probe\\.json\\..+-${processSpace()}\\.${gone}\\.[0-9a-f]+\\.tmp$`),
+      new RegExp(`^\\.probe\\.json\\..+-${processSpace()}\\.${gone}\\.${processLife()}[0-9a-z]+\\.tmp$`),
     );
     const abandoned = [
-      ...['state.json', 'probe.json', 'feed.json', LOCK_FILE].map((target) => ours(target, gone)),
+      ...['state.json', 'probe.json', 'feed.json', LOCK_FILE, 'odd\nname\u2028.json'].map((target) =>
+        ours(target, gone),
+      ),
+      // An earlier process of this PID (a restarted container's PID 1): not this process's life.
+      `${tempPrefix(join(dir, 'probe.json'))}${process.pid}.zz1.tmp`,
+      // state.json is written only under the lock: another process space's is abandoned too.
+      `.state.json.another-machine-0123456789ab.${process.ppid}.0a0b.tmp`,
       // Written the earlier way, without the process space.
       `probe.json.${gone}.mf3k2x.tmp`,
       `feed.json.${gone}.mf3k2x.tmp`,
@@ -770,23 +804,37 @@ describe('temporary files killed writers left in the state folder', () => {
     ];
     const kept = [
       ours('probe.json', process.ppid), // a live writer (the test runner)
+      basename(tempPath(join(dir, 'feed.json'))), // this process's own
       `.probe.json.another-machine-0123456789ab.${gone}.0a0b.tmp`,
-      `.probe.json.${hostname().replace(/[^A-Za-z0-9-]/g, '-')}-000000000000.${gone}.0a0b.tmp`, // another container
+      `.probe.json.${host}-000000000000.${gone}.0a0b.tmp`, // another container
       `feed.json.${process.ppid}.mf3k2x.tmp`,
     ];
     for (const name of [...abandoned, ...kept]) writeFileSync(join(dir, name), '{"half":');
-    const reportTemps = {
-      abandoned: ours('2026-11-26T10-00-00.000Z.json', gone),
-      live: ours('x.json', process.ppid),
+    // The feed cache's temporary folders: a killed sync's, of each naming; a live one's.
+    const folders = {
+      abandoned: [ours('feed', gone), `.tmp-feed-${gone}-mf3k2x`],
+      kept: [ours('feed', process.ppid), `.tmp-feed-${process.ppid}-mf3k2x`],
     };
-    for (const name of Object.values(reportTemps)) writeFileSync(join(reports, name), '{"half":');
+    for (const name of [...folders.abandoned, ...folders.kept]) {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'topic-0.jsonl'), '{"id":');
+    }
+    const reportTemps = {
+      abandoned: [
+        ours('2026-11-26T10-00-00.000Z.json', gone),
+        `2026-11-26T10-00-00.000Z.json.${gone}.mf3k2x.tmp`,
+      ],
+      live: [ours('x.json', process.ppid)],
+    };
+    for (const name of [...reportTemps.abandoned, ...reportTemps.live])
+      writeFileSync(join(reports, name), '{"half":');
 
     await sync(dir, one([rec(1), rec(2)]));
     const left = readdirSync(dir);
-    for (const name of abandoned) expect(left, name).not.toContain(name);
-    for (const name of kept) expect(left, name).toContain(name);
-    expect(readdirSync(reports)).not.toContain(reportTemps.abandoned);
-    expect(readdirSync(reports)).toContain(reportTemps.live);
+    for (const name of [...abandoned, ...folders.abandoned]) expect(left, name).not.toContain(name);
+    for (const name of [...kept, ...folders.kept]) expect(left, name).toContain(name);
+    for (const name of reportTemps.abandoned) expect(readdirSync(reports), name).not.toContain(name);
+    for (const name of reportTemps.live) expect(readdirSync(reports), name).toContain(name);
   });
 });
 

@@ -19,11 +19,9 @@ import type { Rendering } from './rendering.js';
 import { RowIndexing } from './row-indexing.js';
 import { valueRenamer, type ValueRenamer } from './renames.js';
 import { DEFAULT_DETAIL_LIMIT, type ChangeReport, type TopicChanges } from './report.js';
-import { REPORTS_DIR } from './report-file.js';
 import { ReportBuilder } from './report-builder.js';
 import { diffSchema } from './schema-diff.js';
 import { SortedCursor } from './sorted-cursor.js';
-import { removeAbandonedTemps } from './temp-files.js';
 import {
   readSyncState,
   stateFilePath,
@@ -181,8 +179,6 @@ export class SyncSession {
           }
       }
       await removeStrayGenerations(root, previous?.generation);
-      // Reports are written after the lock is released: their killed writers' files, by PID.
-      await removeAbandonedTemps(join(root, REPORTS_DIR));
       const generation = await Generation.create(root);
       return new SyncSession(root, previous, lock, generation, options);
     } catch (error) {

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { DuplicateIdentifierError, isMadeUpId, readableIdOf, ReadableIds } from '../export/identity.js';
 import type { ExportedRecord, ExportFormat, ExportPart } from '../export/model.js';
@@ -293,9 +293,10 @@ async function byRowIndex(
   copy: (copyRows: (from: number, to: number) => Promise<void>) => Promise<void>,
 ): Promise<void> {
   const { pieces, previousRows } = walk;
-  const output = await open(previousRows.path, 'r');
-  const ranges = new ForwardRanges(output);
+  let output: FileHandle | undefined;
   try {
+    output = await open(previousRows.path, 'r');
+    const ranges = new ForwardRanges(output);
     const first = (await index.fill()) ? index.nextRow() : index.header.rowsEnd;
     if (previousRows.offset !== first)
       throw new SpliceRefusedError('The previous output does not start its records where its index says.');
@@ -308,7 +309,7 @@ async function byRowIndex(
     );
     previousRows.seek(index.header.rowsEnd);
   } finally {
-    await output.close();
+    await output?.close();
     await index.close();
   }
 }

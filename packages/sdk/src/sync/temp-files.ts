@@ -1,14 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { processAlive, processSpace } from './process-space.js';
+import { processAlive, processLife, processSpace } from './process-space.js';
 
 /**
- * Temporary files written beside their target and renamed over it, and the removal of those a
- * killed writer left. The name says whose a file is: `.NAME.HOST-SPACE.PID.STAMP.tmp`, so that a
- * later writer removes only files of processes gone from its own process space (`processSpace`);
- * another machine's or container's stay, as whether their writer still runs cannot be told here.
+ * Temporary files (and folders) written beside their target and renamed over it, and the removal
+ * of those a killed writer left. The name says whose one is: `.NAME.HOST-SPACE.PID.STAMP.tmp`, the
+ * stamp starting with the writer's `processLife`, so that a later writer removes only those of
+ * processes gone from its own process space (`processSpace`), or of an earlier process of its own
+ * PID; another machine's or container's stay, as whether their writer still runs cannot be told.
  */
 
 let space: string | undefined;
@@ -23,35 +23,46 @@ export function tempPrefix(target: string): string {
   return `.${basename(target)}.${spaceTag()}.`;
 }
 
-/** A new temporary file name for `target`, in its folder, unique to this process and call. */
+let made = 0;
+/** A new temporary name for `target`, in its folder, unique to this process and call. */
 export function tempPath(target: string): string {
-  return join(dirname(target), `${tempPrefix(target)}${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  return join(
+    dirname(target),
+    `${tempPrefix(target)}${process.pid}.${processLife()}${(made++).toString(36)}.tmp`,
+  );
 }
 
-const TEMP_NAME = /^\.(.+)\.([A-Za-z0-9-]+)\.(\d+)\.[0-9a-z]+\.tmp$/;
+// `s`: a target's name may hold line breaks.
+const TEMP_NAME = /^\.(.+)\.([A-Za-z0-9-]+)\.(\d+)\.([0-9a-z]+)\.tmp$/s;
+
+/** The target and the writer named by a temporary name, if `name` is one. */
+export function tempNameParts(
+  name: string,
+): { target: string; space: string; pid: number; stamp: string } | undefined {
+  const parts = TEMP_NAME.exec(name);
+  return parts ? { target: parts[1]!, space: parts[2]!, pid: Number(parts[3]), stamp: parts[4]! } : undefined;
+}
 
 /**
- * Whether `name` is a temporary file (of the target named `of`, if given) whose writer is gone:
- * written in this process space by another process that no longer runs.
+ * Whether `name` is a temporary name (of the target named `of`, if given) whose writer is gone:
+ * written in this process space by a process that no longer runs, or by an earlier one of this
+ * process's PID.
  */
 export function isAbandonedTemp(name: string, of?: string): boolean {
-  const parts = TEMP_NAME.exec(name);
-  if (!parts || parts[2] !== spaceTag() || (of !== undefined && parts[1] !== of)) return false;
-  const pid = Number(parts[3]);
-  return pid !== process.pid && !processAlive(pid);
+  const temp = tempNameParts(name);
+  if (!temp || temp.space !== spaceTag() || (of !== undefined && temp.target !== of)) return false;
+  if (temp.pid === process.pid) return !temp.stamp.startsWith(processLife());
+  return !processAlive(temp.pid);
 }
 
 /**
- * Removes from `dir` the temporary files (of the target named `of`, if given) that gone writers
- * left. A folder that cannot be listed is left alone: its writer reports that better.
+ * Removes from `dir` the temporary files and folders (of the target named `of`, if given) that
+ * gone writers left. Tidying only: what cannot be listed or removed is left (its writer, or the
+ * next one, reports a real problem better).
  */
-export async function removeAbandonedTemps(dir: string, of?: string): Promise<number> {
+export async function removeAbandonedTemps(dir: string, of?: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  let removed = 0;
   for (const name of names)
-    if (isAbandonedTemp(name, of)) {
-      await rm(join(dir, name), { force: true });
-      removed++;
-    }
-  return removed;
+    if (isAbandonedTemp(name, of))
+      await rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined);
 }
