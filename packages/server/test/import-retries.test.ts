@@ -62,7 +62,8 @@ describe('import retried through faults', () => {
           let write = 0;
           // The first attempts of the writes fail as drawn (a lost answer too: the record exists), then all go through.
           proxy.reset((request) => (request.method === 'POST' ? (failures[write++] ?? 'none') : 'none'));
-          const report = await importRecords(clientOf(proxy.url, 8), openRowSource(csvOf(6, label)), {
+          // As many retries as faults drawn: with two rows under way, one may meet all of them.
+          const report = await importRecords(clientOf(proxy.url, 12), openRowSource(csvOf(6, label)), {
             revisionId: revision,
             concurrency: 2,
           });
@@ -73,7 +74,8 @@ describe('import retried through faults', () => {
       ),
       { numRuns: 8 },
     );
-  });
+    // The injected 503s ask for a second's pause (Retry-After: 1), which the client honours.
+  }, 180_000);
 
   it('an import that dies half way, run again, completes without a duplicate', async () => {
     const revision = await approvedTopic(t, 'Crashed import');
