@@ -3,6 +3,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { durableWriteStream, removeAbandonedTemps, tempPath } from '@rxs/sdk/exporter';
+import { UserError } from './errors.js';
 
 /**
  * An output file that appears whole or not at all: bytes go to a temporary file beside the target,
@@ -17,13 +18,39 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
+function cannotCreate(target: string, error: NodeJS.ErrnoException): string {
+  const folder = dirname(target);
+  switch (error.code) {
+    case 'ENOENT':
+      return `Cannot write ${target}: the folder ${folder} does not exist. Create it, or name a file in an existing folder.`;
+    case 'ENOTDIR':
+      return `Cannot write ${target}: ${folder} is not a folder. Name a file in an existing folder.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `Cannot write ${target}: no permission to create files in ${folder}. Choose a folder you may write to.`;
+    case 'EROFS':
+      return `Cannot write ${target}: ${folder} is on a read-only file system. Choose another folder.`;
+    case 'ENOSPC':
+      return `Cannot write ${target}: the disk of ${folder} is full. Free some space and run it again.`;
+    default:
+      return `Cannot write ${target}: ${error.message}`;
+  }
+}
+
 /** Opens the temporary file of `path`, first removing those its killed writers left. */
 export async function createAtomicFile(path: string): Promise<AtomicFile> {
   const target = resolve(path);
   await removeAbandonedTemps(dirname(target), basename(target));
   const temp = tempPath(target);
+  // Created here, so that a folder that is missing or not writable is a message, not a stream's
+  // error event that nobody listens to yet.
+  try {
+    await (await open(temp, 'wx', 0o644)).close();
+  } catch (error) {
+    throw new UserError(cannotCreate(target, error as NodeJS.ErrnoException));
+  }
   // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
-  const stream = durableWriteStream(temp, { flags: 'wx', mode: 0o644 });
+  const stream = durableWriteStream(temp, { flags: 'r+' });
   let settled = false;
   return {
     path: target,

@@ -247,6 +247,30 @@ describe('rxs export against the real server', () => {
     expect(execFileSync('ls', ['-a', dir]).toString()).not.toMatch(/\.tmp/);
   });
 
+  it('an output in a folder that is missing, or not a folder, is refused with a message (export and sync), no stack trace', async () => {
+    const missing = join(dir, 'no-such-folder', 'reqs.csv');
+    const notFolder = join(dir, 'keep.json', 'reqs.csv'); // keep.json is a file
+    writeFileSync(join(dir, 'keep.json'), 'previous export\n');
+    for (const [out, reason] of [
+      [missing, /the folder .*no-such-folder does not exist\. Create it/],
+      [notFolder, /keep\.json is not a folder/],
+    ] as const) {
+      const exported = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
+      expect(exported.code).toBe(1);
+      expect(exported.stderr).toMatch(reason);
+      expect(exported.stderr).not.toMatch(/\n\s+at /);
+      const state = join(dir, 'missing-out-state');
+      const synced = await runCli([
+        'sync',
+        ...exportArgs('--kt', requirements, '--format', 'csv', '--out', out, '--state', state).slice(1),
+      ]);
+      expect(synced.code).toBe(1);
+      expect(synced.stderr).toMatch(reason);
+      expect(synced.stderr).not.toMatch(/\n\s+at /);
+      expect(readdirSync(state).filter((name) => !name.startsWith('.') || name.endsWith('.tmp'))).toEqual([]);
+    }
+  });
+
   it("a killed export's half-written file is removed by the next export of that output, not a live one's, nor another machine's or container's", async () => {
     const folder = join(dir, 'killed');
     mkdirSync(folder);

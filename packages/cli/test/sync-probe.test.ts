@@ -1,7 +1,18 @@
+import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { tempPath } from '@rxs/sdk/exporter';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
@@ -173,6 +184,19 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(statSync(join(dir, 'a.csv')).mtimeMs).toBe(out.mtimeMs);
     expect(readFileSync(join(dir, 'a.state', 'state.json')).equals(state)).toBe(true);
     expect(reports('a')).toBe(1);
+
+    // What a run killed after its commit left (a report being written, the feed cache being
+    // renamed) goes with the next poll, even one that finds nothing changed.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const left = (target: string) =>
+      basename(tempPath(join(dir, 'a.state', target))).replace(`.${process.pid}.`, `.${gone}.`);
+    writeFileSync(join(dir, 'a.state', 'reports', left('2026-11-27T00-00-00.000Z.json')), '{"half":');
+    mkdirSync(join(dir, 'a.state', left('feed')));
+    const third = await sync(tagged.url, 'a');
+    expect(JSON.parse(third.stdout)).toMatchObject({ changed: false, unchanged: { checkedBy: 'etag' } });
+    expect(readdirSync(join(dir, 'a.state')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(join(dir, 'a.state', 'reports')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    tagged.take();
   });
 
   it('a changed record, a new trace or a re-touched output file make a full sync; each path gives the same files', async () => {

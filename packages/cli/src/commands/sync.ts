@@ -23,6 +23,7 @@ import {
   takeFeedCursors,
   takeTraceCursor,
   type SpliceResult,
+  removeAbandonedStateTemps,
 } from '@rxs/sdk/exporter';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -157,8 +158,12 @@ Examples:
       if (probing) {
         const previous = await readSyncState(state);
         const probe = await usableProbe(state, previous, fingerprint, output);
-        if (previous && probe && (await unchangedSince(client, probe.tags)))
+        if (previous && probe && (await unchangedSince(client, probe.tags))) {
+          // What a killed run left after its commit (a report, the feed cache) goes now, not once
+          // something changes.
+          await removeAbandonedStateTemps(state);
           return { unchanged: true, since: previous };
+        }
         if (probe) probedGeneration = previous?.generation;
       }
       // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).

@@ -74,27 +74,41 @@ export class Generation {
 /**
  * Temporary files and folders of earlier versions, which do not say their process space and are
  * judged by their PID alone: `NAME.PID.STAMP.tmp` (state, probe, feed cache, lock, reports) and the
- * feed cache's `.tmp-feed-PID-STAMP`. Those of `state.json` are written only under the lock, so
- * any found while holding it is abandoned.
+ * feed cache's `.tmp-feed-PID-STAMP`.
  */
 function isEarlierVersionsTemp(name: string): boolean {
-  if (name.startsWith(`${STATE_FILE}.`) && name.endsWith('.tmp')) return true;
   const pid =
     /^[^.].*\.(?:json|lock)\.(\d+)\.[0-9a-z]+\.tmp$/s.exec(name)?.[1] ??
     /^\.tmp-feed-(\d+)-[0-9a-z]+$/.exec(name)?.[1];
   return pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid));
 }
 
-/** Whether `name` is a leftover of an interrupted write in a state folder held under the lock. */
-function isLeftover(name: string): boolean {
-  // state.json is written only under the lock: any temporary one is abandoned, whoever wrote it.
-  return isAbandonedTemp(name) || tempNameParts(name)?.target === STATE_FILE || isEarlierVersionsTemp(name);
+/** A temporary `state.json` (of any writer, any version): only a lock holder writes one. */
+function isStateTemp(name: string): boolean {
+  return (
+    tempNameParts(name)?.target === STATE_FILE || (name.startsWith(`${STATE_FILE}.`) && name.endsWith('.tmp'))
+  );
+}
+
+/**
+ * Removes from a state folder, and its reports, the temporary files and folders whose writers are
+ * gone (killed): safe without the lock, so also on a poll that found nothing changed. Tidying
+ * only: what cannot be listed or removed is left.
+ */
+export async function removeAbandonedStateTemps(dir: string): Promise<void> {
+  for (const folder of [dir, join(dir, REPORTS_DIR)])
+    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => []))
+      if (
+        (entry.isFile() || entry.isDirectory()) &&
+        (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name))
+      )
+        await rm(join(folder, entry.name), { recursive: true, force: true }).catch(() => undefined);
 }
 
 /**
  * Removes generation folders other than `current` and leftovers of interrupted writes: temporary
- * generations, and the temporary files and folders of killed writers (state, probe, feed cache,
- * lock, reports). Call only while holding the lock.
+ * generations, every temporary `state.json`, and the temporary files and folders of killed writers
+ * (state, probe, feed cache, lock, reports). Call only while holding the lock.
  */
 export async function removeStrayGenerations(dir: string, current: string | undefined): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -103,13 +117,9 @@ export async function removeStrayGenerations(dir: string, current: string | unde
       (entry.isDirectory() &&
         ((entry.name.startsWith(GENERATION_PREFIX) && entry.name !== current) ||
           entry.name.startsWith(TEMP_GENERATION_PREFIX))) ||
-      ((entry.isFile() || entry.isDirectory()) && isLeftover(entry.name)),
+      (entry.isFile() && isStateTemp(entry.name)),
   );
   for (const entry of stray) await rm(join(dir, entry.name), { recursive: true, force: true });
   if (stray.length > 0) await fsyncPath(dir);
-  // Reports are written after the lock is released: only their gone writers' files.
-  const reports = join(dir, REPORTS_DIR);
-  for (const entry of await readdir(reports, { withFileTypes: true }).catch(() => []))
-    if (entry.isFile() && (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name)))
-      await rm(join(reports, entry.name), { force: true }).catch(() => undefined);
+  await removeAbandonedStateTemps(dir);
 }

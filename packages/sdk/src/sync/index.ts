@@ -18,7 +18,13 @@ export {
 } from './state.js';
 export { durableWriteStream } from './durable.js';
 export { acquireSyncLock, LOCK_FILE, SyncLockedError, type SyncLock } from './lock.js';
-export { processAlive, processLife, processSpace } from './process-space.js';
+export {
+  earlierLifeOfThisPid,
+  earlierProcessSpace,
+  processAlive,
+  processLife,
+  processSpace,
+} from './process-space.js';
 export { isAbandonedTemp, removeAbandonedTemps, tempNameParts, tempPath, tempPrefix } from './temp-files.js';
 export {
   CHANGE_REPORT_FORMAT,
@@ -40,6 +46,7 @@ export {
 } from './report.js';
 export { renderReportText, type RenderOptions } from './render.js';
 export { REPORTS_DIR, reportJson, writeReport } from './report-file.js';
+export { removeAbandonedStateTemps } from './generation.js';
 export {
   runWatchLoop,
   watchPause,

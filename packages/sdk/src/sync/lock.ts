@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { processAlive, processLife, processSpace } from './process-space.js';
+import {
+  earlierLifeOfThisPid,
+  earlierProcessSpace,
+  processAlive,
+  processLife,
+  processSpace,
+} from './process-space.js';
 import { removeAbandonedTemps, tempPath } from './temp-files.js';
 
 /**
@@ -23,11 +29,14 @@ interface LockContent {
   hostname: string;
   /** Where `pid` can be checked (`processSpace()`); absent in locks of earlier versions. */
   space?: string;
-  /** Which process of that PID (`processLife()`); absent in locks of earlier versions. */
+  /** Which process of that PID (`processLife()`); absent in locks of earlier versions, and where unknown. */
   life?: string;
   startedAt: string;
   token: string;
 }
+
+/** The tokens of the locks this process (this copy of the module) holds. */
+const heldTokens = new Set<string>();
 
 export class SyncLockedError extends Error {
   constructor(
@@ -35,17 +44,19 @@ export class SyncLockedError extends Error {
     readonly pid: number | undefined,
     readonly host: string | undefined,
     readonly startedAt: string | undefined,
+    /** The lock is one this process took and has not released. */
+    heldHere = false,
   ) {
     const holder =
       pid === undefined
         ? 'an unknown process (the lock file is unreadable)'
-        : pid === process.pid && host === hostname()
+        : heldHere
           ? `this process (PID ${pid})`
-          : `process ${pid}${host && host !== hostname() ? ` on host ${host}` : ''}`;
+          : `process ${pid}${host && host !== hostname() ? ` on host ${host}` : pid === process.pid ? ' (the PID of this process, which does not hold it: an earlier process of that PID, or one of another machine or container)' : ''}`;
     super(
       `Another sync is running on this folder: ${lockPath} is held by ${holder}` +
         `${startedAt ? `, since ${startedAt}` : ''}. Wait for it to finish` +
-        `${pid !== undefined && pid !== process.pid ? `, or remove the lock file if process ${pid} is not an rxs sync` : ''}.`,
+        `${pid !== undefined && !heldHere ? `, or remove the lock file if process ${pid} is not an rxs sync` : ''}.`,
     );
   }
 }
@@ -61,6 +72,19 @@ export interface SyncLock {
   release(): Promise<void>;
 }
 
+/**
+ * Whether the lock's process is gone: of this process space (or an earlier version's count of it,
+ * or a lock of a version that did not say) and no process of its PID runs, or of this PID but
+ * an earlier life of it in this boot (the PID reused, a restarted container's PID 1).
+ */
+function isStale(holder: LockContent): boolean {
+  if (holder.hostname !== hostname()) return false;
+  if (holder.space !== undefined && holder.space !== processSpace() && holder.space !== earlierProcessSpace())
+    return false;
+  if (holder.pid === process.pid) return holder.space === processSpace() && earlierLifeOfThisPid(holder.life);
+  return !processAlive(holder.pid);
+}
+
 async function readLock(path: string): Promise<LockContent | undefined | 'missing'> {
   try {
     const content = JSON.parse(await readFile(path, 'utf8')) as Partial<LockContent>;
@@ -73,13 +97,40 @@ async function readLock(path: string): Promise<LockContent | undefined | 'missin
   }
 }
 
+/**
+ * Removes the stale lock `stale`, one taker at a time: two syncs that both found it stale must not
+ * both remove it, as the second would remove the lock the first has just taken. The taker holds
+ * `sync.lock.takeover` (linked from its own temporary file, so only one gets it) while it checks
+ * that the lock is still the stale one and removes it. A taker killed in between leaves that file;
+ * it is stale as a lock is, and removed. Returns without removing anything when another taker is
+ * at work: the caller tries to take the lock again.
+ */
+async function removeStaleLock(path: string, stale: LockContent, temp: string): Promise<void> {
+  const takeover = `${path}.takeover`;
+  try {
+    await link(temp, takeover);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const other = await readLock(takeover);
+    if (other !== 'missing' && other !== undefined && isStale(other)) await rm(takeover, { force: true });
+    else await new Promise((resolve) => setTimeout(resolve, 20)); // let it finish
+    return;
+  }
+  try {
+    const now = await readLock(path);
+    if (now !== 'missing' && now?.token === stale.token) await rm(path, { force: true });
+  } finally {
+    await rm(takeover, { force: true });
+  }
+}
+
 export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   const path = join(dir, LOCK_FILE);
   const content: LockContent = {
     pid: process.pid,
     hostname: hostname(),
     space: processSpace(),
-    life: processLife(),
+    ...(processLife() !== undefined && { life: processLife() }),
     startedAt: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
@@ -103,25 +154,25 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
       }
       const holder = await readLock(path);
       if (holder === 'missing') continue; // released meanwhile
-      const stale =
-        holder !== undefined &&
-        holder.hostname === content.hostname &&
-        (holder.space === undefined || holder.space === content.space) &&
-        // This PID: an earlier process's lock (the PID reused), unless this process holds it.
-        (holder.pid === process.pid
-          ? holder.life !== undefined && holder.life !== content.life
-          : !processAlive(holder.pid));
-      if (!stale || attempt >= 3)
-        throw new SyncLockedError(path, holder?.pid, holder?.hostname, holder?.startedAt);
+      const stale = holder !== undefined && isStale(holder);
+      if (!stale || attempt >= 8)
+        throw new SyncLockedError(
+          path,
+          holder?.pid,
+          holder?.hostname,
+          holder?.startedAt,
+          holder !== undefined && heldTokens.has(holder.token),
+        );
       // The holder died without releasing: take its lock over.
       staleHolder = holder.pid;
-      await rm(path, { force: true });
+      await removeStaleLock(path, holder, temp);
     }
   } finally {
     await rm(temp, { force: true });
   }
   await removeAbandonedTemps(dir, LOCK_FILE);
 
+  heldTokens.add(content.token);
   let released = false;
   return {
     path,
@@ -129,6 +180,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
     async release() {
       if (released) return;
       released = true;
+      heldTokens.delete(content.token);
       const holder = await readLock(path);
       if (holder !== 'missing' && holder?.token === content.token) await rm(path, { force: true });
     },

@@ -1,47 +1,88 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
  * Which processes this one can tell alive or gone: files left by a killed writer (temporary files,
  * a sync's lock) are judged by the PID they name, which means something only within one process
- * space.
+ * space, and by the life of the process of that PID.
  */
+
+const hash = (text: string, length: number) =>
+  createHash('sha256').update(text).digest('hex').slice(0, length);
+
+function readOr(path: string, fallback = ''): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return fallback; // absent or unreadable (other systems, many containers)
+  }
+}
+
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid'); // e.g. "pid:[4026531836]"
+  } catch {
+    return ''; // not Linux: the host name alone
+  }
+}
+
+function once<T>(compute: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: compute() }).v;
+}
 
 /**
  * The processes whose PIDs this one can check: this host (its name and machine id) and, on Linux,
- * this PID namespace. Two
- * containers may share a host name (host networking, one pod) and a folder while each sees only
- * its own processes: a PID of the other one looks gone from here. A short hash, safe in file names.
+ * this PID namespace. Two containers may share a host name (host networking, one pod) and a folder
+ * while each sees only its own processes: a PID of the other one looks gone from here. And the
+ * host's own PID namespace has the same number on every Linux machine: two machines of one host
+ * name (cloned VMs on a shared folder) are told apart by their machine id. A short hash.
  */
-export const processSpace: () => string = (() => {
-  let space: string | undefined;
-  return () => {
-    if (space === undefined) {
-      let namespace = '';
-      try {
-        namespace = readlinkSync('/proc/self/ns/pid'); // e.g. "pid:[4026531836]"
-      } catch {
-        // Not Linux: the host name alone.
-      }
-      // The host's own PID namespace has the same number on every Linux machine: two machines of
-      // one host name (cloned VMs, a shared folder) are told apart by their machine id.
-      let machine = '';
-      for (const file of ['/etc/machine-id', '/var/lib/dbus/machine-id'])
-        try {
-          machine = readFileSync(file, 'utf8').trim();
-          if (machine) break;
-        } catch {
-          // Absent (many containers, other systems).
-        }
-      space = createHash('sha256')
-        .update(`${hostname()}\0${namespace}\0${machine}`)
-        .digest('hex')
-        .slice(0, 12);
-    }
-    return space;
-  };
-})();
+export const processSpace = once(() => {
+  const machine = readOr('/etc/machine-id') || readOr('/var/lib/dbus/machine-id');
+  return hash(`${hostname()}\0${pidNamespace()}\0${machine}`, 12);
+});
+
+/** The process space as versions before the machine id counted it: their files and locks are ours too. */
+export const earlierProcessSpace = once(() => hash(`${hostname()}\0${pidNamespace()}`, 12));
+
+/** This boot of this machine (Linux's boot id), six hex digits; undefined where it cannot be read. */
+const bootTag = once(() => {
+  const boot = readOr('/proc/sys/kernel/random/boot_id');
+  return boot ? hash(boot, 6) : undefined;
+});
+
+/** Width of `processLife()`: the boot's six digits and the start time's eleven. */
+export const LIFE_LENGTH = 17;
+
+/**
+ * This process among the processes that had its PID, the same in every thread and every copy of
+ * this module: this boot and the process's start time since it (Linux's /proc/self/stat). So a
+ * file or lock naming this PID from an earlier life of it (a restarted container's PID 1) is told
+ * from this process's own. Undefined where these cannot be read: a file naming this PID is then
+ * always taken for this process's own.
+ */
+export const processLife = once((): string | undefined => {
+  const boot = bootTag();
+  const stat = readOr('/proc/self/stat');
+  // The command name (field 2) may hold spaces and parentheses: fields are counted after its ')'.
+  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  if (boot === undefined || !start || !/^\d+$/.test(start)) return undefined;
+  return `${boot}${Number(start)
+    .toString(36)
+    .padStart(LIFE_LENGTH - 6, '0')}`;
+});
+
+/**
+ * Whether `life` (of a file or a lock that names this process's PID) is an earlier process's:
+ * of this boot, and not this process's. Of another boot or unknown: it cannot be told (a machine
+ * of the same process space may have a process of this PID too), so it is not.
+ */
+export function earlierLifeOfThisPid(life: string | undefined): boolean {
+  const mine = processLife();
+  return mine !== undefined && life !== undefined && life.slice(0, 6) === mine.slice(0, 6) && life !== mine;
+}
 
 /** Whether a process with this id runs on this machine (one of another user's counts). */
 export function processAlive(pid: number): boolean {
@@ -53,13 +94,3 @@ export function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-
-/**
- * This process among those that had its PID: a random token, so that a file naming this PID that
- * this process did not write (an earlier process of the same PID, a restarted container's PID 1)
- * is told from its own.
- */
-export const processLife: () => string = (() => {
-  let life: string | undefined;
-  return () => (life ??= randomBytes(4).toString('hex'));
-})();

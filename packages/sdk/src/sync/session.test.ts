@@ -23,6 +23,7 @@ import {
   createSyncSession,
   diffRecord,
   LOCK_FILE,
+  earlierProcessSpace,
   processLife,
   processSpace,
   readSyncState,
@@ -752,7 +753,7 @@ describe('locking', () => {
 });
 
 describe('temporary files killed writers left in the state folder', () => {
-  it("a lock naming this process's PID is an earlier process's when its life differs (taken over), and respected when it says none (an earlier version's)", async () => {
+  it("a lock naming this process's PID is an earlier process's when its life is another of this boot (taken over); respected when of another boot or saying none", async () => {
     const dir = freshDir();
     mkdirSync(dir, { recursive: true });
     const lock = (life: string | undefined) =>
@@ -767,11 +768,21 @@ describe('temporary files killed writers left in the state folder', () => {
           token: 't',
         }),
       );
-    lock(undefined);
-    expect(await createSyncSession(dir).catch((e: unknown) => e)).toBeInstanceOf(SyncLockedError);
-    lock(processLife());
-    expect(await createSyncSession(dir).catch((e: unknown) => e)).toBeInstanceOf(SyncLockedError);
-    lock('zzzzzzzz'); // a restarted container's PID 1, say
+    const life = processLife()!;
+    expect(life).toMatch(/^[0-9a-f]{6}[0-9a-z]{11}$/); // this boot, this process's start
+    const otherBoot = `${(parseInt(life[0]!, 16) ^ 1).toString(16)}${life.slice(1)}`;
+    for (const respected of [undefined, life, otherBoot]) {
+      lock(respected);
+      const refused = await createSyncSession(dir).catch((e: unknown) => e);
+      expect(refused, String(respected)).toBeInstanceOf(SyncLockedError);
+      // Not "this process": it does not hold that lock; the message says how to get out.
+      expect((refused as Error).message).toContain(`the PID of this process, which does not hold it`);
+      expect((refused as Error).message).toContain(
+        `remove the lock file if process ${process.pid} is not an rxs sync`,
+      );
+    }
+    // An earlier process of this PID in this boot (a restarted container's PID 1, say).
+    lock(`${life.slice(0, 6)}${'0'.repeat(11)}`);
     const session = await createSyncSession(dir);
     expect(session.staleHolder).toBe(process.pid);
     await session.abort();
@@ -787,14 +798,16 @@ describe('temporary files killed writers left in the state folder', () => {
     const ours = (target: string, pid: number) =>
       basename(tempPath(join(dir, target))).replace(`.${process.pid}.`, `.${pid}.`);
     expect(ours('probe.json', gone)).toMatch(
-      new RegExp(`^\\.probe\\.json\\..+-${processSpace()}\\.${gone}\\.${processLife()}[0-9a-z]+\\.tmp$`),
+      new RegExp(`^\\.probe\\.json\\..+-${processSpace()}\\.${gone}\\.${processLife()!}[0-9a-z]+\\.tmp$`),
     );
     const abandoned = [
       ...['state.json', 'probe.json', 'feed.json', LOCK_FILE, 'odd\nname\u2028.json'].map((target) =>
         ours(target, gone),
       ),
       // An earlier process of this PID (a restarted container's PID 1): not this process's life.
-      `${tempPrefix(join(dir, 'probe.json'))}${process.pid}.zz1.tmp`,
+      `${tempPrefix(join(dir, 'probe.json'))}${process.pid}.${processLife()!.slice(0, 6)}${'0'.repeat(11)}1.tmp`,
+      // Named by an earlier version on this machine (its count of the process space), by PID.
+      `.probe.json.${host}-${earlierProcessSpace()}.${gone}.1795700000000.tmp`,
       // state.json is written only under the lock: another process space's is abandoned too.
       `.state.json.another-machine-0123456789ab.${process.ppid}.0a0b.tmp`,
       // Written the earlier way, without the process space.
@@ -805,6 +818,8 @@ describe('temporary files killed writers left in the state folder', () => {
     const kept = [
       ours('probe.json', process.ppid), // a live writer (the test runner)
       basename(tempPath(join(dir, 'feed.json'))), // this process's own
+      // This PID in another boot: a machine of the same process space may run it.
+      `${tempPrefix(join(dir, 'probe.json'))}${process.pid}.${(parseInt(processLife()![0]!, 16) ^ 1).toString(16)}${processLife()!.slice(1)}1.tmp`,
       `.probe.json.another-machine-0123456789ab.${gone}.0a0b.tmp`,
       `.probe.json.${host}-000000000000.${gone}.0a0b.tmp`, // another container
       `feed.json.${process.ppid}.mf3k2x.tmp`,

@@ -1,7 +1,14 @@
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { processAlive, processLife, processSpace } from './process-space.js';
+import {
+  earlierLifeOfThisPid,
+  earlierProcessSpace,
+  LIFE_LENGTH,
+  processAlive,
+  processLife,
+  processSpace,
+} from './process-space.js';
 
 /**
  * Temporary files (and folders) written beside their target and renamed over it, and the removal
@@ -11,12 +18,21 @@ import { processAlive, processLife, processSpace } from './process-space.js';
  * PID; another machine's or container's stay, as whether their writer still runs cannot be told.
  */
 
+const hostTag = () => hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
 let space: string | undefined;
 /** The host name (letters, digits and dashes only) and the process space's hash. */
 function spaceTag(): string {
-  space ??= `${hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host'}-${processSpace()}`;
+  space ??= `${hostTag()}-${processSpace()}`;
   return space;
 }
+let earlierSpace: string | undefined;
+/** The same as versions before the machine id counted (their files are judged by PID only). */
+function earlierSpaceTag(): string {
+  earlierSpace ??= `${hostTag()}-${earlierProcessSpace()}`;
+  return earlierSpace;
+}
+/** Where the life is unknown (not Linux): never a boot's six hex digits. */
+const UNKNOWN_LIFE = 'z'.repeat(LIFE_LENGTH);
 
 /** The prefix of the temporary files of `target` written in this process space. */
 export function tempPrefix(target: string): string {
@@ -28,7 +44,7 @@ let made = 0;
 export function tempPath(target: string): string {
   return join(
     dirname(target),
-    `${tempPrefix(target)}${process.pid}.${processLife()}${(made++).toString(36)}.tmp`,
+    `${tempPrefix(target)}${process.pid}.${processLife() ?? UNKNOWN_LIFE}${(made++).toString(36)}.tmp`,
   );
 }
 
@@ -46,13 +62,17 @@ export function tempNameParts(
 /**
  * Whether `name` is a temporary name (of the target named `of`, if given) whose writer is gone:
  * written in this process space by a process that no longer runs, or by an earlier one of this
- * process's PID.
+ * process's PID in this boot.
  */
 export function isAbandonedTemp(name: string, of?: string): boolean {
   const temp = tempNameParts(name);
-  if (!temp || temp.space !== spaceTag() || (of !== undefined && temp.target !== of)) return false;
-  if (temp.pid === process.pid) return !temp.stamp.startsWith(processLife());
-  return !processAlive(temp.pid);
+  if (!temp || (of !== undefined && temp.target !== of)) return false;
+  if (temp.space === spaceTag())
+    return temp.pid === process.pid
+      ? earlierLifeOfThisPid(temp.stamp.slice(0, LIFE_LENGTH))
+      : !processAlive(temp.pid);
+  // Written by an earlier version on this machine: by its PID.
+  return temp.space === earlierSpaceTag() && temp.pid !== process.pid && !processAlive(temp.pid);
 }
 
 /**
