@@ -1,5 +1,5 @@
 import type { WriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { durableWriteStream, removeAbandonedTemps, tempPath } from '@rxs/sdk/exporter';
@@ -39,7 +39,12 @@ function cannotCreate(target: string, error: NodeJS.ErrnoException): string {
 
 /** Opens the temporary file of `path`, first removing those its killed writers left. */
 export async function createAtomicFile(path: string): Promise<AtomicFile> {
+  if (/[\\/]$/.test(path))
+    throw new UserError(`Cannot write ${path}: it names a folder (it ends with a slash). Name a file in it.`);
   const target = resolve(path);
+  // Found now, not after the whole export when the rename fails.
+  if ((await stat(target).catch(() => undefined))?.isDirectory())
+    throw new UserError(`Cannot write ${target}: it is a folder. Name a file in it.`);
   await removeAbandonedTemps(dirname(target), basename(target));
   const temp = tempPath(target);
   // Created here, so that a folder that is missing or not writable is a message, not a stream's
@@ -68,7 +73,12 @@ export async function createAtomicFile(path: string): Promise<AtomicFile> {
       } finally {
         await handle.close();
       }
-      await rename(temp, target);
+      try {
+        await rename(temp, target);
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+      }
       // The rename itself is durable only once the folder is synced.
       const folder = await open(dirname(target), 'r');
       try {

@@ -251,9 +251,13 @@ describe('rxs export against the real server', () => {
     const missing = join(dir, 'no-such-folder', 'reqs.csv');
     const notFolder = join(dir, 'keep.json', 'reqs.csv'); // keep.json is a file
     writeFileSync(join(dir, 'keep.json'), 'previous export\n');
+    const existingFolder = join(dir, 'a-folder');
+    mkdirSync(existingFolder, { recursive: true });
     for (const [out, reason] of [
       [missing, /the folder .*no-such-folder does not exist\. Create it/],
       [notFolder, /keep\.json is not a folder/],
+      [existingFolder, /a-folder: it is a folder\. Name a file in it/],
+      [`${join(dir, 'new-folder')}/`, /new-folder\/: it names a folder \(it ends with a slash\)/],
     ] as const) {
       const exported = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
       expect(exported.code).toBe(1);
@@ -269,6 +273,8 @@ describe('rxs export against the real server', () => {
       expect(synced.stderr).not.toMatch(/\n\s+at /);
       expect(readdirSync(state).filter((name) => !name.startsWith('.') || name.endsWith('.tmp'))).toEqual([]);
     }
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(existsSync(join(dir, 'new-folder'))).toBe(false);
   });
 
   it("a killed export's half-written file is removed by the next export of that output, not a live one's, nor another machine's or container's", async () => {

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,6 +9,7 @@ import {
   processLife,
   processSpace,
 } from './process-space.js';
+import { fsyncPath } from './durable.js';
 import { removeAbandonedTemps, tempPath } from './temp-files.js';
 
 /**
@@ -46,17 +47,27 @@ export class SyncLockedError extends Error {
     readonly startedAt: string | undefined,
     /** The lock is one this process took and has not released. */
     heldHere = false,
+    /** The lock names this process's life: another thread or copy of the SDK holds it. */
+    sameLife = false,
   ) {
     const holder =
       pid === undefined
         ? 'an unknown process (the lock file is unreadable)'
         : heldHere
           ? `this process (PID ${pid})`
-          : `process ${pid}${host && host !== hostname() ? ` on host ${host}` : pid === process.pid ? ' (the PID of this process, which does not hold it: an earlier process of that PID, or one of another machine or container)' : ''}`;
+          : sameLife
+            ? `this process (PID ${pid}: another thread, or another copy of the SDK in it)`
+            : `process ${pid}${host && host !== hostname() ? ` on host ${host}` : pid === process.pid ? ' (the PID of this process, which does not hold it: an earlier process of that PID, or one of another machine or container)' : ''}`;
     super(
       `Another sync is running on this folder: ${lockPath} is held by ${holder}` +
         `${startedAt ? `, since ${startedAt}` : ''}. Wait for it to finish` +
-        `${pid !== undefined && !heldHere ? `, or remove the lock file if process ${pid} is not an rxs sync` : ''}.`,
+        `${
+          pid === undefined
+            ? ', or remove the lock file if no sync runs on this folder'
+            : !heldHere && !sameLife
+              ? `, or remove the lock file if process ${pid} is not an rxs sync`
+              : ''
+        }.`,
     );
   }
 }
@@ -97,31 +108,59 @@ async function readLock(path: string): Promise<LockContent | undefined | 'missin
   }
 }
 
+const TAKEOVER_PREFIX = `${LOCK_FILE}.takeover-`;
+
+/** The takeover file of a lock (or takeover file) holding `token`: `sync.lock.takeover-HASH`. */
+function takeoverPath(dir: string, token: unknown): string {
+  return join(
+    dir,
+    `${TAKEOVER_PREFIX}${createHash('sha256').update(String(token)).digest('hex').slice(0, 16)}`,
+  );
+}
+
 /**
- * Removes the stale lock `stale`, one taker at a time: two syncs that both found it stale must not
- * both remove it, as the second would remove the lock the first has just taken. The taker holds
- * `sync.lock.takeover` (linked from its own temporary file, so only one gets it) while it checks
- * that the lock is still the stale one and removes it. A taker killed in between leaves that file;
- * it is stale as a lock is, and removed. Returns without removing anything when another taker is
- * at work: the caller tries to take the lock again.
+ * Removes `file` (the lock, or a takeover file) if it still holds `stale`, one remover at a time:
+ * two syncs that both found it stale must not both remove it, as the second would remove the lock
+ * the first has just taken. The remover holds the takeover file named by the stale content's token
+ * (linked from its own temporary file, so only one gets it; only those that found that same stale
+ * content compete for it) while it checks that `file` still holds it and removes it. A remover
+ * killed in between leaves its takeover file, itself stale: it is removed the same way, one level
+ * up. Returns without removing anything when another remover is at work: the caller tries again.
  */
-async function removeStaleLock(path: string, stale: LockContent, temp: string): Promise<void> {
-  const takeover = `${path}.takeover`;
+async function removeStale(
+  dir: string,
+  file: string,
+  stale: LockContent,
+  temp: string,
+  depth = 0,
+): Promise<void> {
+  const takeover = takeoverPath(dir, stale.token);
   try {
     await link(temp, takeover);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const other = await readLock(takeover);
-    if (other !== 'missing' && other !== undefined && isStale(other)) await rm(takeover, { force: true });
+    if (other !== 'missing' && other !== undefined && isStale(other) && depth < 3)
+      await removeStale(dir, takeover, other, temp, depth + 1);
     else await new Promise((resolve) => setTimeout(resolve, 20)); // let it finish
     return;
   }
   try {
-    const now = await readLock(path);
-    if (now !== 'missing' && now?.token === stale.token) await rm(path, { force: true });
+    const now = await readLock(file);
+    if (now !== 'missing' && now?.token === stale.token) await rm(file, { force: true });
   } finally {
     await rm(takeover, { force: true });
   }
+}
+
+/**
+ * Removes the takeover files left by removers that were killed. Called while holding the lock: a
+ * takeover file then names a token no lock holds any more, so a remover still at work finds the
+ * lock changed and removes nothing.
+ */
+async function removeTakeoverFiles(dir: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[]))
+    if (name.startsWith(TAKEOVER_PREFIX)) await rm(join(dir, name), { force: true }).catch(() => undefined);
 }
 
 export async function acquireSyncLock(dir: string): Promise<SyncLock> {
@@ -135,7 +174,11 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
     token: randomBytes(8).toString('hex'),
   };
   const temp = tempPath(path);
-  const writeTemp = () => writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
+  // Flushed before it is linked: a lock (or takeover file) is never found empty after a power cut.
+  const writeTemp = async () => {
+    await writeFile(temp, `${JSON.stringify(content)}\n`, { flag: 'wx', mode: 0o644 });
+    await fsyncPath(temp);
+  };
   await writeTemp();
   let staleHolder: number | undefined;
   try {
@@ -162,15 +205,20 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
           holder?.hostname,
           holder?.startedAt,
           holder !== undefined && heldTokens.has(holder.token),
+          holder !== undefined &&
+            holder.pid === process.pid &&
+            holder.life !== undefined &&
+            holder.life === processLife(),
         );
       // The holder died without releasing: take its lock over.
       staleHolder = holder.pid;
-      await removeStaleLock(path, holder, temp);
+      await removeStale(dir, path, holder, temp);
     }
   } finally {
     await rm(temp, { force: true });
   }
   await removeAbandonedTemps(dir, LOCK_FILE);
+  await removeTakeoverFiles(dir);
 
   heldTokens.add(content.token);
   let released = false;
