@@ -39,7 +39,7 @@ function cannotCreate(target: string, error: NodeJS.ErrnoException): string {
 
 /** Opens the temporary file of `path`, first removing those its killed writers left. */
 export async function createAtomicFile(path: string): Promise<AtomicFile> {
-  if (/[\\/]$/.test(path))
+  if (path.endsWith('/') || (process.platform === 'win32' && path.endsWith('\\')))
     throw new UserError(`Cannot write ${path}: it names a folder (it ends with a slash). Name a file in it.`);
   const target = resolve(path);
   // Found now, not after the whole export when the rename fails.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
-import { acquireSyncLock, LOCK_FILE } from './lock.js';
+import { acquireSyncLock, LOCK_FILE, SyncLockedError } from './lock.js';
 import { processLife, processSpace } from './process-space.js';
 
 const root = mkdtempSync(join(tmpdir(), 'rxs-lock-test-'));
@@ -63,6 +63,40 @@ describe('sync lock', () => {
     } finally {
       await lock.release();
     }
+  });
+
+  it('a chain of takeover files left by takers killed one after another does not block the folder', async () => {
+    const dir = join(root, 'chain');
+    mkdirSync(dir);
+    const dead = (token: string) =>
+      JSON.stringify({ pid: 4_000_000, hostname: hostname(), space: processSpace(), startedAt: 'x', token });
+    const takeoverOf = (token: string) =>
+      join(dir, `${LOCK_FILE}.takeover-${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
+    writeFileSync(join(dir, LOCK_FILE), dead('t0'));
+    // Each taker was killed holding the takeover file of the one before it.
+    for (let i = 0; i < 12; i++) writeFileSync(takeoverOf(`t${i}`), dead(`t${i + 1}`));
+    const lock = await acquireSyncLock(dir);
+    expect(lock.staleHolder).toBe(4_000_000);
+    expect(readdirSync(dir).filter((name) => name.startsWith(`${LOCK_FILE}.takeover`))).toEqual([]);
+    await lock.release();
+  });
+
+  it('a sync that finds another taking the dead lock over waits for it, then names it, not the dead one', async () => {
+    const dir = join(root, 'taker');
+    mkdirSync(dir);
+    const lockOf = (pid: number, token: string) =>
+      JSON.stringify({ pid, hostname: hostname(), space: processSpace(), startedAt: 'then', token });
+    writeFileSync(join(dir, LOCK_FILE), lockOf(4_000_000, 't0'));
+    // A live process (the test runner) holds the takeover file and never finishes.
+    writeFileSync(
+      join(dir, `${LOCK_FILE}.takeover-${createHash('sha256').update('t0').digest('hex').slice(0, 16)}`),
+      lockOf(process.ppid, 'taker'),
+    );
+    const started = Date.now();
+    const refused = await acquireSyncLock(dir).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SyncLockedError);
+    expect((refused as SyncLockedError).pid).toBe(process.ppid);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900); // it waited about a second
   });
 
   it("several syncs finding a dead sync's lock at the same moment (also one a taker was killed taking over): one takes it over, never two at once", async () => {

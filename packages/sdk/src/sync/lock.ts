@@ -125,29 +125,32 @@ function takeoverPath(dir: string, token: unknown): string {
  * (linked from its own temporary file, so only one gets it; only those that found that same stale
  * content compete for it) while it checks that `file` still holds it and removes it. A remover
  * killed in between leaves its takeover file, itself stale: it is removed the same way, one level
- * up. Returns without removing anything when another remover is at work: the caller tries again.
+ * up (each level is another dead process's, so the chain ends). Returns what happened: `removed`
+ * (something stale went), or the live remover at work (the caller waits and tries again).
  */
 async function removeStale(
   dir: string,
   file: string,
   stale: LockContent,
   temp: string,
-  depth = 0,
-): Promise<void> {
+  seen = new Set<string>(),
+): Promise<'removed' | LockContent | undefined> {
   const takeover = takeoverPath(dir, stale.token);
+  if (seen.has(takeover)) return undefined; // a loop of takeover files: only by hand
+  seen.add(takeover);
   try {
     await link(temp, takeover);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const other = await readLock(takeover);
-    if (other !== 'missing' && other !== undefined && isStale(other) && depth < 3)
-      await removeStale(dir, takeover, other, temp, depth + 1);
-    else await new Promise((resolve) => setTimeout(resolve, 20)); // let it finish
-    return;
+    if (other !== 'missing' && other !== undefined && isStale(other))
+      return removeStale(dir, takeover, other, temp, seen);
+    return other === 'missing' ? 'removed' : other; // gone meanwhile, or at work
   }
   try {
     const now = await readLock(file);
     if (now !== 'missing' && now?.token === stale.token) await rm(file, { force: true });
+    return 'removed';
   } finally {
     await rm(takeover, { force: true });
   }
@@ -181,6 +184,12 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
   };
   await writeTemp();
   let staleHolder: number | undefined;
+  /** Another sync taking the dead lock over right now, and how long it has been waited for. */
+  let taker: LockContent | undefined;
+  let waits = 0;
+  /** Stale files removed: a chain of killed takers' takeover files costs a try each. */
+  let removed = 0;
+  let rewrites = 0;
   try {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -189,7 +198,7 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         // ENOENT: the holder took our temporary file for a dead process's (another host's PID).
-        if (code === 'ENOENT' && attempt < 3) {
+        if (code === 'ENOENT' && rewrites++ < 3) {
           await writeTemp();
           continue;
         }
@@ -198,7 +207,10 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
       const holder = await readLock(path);
       if (holder === 'missing') continue; // released meanwhile
       const stale = holder !== undefined && isStale(holder);
-      if (!stale || attempt >= 8)
+      if (stale && taker !== undefined && waits >= 50)
+        // The one taking it over holds it in effect: name that process, not the dead one.
+        throw new SyncLockedError(path, taker.pid, taker.hostname, taker.startedAt);
+      if (!stale || attempt >= 8 + waits + Math.min(removed, 100))
         throw new SyncLockedError(
           path,
           holder?.pid,
@@ -212,7 +224,13 @@ export async function acquireSyncLock(dir: string): Promise<SyncLock> {
         );
       // The holder died without releasing: take its lock over.
       staleHolder = holder.pid;
-      await removeStale(dir, path, holder, temp);
+      const outcome = await removeStale(dir, path, holder, temp);
+      if (outcome === 'removed') removed++;
+      taker = outcome === 'removed' ? undefined : outcome;
+      if (taker !== undefined) {
+        waits++;
+        await new Promise((resolve) => setTimeout(resolve, 20)); // let it finish
+      }
     }
   } finally {
     await rm(temp, { force: true });

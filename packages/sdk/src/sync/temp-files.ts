@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -40,11 +41,14 @@ export function tempPrefix(target: string): string {
 }
 
 let made = 0;
-/** A new temporary name for `target`, in its folder, unique to this process and call. */
+/**
+ * A new temporary name for `target`, in its folder, unique to this call: worker threads and copies
+ * of this module share the PID and the life, not the count, hence the random part.
+ */
 export function tempPath(target: string): string {
   return join(
     dirname(target),
-    `${tempPrefix(target)}${process.pid}.${processLife() ?? UNKNOWN_LIFE}${(made++).toString(36)}.tmp`,
+    `${tempPrefix(target)}${process.pid}.${processLife() ?? UNKNOWN_LIFE}${(made++).toString(36)}${randomBytes(4).toString('hex')}.tmp`,
   );
 }
 
