@@ -70,19 +70,19 @@ describe(`storage on ${testDatabase}`, () => {
 
 const serverDist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
+/** An empty database of the kind this run tests, and how to drop it. */
+async function freshDatabase(): Promise<{ url: string; cleanup: () => Promise<void> }> {
+  if (testDatabase === 'postgres') {
+    const database = await createTestPostgresDatabase();
+    return { url: database.url, cleanup: database.drop };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'rxs-storage-'));
+  return { url: join(dir, 'rxs.db'), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 describe(`migrations on ${testDatabase} run once when several replicas start at the same moment`, () => {
   it('four processes opening one fresh database concurrently all succeed, and migrate once', async () => {
-    let url: string;
-    let cleanup: () => Promise<void>;
-    if (testDatabase === 'postgres') {
-      const database = await createTestPostgresDatabase();
-      url = database.url;
-      cleanup = database.drop;
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), 'rxs-migrate-'));
-      url = join(dir, 'rxs.db');
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    }
+    const { url, cleanup } = await freshDatabase();
     try {
       // Separate processes, as replicas are: each opens (and so migrates) the same database.
       const opener = `import('${serverDist}').then(async (m) => { const s = await m.openStorage({ url: process.argv[1] }); await s.close(); })`;
@@ -128,17 +128,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
 
 describe(`a database upgraded by a newer version, on ${testDatabase}`, () => {
   it('is refused with a message naming the migration this version lacks and what to run', async () => {
-    let url: string;
-    let cleanup: () => Promise<void>;
-    if (testDatabase === 'postgres') {
-      const database = await createTestPostgresDatabase();
-      url = database.url;
-      cleanup = database.drop;
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), 'rxs-newer-'));
-      url = join(dir, 'rxs.db');
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    }
+    const { url, cleanup } = await freshDatabase();
     try {
       const storage = await openStorage({ url });
       // What a later version's first migration leaves behind.

@@ -2,13 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import {
-  earlierLifeOfThisPid,
-  earlierProcessSpace,
-  processAlive,
-  processLife,
-  processSpace,
-} from './process-space.js';
+import { earlierProcessSpace, processLife, processSpace, writerGone } from './process-space.js';
 import { fsyncPath } from './durable.js';
 import { removeAbandonedTemps, tempPath } from './temp-files.js';
 
@@ -92,8 +86,7 @@ function isStale(holder: LockContent): boolean {
   if (holder.hostname !== hostname()) return false;
   if (holder.space !== undefined && holder.space !== processSpace() && holder.space !== earlierProcessSpace())
     return false;
-  if (holder.pid === process.pid) return holder.space === processSpace() && earlierLifeOfThisPid(holder.life);
-  return !processAlive(holder.pid);
+  return writerGone(holder.pid, holder.life, holder.space === processSpace() ? 'this' : 'earlier');
 }
 
 async function readLock(path: string): Promise<LockContent | undefined | 'missing'> {

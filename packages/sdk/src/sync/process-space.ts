@@ -84,6 +84,16 @@ export function earlierLifeOfThisPid(life: string | undefined): boolean {
   return mine !== undefined && life !== undefined && life.slice(0, 6) === mine.slice(0, 6) && life !== mine;
 }
 
+/**
+ * Whether the writer of a file or lock is gone, the file naming its PID and life: of this process
+ * space (`this`), or of it as earlier versions counted it, without a life (`earlier`). Another
+ * process of this PID is told only by its life in this boot; any other by whether its PID runs.
+ */
+export function writerGone(pid: number, life: string | undefined, space: 'this' | 'earlier'): boolean {
+  if (pid === process.pid) return space === 'this' && earlierLifeOfThisPid(life);
+  return !processAlive(pid);
+}
+
 /** Whether a process with this id runs on this machine (one of another user's counts). */
 export function processAlive(pid: number): boolean {
   try {

@@ -2,14 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import {
-  earlierLifeOfThisPid,
-  earlierProcessSpace,
-  LIFE_LENGTH,
-  processAlive,
-  processLife,
-  processSpace,
-} from './process-space.js';
+import { earlierProcessSpace, LIFE_LENGTH, processLife, processSpace, writerGone } from './process-space.js';
 
 /**
  * Temporary files (and folders) written beside their target and renamed over it, and the removal
@@ -71,12 +64,12 @@ export function tempNameParts(
 export function isAbandonedTemp(name: string, of?: string): boolean {
   const temp = tempNameParts(name);
   if (!temp || (of !== undefined && temp.target !== of)) return false;
-  if (temp.space === spaceTag())
-    return temp.pid === process.pid
-      ? earlierLifeOfThisPid(temp.stamp.slice(0, LIFE_LENGTH))
-      : !processAlive(temp.pid);
-  // Written by an earlier version on this machine: by its PID.
-  return temp.space === earlierSpaceTag() && temp.pid !== process.pid && !processAlive(temp.pid);
+  // `earlier`: written by an earlier version on this machine, by its PID, its life unknown.
+  const space = temp.space === spaceTag() ? 'this' : temp.space === earlierSpaceTag() ? 'earlier' : undefined;
+  return (
+    space !== undefined &&
+    writerGone(temp.pid, space === 'this' ? temp.stamp.slice(0, LIFE_LENGTH) : undefined, space)
+  );
 }
 
 /**
