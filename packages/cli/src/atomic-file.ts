@@ -1,5 +1,5 @@
 import type { WriteStream } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, readlink, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { durableWriteStream, removeAbandonedTemps, tempPath } from '@rxs/sdk/exporter';
@@ -12,6 +12,7 @@ import { UserError } from './errors.js';
  * next writer of that output on the same machine.
  */
 export interface AtomicFile {
+  /** The file replaced: the one named, or the one it links to. */
   readonly path: string;
   readonly stream: WriteStream;
   commit(): Promise<void>;
@@ -37,11 +38,35 @@ function cannotCreate(target: string, error: NodeJS.ErrnoException): string {
   }
 }
 
+/** Symbolic links followed at most (the operating system's own limit on Linux). */
+const MAX_LINKS = 40;
+
+/**
+ * The file `path` names, through symbolic links, also one that points to a file not there yet: the
+ * output replaces that file, as writing to the link would, instead of replacing the link with a
+ * file and leaving the file it pointed to as it was.
+ */
+async function throughLinks(path: string): Promise<string> {
+  let target = resolve(path);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let to: string;
+    try {
+      to = await readlink(target);
+    } catch {
+      return target; // not a link (or not there): this is the file
+    }
+    target = resolve(dirname(target), to);
+  }
+  throw new UserError(
+    `Cannot write ${path}: it is a symbolic link that leads through more than ${MAX_LINKS} others (a loop?). Name the file itself.`,
+  );
+}
+
 /** Opens the temporary file of `path`, first removing those its killed writers left. */
 export async function createAtomicFile(path: string): Promise<AtomicFile> {
   if (path.endsWith('/') || (process.platform === 'win32' && path.endsWith('\\')))
     throw new UserError(`Cannot write ${path}: it names a folder (it ends with a slash). Name a file in it.`);
-  const target = resolve(path);
+  const target = await throughLinks(path);
   // Found now, not after the whole export when the rename fails.
   if ((await stat(target).catch(() => undefined))?.isDirectory())
     throw new UserError(`Cannot write ${target}: it is a folder. Name a file in it.`);

@@ -4,7 +4,9 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -277,7 +279,42 @@ describe('rxs export against the real server', () => {
     expect(existsSync(join(dir, 'new-folder'))).toBe(false);
   });
 
-  it("a killed export's half-written file is removed by the next export of that output, not a live one's, nor another machine's or container's", async () => {
+  it('an output named by a symbolic link replaces the file the link points to, also one not there yet; a loop of links is a message', async () => {
+    const shared = join(dir, 'linked-share');
+    const links = join(dir, 'linked-names');
+    mkdirSync(shared);
+    mkdirSync(links);
+    // A link to an earlier export, by a relative path; a link to a file not written yet.
+    writeFileSync(join(shared, 'reqs.csv'), 'previous export\n');
+    symlinkSync('../linked-share/reqs.csv', join(links, 'current.csv'));
+    symlinkSync(join(shared, 'new.csv'), join(links, 'next.csv'));
+    symlinkSync('loop-b.csv', join(links, 'loop-a.csv'));
+    symlinkSync('loop-a.csv', join(links, 'loop-b.csv'));
+
+    for (const [name, file] of [
+      ['current.csv', 'reqs.csv'],
+      ['next.csv', 'new.csv'],
+    ] as const) {
+      const result = await runCli(
+        exportArgs('--kt', requirements, '--format', 'csv', '--out', join(links, name)),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const written = readFileSync(join(shared, file), 'utf8');
+      expect(written.split('\n')[0]).toMatch(/^\ufeff_id,readable_id,/);
+      expect(readlinkSync(join(links, name))).toMatch(new RegExp(`${file.replace('.', '\\.')}$`));
+    }
+    expect(readdirSync(links).sort()).toEqual(['current.csv', 'loop-a.csv', 'loop-b.csv', 'next.csv']);
+    expect(readdirSync(shared).sort()).toEqual(['new.csv', 'reqs.csv']);
+
+    const looped = await runCli(exportArgs('--kt', requirements, '--out', join(links, 'loop-a.csv')));
+    expect(looped.code).toBe(1);
+    expect(looped.stderr).toMatch(
+      /loop-a\.csv: it is a symbolic link that leads through more than 40 others/,
+    );
+    expect(looped.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a killed export's half-written file and spooled rows are removed by the next export there, not a live one's, nor another machine's or container's", async () => {
     const folder = join(dir, 'killed');
     mkdirSync(folder);
     const out = join(folder, 'reqs.csv');
@@ -294,10 +331,19 @@ describe('rxs export against the real server', () => {
     };
     expect(ours.startsWith(`.reqs.csv.${host}-`)).toBe(true);
     for (const name of Object.values(temps)) writeFileSync(join(folder, name), 'half written');
+    // The folder an export spools its rows in, beside the output: a killed one's and a live one's.
+    const spools = {
+      killed: `${tempPrefix(join(folder, 'rxs-export'))}${gone}.1795700000005.tmp`,
+      live: `${tempPrefix(join(folder, 'rxs-export'))}${process.pid}.1795700000006.tmp`,
+    };
+    for (const name of Object.values(spools)) {
+      mkdirSync(join(folder, name));
+      writeFileSync(join(folder, name, 'rows.csv'), 'half written');
+    }
     const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(folder).sort()).toEqual(
-      [temps.live, temps.elsewhere, temps.otherContainer, temps.otherOutput, 'reqs.csv'].sort(),
+      [temps.live, temps.elsewhere, temps.otherContainer, temps.otherOutput, spools.live, 'reqs.csv'].sort(),
     );
   });
 });

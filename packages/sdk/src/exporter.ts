@@ -14,4 +14,5 @@ export * from './export/mapping-file.js';
 export * from './export/limits.js';
 export * from './export/writers/index.js';
 export * from './sync/index.js';
+export * from './files/index.js';
 export * from './client/index.js';

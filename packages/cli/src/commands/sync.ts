@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { Command } from 'commander';
 import {
   createSyncSession,
+  makeScratchFolder,
   outputFacts,
   readSyncState,
   renderReportText,
@@ -336,7 +335,7 @@ async function compareMoments(connection: Connection, options: SyncOptions): Pro
     throw new UserError(
       'rxs sync writes --out atomically; standard output (-) is not possible. Name a file.',
     );
-  const folder = await mkdtemp(join(tmpdir(), 'rxs-compare-'));
+  const folder = await makeScratchFolder('rxs-compare');
   const progress = new Progress({ quiet: options.quiet || options.json });
   try {
     const fromOptions = { ...options, asOf: undefined, baseline: undefined, ...sinceMoment(options.since!) };

@@ -8,7 +8,7 @@ import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
 import { fsyncPath, writeFileAtomic } from './durable.js';
-import { tempPath } from './temp-files.js';
+import { tempPath } from '../files/temp-files.js';
 import { compareIds } from './json-values.js';
 import { JsonLinesSink, readJsonLines } from './jsonl.js';
 import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from './feed-traces.js';

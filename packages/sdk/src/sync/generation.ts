@@ -3,8 +3,8 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, writeFileAtomic } from './durable.js';
 import { REPORTS_DIR } from './report-file.js';
-import { isAbandonedTemp, tempNameParts } from './temp-files.js';
-import { processAlive } from './process-space.js';
+import { isAbandonedTemp, tempNameParts } from '../files/temp-files.js';
+import { processAlive } from '../files/process-space.js';
 import { GENERATION_PREFIX, STATE_FILE, TEMP_GENERATION_PREFIX, type SyncState } from './state.js';
 
 /**

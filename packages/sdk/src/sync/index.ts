@@ -19,14 +19,6 @@ export {
 export { durableWriteStream } from './durable.js';
 export { acquireSyncLock, LOCK_FILE, SyncLockedError, type SyncLock } from './lock.js';
 export {
-  earlierLifeOfThisPid,
-  earlierProcessSpace,
-  processAlive,
-  processLife,
-  processSpace,
-} from './process-space.js';
-export { isAbandonedTemp, removeAbandonedTemps, tempNameParts, tempPath, tempPrefix } from './temp-files.js';
-export {
   CHANGE_REPORT_FORMAT,
   CHANGE_REPORT_VERSION,
   DEFAULT_DETAIL_LIMIT,

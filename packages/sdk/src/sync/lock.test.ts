@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { acquireSyncLock, LOCK_FILE, SyncLockedError } from './lock.js';
-import { processLife, processSpace } from './process-space.js';
+import { processLife, processSpace } from '../files/process-space.js';
 
 const root = mkdtempSync(join(tmpdir(), 'rxs-lock-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -41,7 +41,7 @@ function contender(dir: string, at: number): Promise<string> {
 
 describe('sync lock', () => {
   it("a worker thread is this process: the same life, and it does not take the main thread's lock over", async () => {
-    const built = fileURLToPath(new URL('../../dist/sync/index.js', import.meta.url));
+    const built = fileURLToPath(new URL('../../dist/exporter.js', import.meta.url));
     if (!existsSync(built))
       throw new Error('Build the sdk first (npm run build): this test runs its output.');
     const dir = join(root, 'threads');

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { earlierProcessSpace, processLife, processSpace, writerGone } from './process-space.js';
+import { earlierProcessSpace, processLife, processSpace, writerGone } from '../files/process-space.js';
 import { fsyncPath } from './durable.js';
-import { removeAbandonedTemps, tempPath } from './temp-files.js';
+import { removeAbandonedTemps, tempPath } from '../files/temp-files.js';
 
 /**
  * One sync at a time per state folder: `DIR/sync.lock` holds the PID, host and start time of the
@@ -12,7 +12,7 @@ import { removeAbandonedTemps, tempPath } from './temp-files.js';
  * it never appears half written and only one of two racing syncs gets it. A lock whose process is
  * gone (same host and PID namespace, no such PID) is stale and taken over.
  *
- * The temporary file is named as every temporary file (`temp-files.ts`, with the writer's process
+ * The temporary file is named as every temporary file (`files/temp-files.ts`, with the writer's process
  * space and PID): one left by a sync killed while taking the lock is removed by the next sync that
  * holds it.
  */

@@ -23,21 +23,17 @@ import {
   createSyncSession,
   diffRecord,
   LOCK_FILE,
-  earlierProcessSpace,
-  processLife,
-  processSpace,
   readSyncState,
   renderReportText,
   SyncLockedError,
   SyncOrderError,
   SyncStreamError,
-  tempPath,
-  tempPrefix,
   writeReport,
   type ChangeReport,
   type StoredRecord,
   type SyncSessionOptions,
 } from './index.js';
+import { earlierProcessSpace, processLife, processSpace, tempPath, tempPrefix } from '../files/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: topics, records and whole exports as parts, and a sync that consumes them.

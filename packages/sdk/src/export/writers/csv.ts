@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, WriteStream } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { makeScratchFolder } from '../../files/temp-files.js';
 import type { ExportedRecord, ExportPart, ExportWriter, RowObserver } from '../model.js';
 import { cellText } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';
@@ -70,7 +70,7 @@ export class CsvWriter implements ExportWriter {
   readonly extension = 'csv';
   private readonly tracker = new ExportTracker();
   private readonly spool: Spool<{ topic: number; record: ExportedRecord }>;
-  private readonly tempDir: string;
+  private readonly tempDir: string | undefined;
   private readonly onRow: RowObserver | undefined;
   private body: Body | undefined;
   private bodyFailed = false;
@@ -79,7 +79,7 @@ export class CsvWriter implements ExportWriter {
     private readonly out: Writable,
     options: CsvWriterOptions = {},
   ) {
-    this.tempDir = options.tempDir ?? tmpdir();
+    this.tempDir = options.tempDir;
     this.onRow = options.onRow;
     this.spool = new Spool(options.tempDir);
   }
@@ -137,7 +137,7 @@ export class CsvWriter implements ExportWriter {
     const header = this.tracker.header;
     if (!header || header.withTraces || header.revisionIds.length !== 1) return;
     const columns = tableColumns().add(part.topic.fields);
-    const dir = await mkdtemp(join(this.tempDir, 'rxs-export-'));
+    const dir = await makeScratchFolder('rxs-export', this.tempDir);
     const file = join(dir, 'rows.csv');
     const stream = createWriteStream(file);
     this.body = {

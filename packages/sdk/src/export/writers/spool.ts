@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { makeScratchFolder } from '../../files/temp-files.js';
 import { endOutput, writeChunk } from './output.js';
 
 /**
@@ -15,11 +15,12 @@ export class Spool<T> {
   private file: string | undefined;
   private stream: WriteStream | undefined;
 
-  constructor(private readonly tempDir: string = tmpdir()) {}
+  /** `tempDir`: where its folder goes (the system's temporary folder when not given). */
+  constructor(private readonly tempDir?: string) {}
 
   async append(item: T): Promise<void> {
     if (!this.stream) {
-      this.dir = await mkdtemp(join(this.tempDir, 'rxs-export-'));
+      this.dir = await makeScratchFolder('rxs-export', this.tempDir);
       this.file = join(this.dir, 'spool.jsonl');
       this.stream = createWriteStream(this.file);
     }

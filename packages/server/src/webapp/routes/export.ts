@@ -1,6 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,6 +13,7 @@ import {
   exportParts,
   isObjectId,
   MappingFileError,
+  makeScratchFolder,
   TopicReapprovedError,
   TRACE_BATCH_MAX_NODES,
   TRACE_BATCH_TOO_LARGE,
@@ -305,7 +305,8 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         // The whole file is written before the status is sent: a failure is a visible error,
         // never a 200 with a broken file (an XLSX cannot be checked until its last byte).
         const release = slots.take(`${principal.tenantId}:${principal.userId}`);
-        const dir = await mkdtemp(join(tmpdir(), 'rxs-web-export-')).catch((error: unknown) => {
+        // A server killed while writing leaves its folder to the next export, which removes it.
+        const dir = await makeScratchFolder('rxs-web-export').catch((error: unknown) => {
           release();
           throw error;
         });

@@ -1,6 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +11,7 @@ import {
   ImportFileError,
   importFormatOf,
   importRecords,
+  makeScratchFolder,
   openRowSource,
   type ImportReport,
   type ImportWording,
@@ -231,7 +231,8 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
           415,
           `The file is sent as its bytes, with Content-Type ${UPLOAD_TYPES.join(', ')}; not as ${request.headers['content-type']}.`,
         );
-      const dir = await mkdtemp(join(tmpdir(), 'rxs-web-import-'));
+      // A server killed during an upload leaves its folder to the next upload, which removes it.
+      const dir = await makeScratchFolder('rxs-web-import');
       const file = join(dir, `upload.${format}`);
       const named = (text: string) => text.split(file).join(`"${query.name}"`);
       try {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { earlierProcessSpace, LIFE_LENGTH, processLife, processSpace, writerGone } from './process-space.js';
 
@@ -82,4 +82,19 @@ export async function removeAbandonedTemps(dir: string, of?: string): Promise<vo
   for (const name of names)
     if (isAbandonedTemp(name, of))
       await rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+}
+
+/**
+ * A new, private scratch folder for work that is thrown away (an export's spooled rows, a
+ * comparison's snapshots, an upload): `parent/.NAME.HOST-SPACE.PID.STAMP.tmp`, in the system's
+ * temporary folder unless told otherwise. Named as the temporary files are, so that each new one
+ * first removes those that killed processes left: a killed export of a million records left
+ * hundreds of megabytes behind for good.
+ */
+export async function makeScratchFolder(name: string, parent: string = tmpdir()): Promise<string> {
+  await removeAbandonedTemps(parent, name);
+  const folder = tempPath(join(parent, name));
+  // Readable by its owner only, as mkdtemp makes them: the system's temporary folder is shared.
+  await mkdir(folder, { mode: 0o700 });
+  return folder;
 }
