@@ -1,9 +1,11 @@
-import type { WriteStream } from 'node:fs';
-import { open, readlink, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { durableWriteStream, removeAbandonedTemps, tempPath } from '@rxs/sdk/exporter';
+import { durableWriteStream, fsyncPath, removeAbandonedTemps, tempPath } from '@rxs/sdk/exporter';
 import { UserError } from './errors.js';
+import { outputTarget } from './output-path.js';
 
 /**
  * An output file that appears whole or not at all: bytes go to a temporary file beside the target,
@@ -12,18 +14,20 @@ import { UserError } from './errors.js';
  * next writer of that output on the same machine.
  */
 export interface AtomicFile {
-  /** The file replaced: the one named, or the one it links to. */
+  /** The file replaced (the one named, or the one it links to), or the device written into. */
   readonly path: string;
   readonly stream: WriteStream;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }
 
-function cannotCreate(target: string, error: NodeJS.ErrnoException): string {
+async function cannotCreate(target: string, error: NodeJS.ErrnoException): Promise<string> {
   const folder = dirname(target);
   switch (error.code) {
     case 'ENOENT':
-      return `Cannot write ${target}: the folder ${folder} does not exist. Create it, or name a file in an existing folder.`;
+      return (await stat(folder).catch(() => undefined))?.isDirectory()
+        ? `Cannot write ${target}: no file can be created in ${folder} (${error.code}). Choose another folder.`
+        : `Cannot write ${target}: the folder ${folder} does not exist. Create it, or name a file in an existing folder.`;
     case 'ENOTDIR':
       return `Cannot write ${target}: ${folder} is not a folder. Name a file in an existing folder.`;
     case 'EACCES':
@@ -38,52 +42,35 @@ function cannotCreate(target: string, error: NodeJS.ErrnoException): string {
   }
 }
 
-/** Symbolic links followed at most (the operating system's own limit on Linux). */
-const MAX_LINKS = 40;
-
-/**
- * The file `path` names, through symbolic links, also one that points to a file not there yet: the
- * output replaces that file, as writing to the link would, instead of replacing the link with a
- * file and leaving the file it pointed to as it was.
- */
-async function throughLinks(path: string): Promise<string> {
-  let target = resolve(path);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let to: string;
-    try {
-      to = await readlink(target);
-    } catch {
-      return target; // not a link (or not there): this is the file
-    }
-    target = resolve(dirname(target), to);
-  }
-  throw new UserError(
-    `Cannot write ${path}: it is a symbolic link that leads through more than ${MAX_LINKS} others (a loop?). Name the file itself.`,
+/** A device, named pipe or socket: written into as it is (there is nothing to replace). */
+async function specialFile(path: string): Promise<AtomicFile> {
+  const stream = createWriteStream(path, { flags: 'w' });
+  await once(stream, 'open').catch((error: NodeJS.ErrnoException) => {
+    // ENXIO: /dev/stdout when standard output is a socket (as a program's output often is).
+    const instead = error.code === 'ENXIO' ? ' To write to standard output, use --out -.' : '';
+    throw new UserError(`Cannot write ${path}: ${error.message}.${instead}`);
+  });
+  return settling(
+    path,
+    stream,
+    async () => undefined,
+    async () => undefined,
   );
 }
 
-/** Opens the temporary file of `path`, first removing those its killed writers left. */
-export async function createAtomicFile(path: string): Promise<AtomicFile> {
-  if (path.endsWith('/') || (process.platform === 'win32' && path.endsWith('\\')))
-    throw new UserError(`Cannot write ${path}: it names a folder (it ends with a slash). Name a file in it.`);
-  const target = await throughLinks(path);
-  // Found now, not after the whole export when the rename fails.
-  if ((await stat(target).catch(() => undefined))?.isDirectory())
-    throw new UserError(`Cannot write ${target}: it is a folder. Name a file in it.`);
-  await removeAbandonedTemps(dirname(target), basename(target));
-  const temp = tempPath(target);
-  // Created here, so that a folder that is missing or not writable is a message, not a stream's
-  // error event that nobody listens to yet.
-  try {
-    await (await open(temp, 'wx', 0o644)).close();
-  } catch (error) {
-    throw new UserError(cannotCreate(target, error as NodeJS.ErrnoException));
-  }
-  // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
-  const stream = durableWriteStream(temp, { flags: 'r+' });
+/**
+ * The `AtomicFile` over `stream`, settled once: `commit` ends the stream, then `publish`es what it
+ * wrote; `abort` destroys it, then `discard`s what it wrote.
+ */
+function settling(
+  path: string,
+  stream: WriteStream,
+  publish: () => Promise<void>,
+  discard: () => Promise<void>,
+): AtomicFile {
   let settled = false;
   return {
-    path: target,
+    path,
     stream,
     async commit() {
       if (settled) return;
@@ -92,12 +79,61 @@ export async function createAtomicFile(path: string): Promise<AtomicFile> {
         stream.end();
         await finished(stream);
       }
-      const handle = await open(temp, 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await publish();
+    },
+    async abort() {
+      if (settled) return;
+      settled = true;
+      stream.destroy();
+      await discard();
+    },
+  };
+}
+
+/**
+ * Creates the temporary file `temp` that will replace `target`, with the replaced file's
+ * permissions (an export kept readable by its owner only stays so) and, where this user may give
+ * it, its owner.
+ */
+async function createTemp(temp: string, target: string): Promise<void> {
+  const replaced = await stat(target).catch(() => undefined);
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    if (!replaced) return;
+    if (replaced.uid !== process.getuid?.() || replaced.gid !== process.getgid?.())
+      await handle.chown(replaced.uid, replaced.gid).catch(() => undefined);
+    await handle.chmod(replaced.mode & 0o777); // after chown, which may clear bits; not umasked
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens the temporary file of `path`, first removing those its killed writers left; a device or
+ * named pipe is written into as it is.
+ */
+export async function createAtomicFile(path: string): Promise<AtomicFile> {
+  const found = await outputTarget(path);
+  if (found.kind === 'special') return specialFile(found.path);
+  const target = found.path;
+  await removeAbandonedTemps(dirname(target), basename(target));
+  const temp = tempPath(target);
+  // Created here, so that a folder that is missing or not writable is a message, not a stream's
+  // error event that nobody listens to yet.
+  try {
+    await createTemp(temp, target);
+  } catch (error) {
+    // Made, then refused its owner or permissions (or never made: then nothing to remove).
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new UserError(await cannotCreate(target, error as NodeJS.ErrnoException));
+  }
+  // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
+  const stream = durableWriteStream(temp, { flags: 'r+' });
+  return settling(
+    target,
+    stream,
+    async () => {
+      await fsyncPath(temp);
       try {
         await rename(temp, target);
       } catch (error) {
@@ -105,18 +141,8 @@ export async function createAtomicFile(path: string): Promise<AtomicFile> {
         throw error;
       }
       // The rename itself is durable only once the folder is synced.
-      const folder = await open(dirname(target), 'r');
-      try {
-        await folder.sync();
-      } finally {
-        await folder.close();
-      }
+      await fsyncPath(dirname(target));
     },
-    async abort() {
-      if (settled) return;
-      settled = true;
-      stream.destroy();
-      await rm(temp, { force: true });
-    },
-  };
+    () => rm(temp, { force: true }),
+  );
 }

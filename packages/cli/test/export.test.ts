@@ -1,5 +1,10 @@
 import {
+  chmodSync,
+  chownSync,
   existsSync,
+  lchownSync,
+  lstatSync,
+  statSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -11,12 +16,12 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { tempPrefix } from '@rxs/sdk/exporter';
-import { runCli } from './run-cli.js';
+import { cliBin, runCli } from './run-cli.js';
 
 describe('rxs export against the real server', () => {
   let t: TestServer;
@@ -308,11 +313,128 @@ describe('rxs export against the real server', () => {
 
     const looped = await runCli(exportArgs('--kt', requirements, '--out', join(links, 'loop-a.csv')));
     expect(looped.code).toBe(1);
-    expect(looped.stderr).toMatch(
-      /loop-a\.csv: it is a symbolic link that leads through more than 40 others/,
-    );
+    expect(looped.stderr).toMatch(/loop-a\.csv: it leads through more than 40 symbolic links \(a loop\?\)/);
     expect(looped.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "a link another user planted in a folder anyone may write to (/tmp) is not followed: the export cannot be made to replace that user's victim file (run as root to make the other user's link)",
+    async () => {
+      const shared = join(dir, 'world-writable');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777); // as /tmp: sticky, anyone may write
+      const victim = join(dir, 'authorized_keys');
+      writeFileSync(victim, 'ssh-ed25519 AAAA... me@host\n');
+      const planted = join(shared, 'reqs.csv');
+      symlinkSync(victim, planted);
+      lchownSync(planted, 65534, 65534); // made by another user (nobody)
+      const refused = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', planted));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/is a symbolic link another user made in a folder anyone may write to/);
+      expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
+      expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+      // The same link made by this user is followed.
+      lchownSync(planted, process.getuid!(), process.getgid!());
+      const followed = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', planted));
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(readFileSync(victim, 'utf8')).toMatch(/^\ufeff_id,/);
+    },
+  );
+
+  it('links are followed component by component as the kernel does: a ".." after a folder link leaves the folder it led to; a link to a folder says so', async () => {
+    const base = join(dir, 'dotdot');
+    mkdirSync(join(base, 'proj', 'data'), { recursive: true });
+    symlinkSync('proj/data', join(base, 'current'));
+    symlinkSync('../reqs.csv', join(base, 'proj', 'data', 'out.csv'));
+    writeFileSync(join(base, 'proj', 'reqs.csv'), 'previous export\n');
+    writeFileSync(join(base, 'reqs.csv'), 'not this one\n');
+    const result = await runCli(
+      exportArgs('--kt', requirements, '--format', 'csv', '--out', join(base, 'current', 'out.csv')),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(base, 'proj', 'reqs.csv'), 'utf8')).toMatch(/^\ufeff_id,/);
+    expect(readFileSync(join(base, 'reqs.csv'), 'utf8')).toBe('not this one\n');
+
+    symlinkSync('proj', join(base, 'to-folder'));
+    const folder = await runCli(exportArgs('--kt', requirements, '--out', join(base, 'to-folder')));
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toMatch(/proj: it is a folder \(.*to-folder leads there through a symbolic link\)/);
+  });
+
+  it('a device or named pipe is written into, never replaced by a file: --out /dev/stdout, a FIFO another program reads, a link to it', async () => {
+    // Through a shell's pipe, as a user runs it (a socket as standard output cannot be opened).
+    const command = [cliBin, ...exportArgs('--kt', requirements, '--format', 'csv', '--out', '/dev/stdout')]
+      .map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    // Not spawnSync: the server answering it runs in this process.
+    const shell = spawn('sh', ['-c', `${command} | cat`]);
+    const toStdout = { stdout: '', stderr: '', status: null as number | null };
+    shell.stdout.on('data', (chunk: Buffer) => (toStdout.stdout += chunk.toString()));
+    shell.stderr.on('data', (chunk: Buffer) => (toStdout.stderr += chunk.toString()));
+    toStdout.status = await new Promise((resolve) => shell.on('close', resolve));
+    expect(toStdout.status, toStdout.stderr).toBe(0);
+    expect(toStdout.stdout).toMatch(/^\ufeff_id,readable_id,/);
+    const socket = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', '/dev/stdout'));
+    expect(socket.code).toBe(1);
+    expect(socket.stderr).toMatch(
+      /Cannot write \/dev\/stdout: .*ENXIO.* To write to standard output, use --out -\./,
+    );
+    const fifo = join(dir, 'pipe.csv');
+    execFileSync('mkfifo', [fifo]);
+    symlinkSync(fifo, join(dir, 'pipe-link.csv'));
+    for (const out of [fifo, join(dir, 'pipe-link.csv')]) {
+      // The reader: a program of its own, as the other end of a pipe is.
+      const reader = spawn('cat', [fifo]);
+      let read = '';
+      reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()));
+      const done = new Promise((resolve) => reader.on('close', resolve));
+      const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
+      await done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(read).toMatch(/^\ufeff_id,readable_id,/);
+      expect(lstatSync(fifo).isFIFO()).toBe(true);
+    }
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a replaced output keeps its permissions (and, for root, its owner): an export kept private stays private', async () => {
+    const out = join(dir, 'private.csv');
+    writeFileSync(out, 'previous export\n', { mode: 0o600 });
+    chmodSync(out, 0o600);
+    const root = process.getuid?.() === 0;
+    if (root) chownSync(out, 65534, 65534);
+    const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^\ufeff_id,/);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    if (root) expect(statSync(out).uid).toBe(65534);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "another user's link on the way through a folder anyone may write to is not followed either (run as root to make the other user's links)",
+    async () => {
+      const shared = join(dir, 'world-writable-2');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      const theirs = join(shared, 'their-folder');
+      mkdirSync(theirs);
+      chownSync(theirs, 65534, 65534);
+      const victim = join(dir, 'authorized_keys_2');
+      writeFileSync(victim, 'ssh-ed25519 AAAA... me@host\n');
+      symlinkSync(victim, join(theirs, 'reqs.csv'));
+      lchownSync(join(theirs, 'reqs.csv'), 65534, 65534);
+      symlinkSync(theirs, join(shared, 'exports'));
+      lchownSync(join(shared, 'exports'), 65534, 65534);
+      const refused = await runCli(
+        exportArgs('--kt', requirements, '--format', 'csv', '--out', join(shared, 'exports', 'reqs.csv')),
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /exports is a symbolic link another user made in a folder anyone may write to/,
+      );
+      expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
+    },
+  );
 
   it("a killed export's half-written file and spooled rows are removed by the next export there, not a live one's, nor another machine's or container's", async () => {
     const folder = join(dir, 'killed');

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,42 @@ describe('rxs sync: polling and comparing snapshots', () => {
   afterAll(async () => {
     await t.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a named pipe as --out gets the whole output at every run, also when nothing changed, and stays a pipe', async () => {
+    const fifo = join(dir, 'pipe.csv');
+    execFileSync('mkfifo', [fifo]);
+    const pipeState = join(dir, 'pipe-state');
+    for (const run of [1, 2]) {
+      // The program at the other end, reading the pipe.
+      const reader = spawn('cat', [fifo]);
+      let read = '';
+      reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()));
+      const done = new Promise((resolve) => reader.on('close', resolve));
+      // Without --traces (the helper's), so that the output could be spliced were it a file.
+      const result = await runCli(
+        [
+          'sync',
+          '--url',
+          t.url,
+          '--api-key-file',
+          keyFile,
+          '--json',
+          '--state',
+          pipeState,
+          '--kt',
+          revision,
+        ].concat(['--format', 'csv', '--out', fifo]),
+      );
+      await done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).poll, `run ${run}`).toBe('full');
+      expect(read.split('\n')[0]).toMatch(/^\ufeff_id,readable_id,/);
+      expect(lstatSync(fifo).isFIFO()).toBe(true);
+    }
+    // No row index is kept for an output that cannot be spliced.
+    const generation = readdirSync(pipeState).find((name) => name.startsWith('gen-'))!;
+    expect(readdirSync(join(pipeState, generation)).filter((name) => name.endsWith('.rows'))).toEqual([]);
   });
 
   it('first run: everything added, exit 2; unchanged: exit 0', async () => {

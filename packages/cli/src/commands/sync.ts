@@ -219,7 +219,8 @@ Examples:
         await run.commit();
         // What the output is now: the row index must end where it does, the probe remembers it.
         const written = await outputFacts(output);
-        if (fullOptions.onRow && written) await session.finishRowIndex(written.size);
+        // None for a device or named pipe (nothing to splice): the index is then dropped.
+        if (fullOptions.onRow) await session.finishRowIndex(written?.size ?? -1);
         const committed = await session.commit();
         // A topic followed to a new revision (--follow-latest) is not what the tags describe: the
         // next poll is a full one.

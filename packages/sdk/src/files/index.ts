@@ -13,3 +13,4 @@ export {
   tempPath,
   tempPrefix,
 } from './temp-files.js';
+export { durableWriteStream, fsyncPath, writeFileAtomic } from './durable.js';

@@ -1,5 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +77,29 @@ describe('scratch folders', () => {
     expect(tempNameParts(basename(mine))).toMatchObject({ target: 'rxs-export', pid: process.pid });
     // Two at once in one process get two folders.
     expect(await makeScratchFolder('rxs-export', parent)).not.toBe(mine);
+  });
+
+  it("leave a gone writer's folder that another user owns, or that others may write in: removing it could be made to follow a swapped-in link", async () => {
+    const killed = await scratchWriter(parent);
+    children.push(killed.child);
+    killed.child.kill('SIGKILL');
+    await ended(killed.child);
+    // Named as the killed writer's folders are (its PID, this process space), with other owners/modes.
+    const named = (n: number) => join(parent, basename(killed.folder).replace(/\.tmp$/, `${n}.tmp`));
+    const writable = named(1);
+    mkdirSync(writable);
+    chmodSync(writable, 0o777);
+    const others = named(2);
+    mkdirSync(others, { mode: 0o700 });
+    const root = process.getuid?.() === 0;
+    if (root) chownSync(others, 65534, 65534); // another user's (only root can make one here)
+    expect(tempNameParts(basename(writable))?.pid).toBe(killed.child.pid);
+
+    await makeScratchFolder('rxs-export', parent);
+
+    expect(existsSync(killed.folder)).toBe(false);
+    expect(existsSync(writable)).toBe(true);
+    expect(existsSync(others)).toBe(root);
   });
 
   it('go to the system temporary folder unless told otherwise', async () => {

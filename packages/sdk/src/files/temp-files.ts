@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { earlierProcessSpace, LIFE_LENGTH, processLife, processSpace, writerGone } from './process-space.js';
@@ -73,15 +73,32 @@ export function isAbandonedTemp(name: string, of?: string): boolean {
 }
 
 /**
+ * Whether an entry judged abandoned may be removed: it is this user's (in a folder others share,
+ * such as /tmp, theirs are theirs to remove), and a folder no one else may write into. A folder is
+ * removed by listing it after it was checked: were others able to write in it, they could swap a
+ * subfolder for a link to anything this user may delete in between, and the removal would follow it
+ * (a planted "abandoned" folder in /tmp made an export delete a root-owned folder's files).
+ */
+async function mayRemove(path: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true; // not POSIX: no owners to tell apart
+  const entry = await lstat(path).catch(() => undefined);
+  return entry !== undefined && entry.uid === uid && (!entry.isDirectory() || (entry.mode & 0o022) === 0);
+}
+
+/** Removes `path`, a temporary file or folder judged abandoned, if it may (`mayRemove`); tidying only. */
+export async function removeAbandoned(path: string): Promise<void> {
+  if (await mayRemove(path)) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/**
  * Removes from `dir` the temporary files and folders (of the target named `of`, if given) that
  * gone writers left. Tidying only: what cannot be listed or removed is left (its writer, or the
  * next one, reports a real problem better).
  */
 export async function removeAbandonedTemps(dir: string, of?: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names)
-    if (isAbandonedTemp(name, of))
-      await rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+  for (const name of names) if (isAbandonedTemp(name, of)) await removeAbandoned(join(dir, name));
 }
 
 /**

@@ -7,7 +7,7 @@ import { recordText } from '../client/record-lines.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
-import { fsyncPath, writeFileAtomic } from './durable.js';
+import { fsyncPath, writeFileAtomic } from '../files/durable.js';
 import { tempPath } from '../files/temp-files.js';
 import { compareIds } from './json-values.js';
 import { JsonLinesSink, readJsonLines } from './jsonl.js';
@@ -216,7 +216,8 @@ export class FeedCacheWriter {
     // Named as every temporary file: the next sync holding the lock removes it once its writer is
     // gone (`removeStrayGenerations`), not while it may still be renamed after the lock's release.
     const temp = tempPath(join(dir, 'feed'));
-    await mkdir(temp);
+    // Writable by this user only: the next sync may remove it whole (temp-files.ts, mayRemove).
+    await mkdir(temp, { mode: 0o755 });
     const plan = 'plan' in source ? source.plan : undefined;
     const cursors = plan
       ? new Map(plan.topics.map((topic) => [topic.revisionId, topic.cursor]))

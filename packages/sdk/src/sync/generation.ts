@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncPath, writeFileAtomic } from './durable.js';
+import { fsyncPath, writeFileAtomic } from '../files/durable.js';
 import { REPORTS_DIR } from './report-file.js';
-import { isAbandonedTemp, tempNameParts } from '../files/temp-files.js';
+import { isAbandonedTemp, removeAbandoned, tempNameParts } from '../files/temp-files.js';
 import { processAlive } from '../files/process-space.js';
 import { GENERATION_PREFIX, STATE_FILE, TEMP_GENERATION_PREFIX, type SyncState } from './state.js';
 
@@ -90,19 +91,31 @@ function isStateTemp(name: string): boolean {
   );
 }
 
+/** A temporary file or folder of a state folder (or its reports) whose writer is gone (killed). */
+function isAbandonedStateTemp(entry: Dirent): boolean {
+  return (
+    (entry.isFile() || entry.isDirectory()) &&
+    (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name))
+  );
+}
+
+/** Removes `entry` of `folder`, tidying only: what cannot be removed is left. */
+const tidy = (folder: string, entry: Dirent) => removeAbandoned(join(folder, entry.name));
+
+/** Removes the abandoned temporary files and folders of one folder (nothing if it cannot be listed). */
+async function removeAbandonedIn(folder: string): Promise<void> {
+  for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => []))
+    if (isAbandonedStateTemp(entry)) await tidy(folder, entry);
+}
+
 /**
  * Removes from a state folder, and its reports, the temporary files and folders whose writers are
  * gone (killed): safe without the lock, so also on a poll that found nothing changed. Tidying
  * only: what cannot be listed or removed is left.
  */
 export async function removeAbandonedStateTemps(dir: string): Promise<void> {
-  for (const folder of [dir, join(dir, REPORTS_DIR)])
-    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => []))
-      if (
-        (entry.isFile() || entry.isDirectory()) &&
-        (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name))
-      )
-        await rm(join(folder, entry.name), { recursive: true, force: true }).catch(() => undefined);
+  await removeAbandonedIn(dir);
+  await removeAbandonedIn(join(dir, REPORTS_DIR));
 }
 
 /**
@@ -111,15 +124,19 @@ export async function removeAbandonedStateTemps(dir: string): Promise<void> {
  * (state, probe, feed cache, lock, reports). Call only while holding the lock.
  */
 export async function removeStrayGenerations(dir: string, current: string | undefined): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const stray = entries.filter(
-    (entry) =>
-      (entry.isDirectory() &&
-        ((entry.name.startsWith(GENERATION_PREFIX) && entry.name !== current) ||
-          entry.name.startsWith(TEMP_GENERATION_PREFIX))) ||
-      (entry.isFile() && isStateTemp(entry.name)),
-  );
-  for (const entry of stray) await rm(join(dir, entry.name), { recursive: true, force: true });
-  if (stray.length > 0) await fsyncPath(dir);
-  await removeAbandonedStateTemps(dir);
+  const stray = (entry: Dirent) =>
+    (entry.isDirectory() &&
+      ((entry.name.startsWith(GENERATION_PREFIX) && entry.name !== current) ||
+        entry.name.startsWith(TEMP_GENERATION_PREFIX))) ||
+    (entry.isFile() && isStateTemp(entry.name));
+  let removed = false;
+  // One listing for both: the generations must go (an error here fails the sync), the rest is tidying.
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (stray(entry)) {
+      await rm(join(dir, entry.name), { recursive: true, force: true });
+      removed = true;
+    } else if (isAbandonedStateTemp(entry)) await tidy(dir, entry);
+  }
+  if (removed) await fsyncPath(dir);
+  await removeAbandonedIn(join(dir, REPORTS_DIR));
 }

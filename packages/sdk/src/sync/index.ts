@@ -16,7 +16,6 @@ export {
   type StoredTrace,
   type SyncState,
 } from './state.js';
-export { durableWriteStream } from './durable.js';
 export { acquireSyncLock, LOCK_FILE, SyncLockedError, type SyncLock } from './lock.js';
 export {
   CHANGE_REPORT_FORMAT,

@@ -1,7 +1,7 @@
 import { createReadStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { endOutput, writeAndWait, writeChunk } from '../export/writers/output.js';
-import { durableWriteStream, fsyncPath } from './durable.js';
+import { durableWriteStream, fsyncPath } from '../files/durable.js';
 
 /** Lines gathered by `push` are written in pieces of about this many bytes. */
 const PIECE_BYTES = 1024 * 1024;

@@ -75,6 +75,8 @@ describe('sync lock', () => {
     writeFileSync(join(dir, LOCK_FILE), dead('t0'));
     // Each taker was killed holding the takeover file of the one before it.
     for (let i = 0; i < 12; i++) writeFileSync(takeoverOf(`t${i}`), dead(`t${i + 1}`));
+    // One file for every lock, as an early version named it, left by a taker killed then.
+    writeFileSync(join(dir, `${LOCK_FILE}.takeover`), dead('t0'));
     const lock = await acquireSyncLock(dir);
     expect(lock.staleHolder).toBe(4_000_000);
     expect(readdirSync(dir).filter((name) => name.startsWith(`${LOCK_FILE}.takeover`))).toEqual([]);

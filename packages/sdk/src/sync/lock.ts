@@ -3,7 +3,7 @@ import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { earlierProcessSpace, processLife, processSpace, writerGone } from '../files/process-space.js';
-import { fsyncPath } from './durable.js';
+import { fsyncPath } from '../files/durable.js';
 import { removeAbandonedTemps, tempPath } from '../files/temp-files.js';
 
 /**
@@ -156,7 +156,9 @@ async function removeStale(
  */
 async function removeTakeoverFiles(dir: string): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[]))
-    if (name.startsWith(TAKEOVER_PREFIX)) await rm(join(dir, name), { force: true }).catch(() => undefined);
+    // `sync.lock.takeover`: one file for every lock, as an early version named it.
+    if (name.startsWith(TAKEOVER_PREFIX) || name === `${LOCK_FILE}.takeover`)
+      await rm(join(dir, name), { force: true }).catch(() => undefined);
 }
 
 export async function acquireSyncLock(dir: string): Promise<SyncLock> {

@@ -2,7 +2,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RxsClient } from '../client/client.js';
 import type { BatchRetrieveRequest } from '../contract/trace.js';
-import { writeFileAtomic } from './durable.js';
+import { writeFileAtomic } from '../files/durable.js';
 import type { SyncState } from './state.js';
 
 /**
@@ -87,6 +87,8 @@ export async function unchangedSince(client: RxsClient, tags: ProbeTags): Promis
 export async function outputFacts(path: string | undefined): Promise<SyncProbe['output']> {
   if (path === undefined) return null;
   const facts = await stat(path);
+  // A device or named pipe gets the whole output at every run: nothing to compare, nothing to splice.
+  if (!facts.isFile()) return null;
   return { path, size: facts.size, mtimeMs: facts.mtimeMs };
 }
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { tempPath } from '../files/temp-files.js';
+import { tempPath } from './temp-files.js';
 
 /**
  * Durability on disk: a file's bytes, or a folder's entries (creations, renames, removals), are
