@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import {
   BaselineNotFoundError,
   createWriter,
@@ -129,7 +128,7 @@ export async function runExport(
     writer = createWriter(options.format, process.stdout, {});
   } else if (options.out) {
     file = await createAtomicFile(options.out);
-    writer = createWriter(options.format, file.stream, { tempDir: dirname(file.path), onRow: options.onRow });
+    writer = createWriter(options.format, file.stream, { tempDir: file.scratchDir, onRow: options.onRow });
   }
 
   const summary: ExportSummary = {
@@ -172,7 +171,7 @@ export async function runExport(
   } catch (error) {
     await writer?.close().catch(() => undefined);
     await file?.abort();
-    throw error;
+    throw file ? file.failure(error) : error;
   } finally {
     progress.done();
   }

@@ -10,24 +10,24 @@ import { UserError } from './errors.js';
  * - `special`: a device, named pipe or socket (`/dev/null`, `/dev/stdout`, a FIFO another program
  *   reads): written into as it is, never replaced by a regular file.
  */
-export type OutputTarget = { kind: 'file'; path: string } | { kind: 'special'; path: string };
+export type OutputTarget =
+  | { kind: 'file'; path: string }
+  /** `found`: what the path opened when it was checked; the file opened later must be that one. */
+  | { kind: 'special'; path: string; found: Stats };
 
 /** Symbolic links followed at most (the operating system's own limit on Linux). */
 const MAX_LINKS = 40;
 
 /**
- * Whether the link `entry` in the real folder `folder` may be followed, by the rule Linux applies
- * when it opens one (`fs.protected_symlinks`), which a rename onto the file it names would not:
- * in a sticky folder anyone may write to (/tmp), only a link of this user or of the folder's owner.
- * Else another user could plant `/tmp/reqs.csv -> ~/.ssh/authorized_keys` (or a folder link on the
- * way to it) and have an export, whose cells the service's users write, replace that file.
+ * Whether a symbolic link may be followed: one this user or the administrator (root) made. A link
+ * another user made leads where that user chose: `/tmp/reqs.csv -> ~/.ssh/authorized_keys` (or a
+ * folder of theirs holding such a link) would have an export, whose cells the service's users
+ * write, replace that file. Stricter than Linux's `fs.protected_symlinks`, which trusts a link
+ * in a folder of its maker; the output is then refused with a message, not written elsewhere.
  */
-async function mayFollow(entry: Stats, folder: string): Promise<boolean> {
+function mayFollow(entry: Stats): boolean {
   const uid = process.getuid?.();
-  if (uid === undefined) return true; // not POSIX: no such folders
-  const parent = await stat(folder);
-  const sharedSticky = (parent.mode & 0o1002) === 0o1002; // sticky and writable by anyone
-  return !sharedSticky || entry.uid === uid || entry.uid === parent.uid;
+  return uid === undefined || entry.uid === uid || entry.uid === 0;
 }
 
 /**
@@ -37,7 +37,9 @@ async function mayFollow(entry: Stats, folder: string): Promise<boolean> {
  * folder that the caller reports), the rest is appended as it is.
  */
 async function followLinks(path: string): Promise<string> {
-  const absolute = resolve(path);
+  // Not `resolve`: it would take a `..` after a link lexically, where the kernel goes up from
+  // where the link led.
+  const absolute = isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
   let real = parse(absolute).root;
   const rest = absolute.slice(real.length).split(sep);
   let links = 0;
@@ -50,7 +52,14 @@ async function followLinks(path: string): Promise<string> {
     }
     const next = join(real, name);
     const entry = await lstat(next).catch(() => undefined);
-    if (!entry) return join(next, ...rest);
+    if (!entry) {
+      // `x/../y` with no x fails where the kernel resolves it; `join` would take it as `y`.
+      if (rest.includes('..'))
+        throw new UserError(
+          `Cannot write ${path}: the folder ${next} does not exist. Create it, or name another file.`,
+        );
+      return join(next, ...rest);
+    }
     if (!entry.isSymbolicLink()) {
       real = next;
       continue;
@@ -59,9 +68,9 @@ async function followLinks(path: string): Promise<string> {
       throw new UserError(
         `Cannot write ${path}: it leads through more than ${MAX_LINKS} symbolic links (a loop?). Name the file itself.`,
       );
-    if (!(await mayFollow(entry, real)))
+    if (!mayFollow(entry))
       throw new UserError(
-        `Cannot write ${path}: ${next} is a symbolic link another user made in a folder anyone may write to; it is not followed. Remove it, or write the output elsewhere.`,
+        `Cannot write ${path}: ${next} is a symbolic link another user made; rxs does not follow it (it would write where that user chose). Name the file itself, or remove the link.`,
       );
     const to = await readlink(next);
     rest.unshift(...to.split(sep));
@@ -81,7 +90,8 @@ export async function outputTarget(path: string): Promise<OutputTarget> {
   // What the path opens, as the kernel sees it: also links only it can follow (/dev/stdout's
   // /proc/self/fd/1 names "pipe:[…]", which is not a path).
   const opened = await stat(path).catch(() => undefined);
-  if (opened && !opened.isFile() && !opened.isDirectory()) return { kind: 'special', path: resolve(path) };
+  if (opened && !opened.isFile() && !opened.isDirectory())
+    return { kind: 'special', path: resolve(path), found: opened };
   const found = await stat(followed).catch(() => undefined);
   if (found?.isDirectory() || opened?.isDirectory())
     throw new UserError(`Cannot write ${followed}: it is a folder${through}. Name a file in it.`);

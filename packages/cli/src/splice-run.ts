@@ -98,7 +98,7 @@ export async function runSplice(
   } catch (error) {
     await file.abort();
     if (error instanceof SpliceRefusedError) return undefined;
-    throw error;
+    throw file.failure(error);
   } finally {
     progress.done();
   }

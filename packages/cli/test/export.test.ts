@@ -330,7 +330,7 @@ describe('rxs export against the real server', () => {
       lchownSync(planted, 65534, 65534); // made by another user (nobody)
       const refused = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', planted));
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/is a symbolic link another user made in a folder anyone may write to/);
+      expect(refused.stderr).toMatch(/is a symbolic link another user made; rxs does not follow it/);
       expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
       expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
       // The same link made by this user is followed.
@@ -397,21 +397,45 @@ describe('rxs export against the real server', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a replaced output keeps its permissions (and, for root, its owner): an export kept private stays private', async () => {
-    const out = join(dir, 'private.csv');
-    writeFileSync(out, 'previous export\n', { mode: 0o600 });
-    chmodSync(out, 0o600);
-    const root = process.getuid?.() === 0;
-    if (root) chownSync(out, 65534, 65534);
-    const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
-    expect(result.code, result.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8')).toMatch(/^\ufeff_id,/);
-    expect(statSync(out).mode & 0o777).toBe(0o600);
-    if (root) expect(statSync(out).uid).toBe(65534);
+  it("a replaced output keeps this user's permissions (private stays private, read-only stays read-only); another user's file gives none, nor its owner", async () => {
+    for (const mode of [0o600, 0o444]) {
+      const out = join(dir, `kept-${mode.toString(8)}.csv`);
+      writeFileSync(out, 'previous export\n');
+      chmodSync(out, mode);
+      const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8')).toMatch(/^\ufeff_id,/);
+      expect(statSync(out).mode & 0o777).toBe(mode);
+    }
+    if (process.getuid?.() === 0) {
+      // Planted by another user, open to all: root's export is root's, with the usual permissions.
+      const planted = join(dir, 'planted.csv');
+      writeFileSync(planted, '');
+      chownSync(planted, 65534, 65534);
+      chmodSync(planted, 0o6777);
+      const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', planted));
+      expect(result.code, result.stderr).toBe(0);
+      expect(statSync(planted).uid).toBe(0);
+      expect(statSync(planted).mode & 0o7777).toBe(0o644);
+    }
+  });
+
+  it('a program reading the named pipe that stops early is a message, not a crash', async () => {
+    const fifo = join(dir, 'short.csv');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('head', ['-c', '10', fifo]);
+    const done = new Promise((resolve) => reader.on('close', resolve));
+    const result = await runCli(exportArgs('--kt', requirements, '--format', 'json', '--out', fifo));
+    await done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Cannot write .*short\.csv: the program reading it stopped before the end \(EPIPE\)/,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it.skipIf(process.getuid?.() !== 0)(
-    "another user's link on the way through a folder anyone may write to is not followed either (run as root to make the other user's links)",
+    "another user's link on the way, or in a folder of theirs, is not followed either (run as root to make the other user's links)",
     async () => {
       const shared = join(dir, 'world-writable-2');
       mkdirSync(shared);
@@ -425,14 +449,16 @@ describe('rxs export against the real server', () => {
       lchownSync(join(theirs, 'reqs.csv'), 65534, 65534);
       symlinkSync(theirs, join(shared, 'exports'));
       lchownSync(join(shared, 'exports'), 65534, 65534);
-      const refused = await runCli(
-        exportArgs('--kt', requirements, '--format', 'csv', '--out', join(shared, 'exports', 'reqs.csv')),
-      );
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(
-        /exports is a symbolic link another user made in a folder anyone may write to/,
-      );
-      expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
+      for (const [out, link] of [
+        [join(shared, 'exports', 'reqs.csv'), /exports is a symbolic link another user made/],
+        [join(theirs, 'reqs.csv'), /reqs\.csv is a symbolic link another user made/],
+      ] as const) {
+        const refused = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(link);
+        expect(refused.stderr).toMatch(/rxs does not follow it/);
+        expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
+      }
     },
   );
 

@@ -1,5 +1,16 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +39,23 @@ describe('rxs sync: polling and comparing snapshots', () => {
       ...args,
     ]);
 
+  /** A CSV sync of the topic without --traces (the helper's), so that its output could be spliced. */
+  const csvSync = (stateDir: string, out: string) =>
+    runCli(
+      [
+        'sync',
+        '--url',
+        t.url,
+        '--api-key-file',
+        keyFile,
+        '--json',
+        '--state',
+        stateDir,
+        '--kt',
+        revision,
+      ].concat(['--format', 'csv', '--out', out]),
+    );
+
   beforeAll(async () => {
     t = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), 'rxs-sync-'));
@@ -50,21 +78,7 @@ describe('rxs sync: polling and comparing snapshots', () => {
       let read = '';
       reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()));
       const done = new Promise((resolve) => reader.on('close', resolve));
-      // Without --traces (the helper's), so that the output could be spliced were it a file.
-      const result = await runCli(
-        [
-          'sync',
-          '--url',
-          t.url,
-          '--api-key-file',
-          keyFile,
-          '--json',
-          '--state',
-          pipeState,
-          '--kt',
-          revision,
-        ].concat(['--format', 'csv', '--out', fifo]),
-      );
+      const result = await csvSync(pipeState, fifo);
       await done;
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).poll, `run ${run}`).toBe('full');
@@ -74,6 +88,53 @@ describe('rxs sync: polling and comparing snapshots', () => {
     // No row index is kept for an output that cannot be spliced.
     const generation = readdirSync(pipeState).find((name) => name.startsWith('gen-'))!;
     expect(readdirSync(join(pipeState, generation)).filter((name) => name.endsWith('.rows'))).toEqual([]);
+  });
+
+  it('an output link pointed at another file between polls (same size and time) makes a full poll, not one spliced from that file', async () => {
+    const folder = join(dir, 'retarget');
+    mkdirSync(folder);
+    const link = join(folder, 'out.csv');
+    symlinkSync('a.csv', link);
+    const poll = () => csvSync(join(folder, 'state'), link);
+    const id = t.demo.tenant.topics.systemRequirements!.recordIds[0]!;
+    const original = (await t.api('GET', `/records/${id}`)).body as { data: Record<string, unknown> };
+    const change = (priority: unknown) =>
+      t.api('PATCH', `/records/${id}`, { body: { data: { ...original.data, priority } } });
+    expect((await poll()).code).toBe(0);
+    await change('high');
+    // Control: the output untouched, the poll is spliced.
+    const spliced = await poll();
+    expect(JSON.parse(spliced.stdout).poll, spliced.stderr).toBe('spliced');
+    // b.csv: a.csv with one cell edited, the same size and modification time.
+    const a = readFileSync(join(folder, 'a.csv'), 'utf8');
+    const edited = a.replace(/(\n[^\n]*?)high/, '$1HIGH');
+    expect(edited).not.toBe(a);
+    writeFileSync(join(folder, 'b.csv'), edited);
+    const { atime, mtime } = statSync(join(folder, 'a.csv'));
+    utimesSync(join(folder, 'b.csv'), atime, mtime);
+    rmSync(link);
+    symlinkSync('b.csv', link);
+    await change('low');
+    const after = await poll();
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).poll).toBe('full');
+    const full = await runCli(
+      [
+        'export',
+        '--url',
+        t.url,
+        '--api-key-file',
+        keyFile,
+        '--quiet',
+        '--kt',
+        revision,
+        '--format',
+        'csv',
+      ].concat(['--out', join(folder, 'full.csv')]),
+    );
+    expect(full.code, full.stderr).toBe(0);
+    expect(readFileSync(join(folder, 'b.csv'), 'utf8')).toBe(readFileSync(join(folder, 'full.csv'), 'utf8'));
+    await change(original.data.priority); // as the other tests expect it
   });
 
   it('first run: everything added, exit 2; unchanged: exit 0', async () => {

@@ -146,7 +146,7 @@ async function writeAtomically(path: string, write: (stream: Writable) => Promis
     await file.commit();
   } catch (error) {
     await file.abort();
-    throw error;
+    throw file.failure(error);
   }
 }
 

@@ -50,7 +50,7 @@ export const WRITEBACK_BYTES = 32 * 1024 * 1024;
  */
 export function durableWriteStream(
   path: string,
-  options: { flags: string; mode?: number },
+  options: { flags: string; mode?: number; fd?: number },
   writeback: { bytes?: number; started?: () => void } = {},
 ): fs.WriteStream {
   const writebackBytes = writeback.bytes ?? WRITEBACK_BYTES;

@@ -39,8 +39,11 @@ export interface SyncProbe {
   fingerprint: string;
   /** The snapshot the tags belong to. */
   generation: string;
-  /** The output file as the sync left it, or null without one. */
-  output: { path: string; size: number; mtimeMs: number } | null;
+  /**
+   * The output file as the sync left it, or null without one. `ino` and `ctimeMs` tell another file
+   * put at its name (a link pointed elsewhere) or one edited and given its old time back.
+   */
+  output: { path: string; size: number; mtimeMs: number; ino: number; ctimeMs: number } | null;
   tags: ProbeTags;
 }
 
@@ -89,7 +92,7 @@ export async function outputFacts(path: string | undefined): Promise<SyncProbe['
   const facts = await stat(path);
   // A device or named pipe gets the whole output at every run: nothing to compare, nothing to splice.
   if (!facts.isFile()) return null;
-  return { path, size: facts.size, mtimeMs: facts.mtimeMs };
+  return { path, size: facts.size, mtimeMs: facts.mtimeMs, ino: facts.ino, ctimeMs: facts.ctimeMs };
 }
 
 /**
@@ -114,7 +117,11 @@ export async function usableProbe(
   if ((probe.output?.path ?? undefined) !== outputPath) return undefined;
   if (probe.output) {
     const now = await outputFacts(probe.output.path).catch(() => undefined);
-    if (!now || now.size !== probe.output.size || now.mtimeMs !== probe.output.mtimeMs) return undefined;
+    // A probe of an earlier version has no `ino` nor `ctimeMs`: then a full sync, once.
+    const same = (['size', 'mtimeMs', 'ino', 'ctimeMs'] as const).every(
+      (fact) => now?.[fact] === probe.output![fact],
+    );
+    if (!same) return undefined;
   }
   return probe;
 }
