@@ -10,7 +10,7 @@ import {
   type WriteStream,
 } from 'node:fs';
 import { lstat, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { durableWriteStream, fsyncPath, removeAbandonedTemps, tempPath } from '@rxs/sdk/exporter';
@@ -124,36 +124,39 @@ function settling(
  * without creating or truncating anything, and only if it is still what `found` was when the path
  * was checked (another user may have swapped a link in since).
  */
-async function specialFile(path: string, found: Stats): Promise<AtomicFile> {
+async function specialFile(path: string, found: Stats, follow: boolean, named: string): Promise<AtomicFile> {
   // Opening a named pipe waits for a program to read it: say so if that takes a while.
   const waiting = found.isFIFO()
     ? setTimeout(
         () =>
           process.stderr.write(
-            `rxs: waiting for a program to read the named pipe ${path} (Ctrl-C to stop)\n`,
+            `rxs: waiting for a program to read the named pipe ${named} (Ctrl-C to stop)\n`,
           ),
         1000,
       )
     : undefined;
   let fd: number;
   try {
-    fd = await openRaw(path, constants.O_WRONLY | constants.O_NOCTTY);
+    // A descriptor's link is followed to the open file (appended to: `>>` may have opened it, and
+    // `>` left it empty); anything else is opened only if it is not a link (swapped in since).
+    const how = follow ? (found.isFile() ? constants.O_APPEND : 0) : constants.O_NOFOLLOW;
+    fd = await openRaw(path, constants.O_WRONLY | constants.O_NOCTTY | how);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     // ENXIO: /dev/stdout when standard output is a socket (as a program's output often is).
     const instead = code === 'ENXIO' ? ' To write to standard output, use --out -.' : '';
-    throw new UserError(`Cannot write ${path}: ${message}.${instead}`);
+    throw new UserError(`Cannot write ${named}: ${message}.${instead}`);
   } finally {
     clearTimeout(waiting);
   }
   const opened = await fstatRaw(fd);
   if (opened.dev !== found.dev || opened.ino !== found.ino) {
     await closeRaw(fd);
-    throw new UserError(`Cannot write ${path}: it changed while it was being opened. Run it again.`);
+    throw new UserError(`Cannot write ${named}: it changed while it was being opened. Run it again.`);
   }
   const stream = createWriteStream(path, { fd });
   return settling(
-    path,
+    named,
     stream,
     undefined,
     async () => undefined,
@@ -185,7 +188,9 @@ async function createTemp(temp: string, target: string): Promise<number> {
  */
 export async function createAtomicFile(path: string): Promise<AtomicFile> {
   const found = await outputTarget(path);
-  if (found.kind === 'special') return specialFile(found.path, found.found);
+  // A descriptor is reported by the name it was given (/dev/stdout), not as /proc/PID/fd/1.
+  if (found.kind === 'special')
+    return specialFile(found.path, found.found, found.follow, found.follow ? resolve(path) : found.path);
   const target = found.path;
   await removeAbandonedTemps(dirname(target), basename(target));
   const temp = tempPath(target);
@@ -200,18 +205,23 @@ export async function createAtomicFile(path: string): Promise<AtomicFile> {
     throw new UserError(await cannotCreate(target, error as NodeJS.ErrnoException));
   }
   // Written to disk as it goes, so that the flush at the commit waits for the last bytes only.
-  const stream = durableWriteStream(temp, { flags: 'w', fd });
+  const stream = durableWriteStream(temp, { flags: 'w', fd }, { syncAtClose: true });
   const discard = () => rm(temp, { force: true });
   return settling(
     target,
     stream,
     dirname(target),
     async () => {
-      await fsyncPath(temp);
+      // The stream flushed the file before it closed (never opened again by name).
       try {
         await rename(temp, target);
       } catch (error) {
         await discard();
+        // EBUSY: a file mounted onto the target (as `docker run -v file:file` does) cannot be replaced.
+        if ((error as NodeJS.ErrnoException).code === 'EBUSY')
+          throw new UserError(
+            `Cannot replace ${target}: a file is mounted there (a container's file mount?), and a mounted file is never replaced whole. Write the output into a mounted folder instead.`,
+          );
         throw error;
       }
       // The rename itself is durable only once the folder is synced.

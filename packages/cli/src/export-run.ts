@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import {
   BaselineNotFoundError,
   createWriter,
@@ -155,14 +156,19 @@ export async function runExport(
     onProgress: ({ topic, records }) => progress.records(topic, records),
   });
   try {
-    for await (const parts of batches) {
-      for (const part of parts) summarize(summary, part);
-      if (writer && also) await deliverBoth(writer, also, parts);
-      else if (writer) await deliver(writer, parts);
-      else if (also) await deliver(also, parts);
-    }
-    progress.update('writing the output...', true);
-    await writer?.close();
+    const work = async () => {
+      for await (const parts of batches) {
+        for (const part of parts) summarize(summary, part);
+        if (writer && also) await deliverBoth(writer, also, parts);
+        else if (writer) await deliver(writer, parts);
+        else if (also) await deliver(also, parts);
+      }
+      progress.update('writing the output...', true);
+      await writer?.close();
+    };
+    // An output that fails (its reader quit, the disk is full) ends the export, also where a
+    // writer would wait for it forever (the XLSX writer waits for a finish that never comes).
+    await (file ? Promise.race([work(), failureOf(file.stream)]) : work());
     // What the format had to change (an XLSX cell cut, ...), named by record and field.
     for (const message of writer?.warnings ?? []) {
       progress.note(`rxs: warning: ${message}`);
@@ -258,4 +264,12 @@ export function describeSummary(summary: ExportSummary): string {
     ? ''
     : `\n  as of ${summary.exportedAt} (--as-of ${summary.exportedAt} exports it again)`;
   return `Exported${moment} ${records} records of ${summary.topics.length} topic${summary.topics.length === 1 ? '' : 's'}${traces}${target} (${summary.format}, ${(summary.durationMs / 1000).toFixed(1)} s)\n${topics}${again}`;
+}
+
+/** Rejects with `stream`'s error once it fails; never resolves. */
+function failureOf(stream: Writable): Promise<never> {
+  return new Promise((_, reject) => {
+    if (stream.errored) reject(stream.errored);
+    else stream.once('error', reject);
+  });
 }

@@ -7,13 +7,17 @@ import { UserError } from './errors.js';
  * What an output path (`--out`, `--report`) names, found before anything is exported:
  * - `file`: a regular file, there or not yet, reached through any symbolic links: it is replaced
  *   whole (atomic-file.ts), as writing to the link would replace it, and the link stays;
- * - `special`: a device, named pipe or socket (`/dev/null`, `/dev/stdout`, a FIFO another program
- *   reads): written into as it is, never replaced by a regular file.
+ * - `special`: a device, named pipe or socket (`/dev/null`, a FIFO another program reads), or a
+ *   descriptor this process was given (`/dev/stdout`, `/dev/fd/3`: a pipe, or a file the shell
+ *   opened, appended to as `>>` asks): written into as it is, never replaced by a regular file.
  */
 export type OutputTarget =
   | { kind: 'file'; path: string }
-  /** `found`: what the path opened when it was checked; the file opened later must be that one. */
-  | { kind: 'special'; path: string; found: Stats };
+  /**
+   * `found`: what the path led to when it was checked; the file opened later must be that one.
+   * `follow`: `path` is an open descriptor's /proc link, opened through (else never through a link).
+   */
+  | { kind: 'special'; path: string; found: Stats; follow: boolean };
 
 /** Symbolic links followed at most (the operating system's own limit on Linux). */
 const MAX_LINKS = 40;
@@ -30,13 +34,18 @@ function mayFollow(entry: Stats): boolean {
   return uid === undefined || entry.uid === uid || entry.uid === 0;
 }
 
+/** A process's open descriptor as /proc shows it: a link the kernel follows to the open file itself. */
+const DESCRIPTOR_FOLDER = /^\/proc\/\d+(\/task\/\d+)?\/fd$/;
+
 /**
- * The path `path` comes to once every symbolic link on the way is followed, component by
- * component as the kernel does (a `..` after a link leaves the folder the link led to), each link
- * checked by `mayFollow`. Where a component is not there (a file to be created, or a missing
- * folder that the caller reports), the rest is appended as it is.
+ * Where `path` comes to once every symbolic link on the way is followed, component by component
+ * as the kernel does (a `..` after a link leaves the folder the link led to), each link checked by
+ * `mayFollow`: `{ path }` with no link left in it, whose last component may not be there yet (a
+ * file to be created); or `{ descriptor }`, an open descriptor of this process (`/dev/stdout`,
+ * `/dev/fd/3` lead to /proc/PID/fd/N), which names a pipe or socket, or the file the shell opened
+ * (perhaps to append to it).
  */
-async function followLinks(path: string): Promise<string> {
+async function followLinks(path: string): Promise<{ path: string } | { descriptor: string }> {
   // Not `resolve`: it would take a `..` after a link lexically, where the kernel goes up from
   // where the link led.
   const absolute = isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
@@ -52,13 +61,16 @@ async function followLinks(path: string): Promise<string> {
     }
     const next = join(real, name);
     const entry = await lstat(next).catch(() => undefined);
-    if (!entry) {
-      // `x/../y` with no x fails where the kernel resolves it; `join` would take it as `y`.
-      if (rest.includes('..'))
+    const more = rest.some((part) => part !== '' && part !== '.');
+    if (!entry || (more && !entry.isDirectory() && !entry.isSymbolicLink())) {
+      // As the kernel: `x/../y` fails with no folder x (`join` would take it as `y`).
+      if (more)
         throw new UserError(
-          `Cannot write ${path}: the folder ${next} does not exist. Create it, or name another file.`,
+          entry
+            ? `Cannot write ${path}: ${next} is not a folder. Name a file in an existing folder.`
+            : `Cannot write ${path}: the folder ${next} does not exist. Create it, or name a file in an existing folder.`,
         );
-      return join(next, ...rest);
+      return { path: next };
     }
     if (!entry.isSymbolicLink()) {
       real = next;
@@ -72,11 +84,12 @@ async function followLinks(path: string): Promise<string> {
       throw new UserError(
         `Cannot write ${path}: ${next} is a symbolic link another user made; rxs does not follow it (it would write where that user chose). Name the file itself, or remove the link.`,
       );
+    if (!more && DESCRIPTOR_FOLDER.test(real)) return { descriptor: next };
     const to = await readlink(next);
     rest.unshift(...to.split(sep));
     if (isAbsolute(to)) real = parse(to).root;
   }
-  return real;
+  return { path: real };
 }
 
 /** Finds what `path` names (see `OutputTarget`); a folder, or a path ending with a slash, is refused. */
@@ -84,20 +97,19 @@ export async function outputTarget(path: string): Promise<OutputTarget> {
   if (path.endsWith('/') || (process.platform === 'win32' && path.endsWith('\\')))
     throw new UserError(`Cannot write ${path}: it names a folder (it ends with a slash). Name a file in it.`);
   if (process.platform === 'win32') return { kind: 'file', path: resolve(path) };
-  // Every link on the way is checked, also on the way to a device.
   const followed = await followLinks(path);
-  const through = followed === resolve(path) ? '' : ` (${path} leads there through a symbolic link)`;
-  // What the path opens, as the kernel sees it: also links only it can follow (/dev/stdout's
-  // /proc/self/fd/1 names "pipe:[…]", which is not a path).
-  const opened = await stat(path).catch(() => undefined);
-  if (opened && !opened.isFile() && !opened.isDirectory())
-    return { kind: 'special', path: resolve(path), found: opened };
-  const found = await stat(followed).catch(() => undefined);
-  if (found?.isDirectory() || opened?.isDirectory())
-    throw new UserError(`Cannot write ${followed}: it is a folder${through}. Name a file in it.`);
-  if (opened && !found)
-    throw new UserError(
-      `Cannot write ${path}: it leads to a file that has no name to write beside (${followed}). Name the file itself.`,
-    );
-  return { kind: 'file', path: followed };
+  if ('descriptor' in followed) {
+    // The kernel follows it to what this process has open: written into, appending to a file.
+    const found = await stat(followed.descriptor);
+    if (found.isDirectory()) throw new UserError(`Cannot write ${path}: it is an open folder. Name a file.`);
+    return { kind: 'special', path: followed.descriptor, found, follow: true };
+  }
+  // Decided by what the checked walk found, never by the path again (it may have changed since).
+  const found = await lstat(followed.path).catch(() => undefined);
+  const through = followed.path === resolve(path) ? '' : ` (${path} leads there through a symbolic link)`;
+  if (found?.isDirectory())
+    throw new UserError(`Cannot write ${followed.path}: it is a folder${through}. Name a file in it.`);
+  if (found && !found.isFile() && !found.isSymbolicLink())
+    return { kind: 'special', path: followed.path, found, follow: false };
+  return { kind: 'file', path: followed.path };
 }

@@ -37,10 +37,29 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
 
 /** Runs the CLI; every failure ends with a one-paragraph message and a non-zero exit code. */
 export async function run(argv: string[]): Promise<void> {
+  // Standard output closed by its reader (`rxs ... | head`): one line and exit 1, not an uncaught
+  // error event with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.stderr.write(
+      'rxs: standard output was closed before the end (the program reading it stopped).\n',
+    );
+    process.exit(1);
+  });
+  let ended = false;
+  // A command that ends with nothing left to run but never finished (an output that stopped
+  // taking bytes leaves its writer waiting): exit 1, not 0 with half an output.
+  process.once('beforeExit', () => {
+    if (ended) return;
+    process.stderr.write('rxs: the command stopped before it finished (an output stopped taking data).\n');
+    process.exitCode = 1;
+  });
   try {
     const program = (await buildProgram(argv)).exitOverride();
     await program.parseAsync(argv);
+    ended = true;
   } catch (error) {
+    ended = true;
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode;
       return;

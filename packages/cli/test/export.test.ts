@@ -420,18 +420,55 @@ describe('rxs export against the real server', () => {
     }
   });
 
-  it('a program reading the named pipe that stops early is a message, not a crash', async () => {
-    const fifo = join(dir, 'short.csv');
-    execFileSync('mkfifo', [fifo]);
-    const reader = spawn('head', ['-c', '10', fifo]);
-    const done = new Promise((resolve) => reader.on('close', resolve));
-    const result = await runCli(exportArgs('--kt', requirements, '--format', 'json', '--out', fifo));
-    await done;
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(
-      /Cannot write .*short\.csv: the program reading it stopped before the end \(EPIPE\)/,
+  it('a program reading the named pipe that stops early, or a full disk, is a message, not a crash nor a silent exit 0', async () => {
+    for (const format of ['json', 'xlsx']) {
+      const fifo = join(dir, `short.${format}`);
+      execFileSync('mkfifo', [fifo]);
+      const reader = spawn('head', ['-c', '10', fifo]);
+      const done = new Promise((resolve) => reader.on('close', resolve));
+      const result = await runCli(exportArgs('--kt', requirements, '--format', format, '--out', fifo));
+      await done;
+      expect(result.code, format).toBe(1);
+      expect(result.stderr).toMatch(
+        /Cannot write .*short\.\w+: the program reading it stopped before the end \(EPIPE\)/,
+      );
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    if (existsSync('/dev/full')) {
+      const full = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', '/dev/full'));
+      expect(full.code).toBe(1);
+      expect(full.stderr).toMatch(/Cannot write \/dev\/full: the disk is full/);
+    }
+  });
+
+  it("/dev/stdout appended by the shell (>>) is appended to, not replaced; 'file/../x' is refused as the kernel refuses it; a 240-byte name works", async () => {
+    const log = join(dir, 'appended.log');
+    writeFileSync(log, 'earlier line\n');
+    const command = [cliBin, ...exportArgs('--kt', requirements, '--format', 'csv', '--out', '/dev/stdout')]
+      .map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    const shell = spawn('sh', ['-c', `${command} >> '${log}'`]); // not spawnSync: the server is in this process
+    expect(await new Promise((resolve) => shell.on('close', resolve))).toBe(0);
+    const appended = readFileSync(log, 'utf8');
+    expect(appended.startsWith('earlier line\n\ufeff_id,readable_id,')).toBe(true);
+
+    writeFileSync(join(dir, 'a-file'), 'x');
+    const dotdot = await runCli(
+      exportArgs(
+        '--kt',
+        requirements,
+        '--out',
+        `${dir}/a-file/../z.csv` /* not join: it would drop the .. */,
+      ),
     );
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(dotdot.code).toBe(1);
+    expect(dotdot.stderr).toMatch(/a-file is not a folder\. Name a file in an existing folder/);
+    expect(existsSync(join(dir, 'z.csv'))).toBe(false);
+
+    const long = join(dir, `${'r'.repeat(236)}.csv`);
+    const written = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', long));
+    expect(written.code, written.stderr).toBe(0);
+    expect(readFileSync(long, 'utf8')).toMatch(/^\ufeff_id,/);
   });
 
   it.skipIf(process.getuid?.() !== 0)(

@@ -46,12 +46,13 @@ export const WRITEBACK_BYTES = 32 * 1024 * 1024;
  * the fsync its owner makes at the end waits for the last bytes only, not for the whole file (the
  * kernel otherwise starts writing a file of a few hundred megabytes only then: 0.6 s for a
  * 330 MB output, 0.7 s for a 440 MB snapshot). The fd is closed only after the flush in flight.
- * The owner still fsyncs at the end: this is about time, not durability.
+ * The owner still fsyncs at the end (`syncAtClose`: the stream does, before it closes): this is
+ * about time, not durability.
  */
 export function durableWriteStream(
   path: string,
   options: { flags: string; mode?: number; fd?: number },
-  writeback: { bytes?: number; started?: () => void } = {},
+  writeback: { bytes?: number; started?: () => void; syncAtClose?: boolean } = {},
 ): fs.WriteStream {
   const writebackBytes = writeback.bytes ?? WRITEBACK_BYTES;
   let unsynced = 0;
@@ -96,7 +97,11 @@ export function durableWriteStream(
           callback(error, bytes);
         }),
       close: (fd: number, callback: (error: Error | null) => void) => {
-        void (syncing ?? Promise.resolve()).then(() => fs.close(fd, callback));
+        void (syncing ?? Promise.resolve()).then(() => {
+          if (!writeback.syncAtClose) return fs.close(fd, callback);
+          // Flushed through this descriptor, not by opening the name again (see atomic-file.ts).
+          fs.fsync(fd, (error) => fs.close(fd, (closeError) => callback(error ?? closeError)));
+        });
       },
     },
   } as Parameters<typeof fs.createWriteStream>[1]);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeScratchFolder, tempNameParts } from './temp-files.js';
+import { isAbandonedTemp, makeScratchFolder, tempNameParts, tempPath } from './temp-files.js';
 
 // The same module, built, in another process: a writer that can be killed for real.
 const built = fileURLToPath(new URL('../../dist/files/temp-files.js', import.meta.url));
@@ -100,6 +100,16 @@ describe('scratch folders', () => {
     expect(existsSync(killed.folder)).toBe(false);
     expect(existsSync(writable)).toBe(true);
     expect(existsSync(others)).toBe(root);
+  });
+
+  it('a temporary name stays within 255 bytes for a target of 255, and still names that target', () => {
+    for (const name of ['r'.repeat(251) + '.csv', 'ü'.repeat(125) + '.csv']) {
+      const temp = basename(tempPath(join(parent, name)));
+      expect(Buffer.byteLength(temp)).toBeLessThanOrEqual(255);
+      const gone = temp.replace(`.${process.pid}.`, '.4000000.');
+      expect(isAbandonedTemp(gone, name)).toBe(true);
+      expect(isAbandonedTemp(gone, 'r'.repeat(251) + '.tsv')).toBe(false);
+    }
   });
 
   it('go to the system temporary folder unless told otherwise', async () => {

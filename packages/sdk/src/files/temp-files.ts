@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -28,9 +28,27 @@ function earlierSpaceTag(): string {
 /** Where the life is unknown (not Linux): never a boot's six hex digits. */
 const UNKNOWN_LIFE = 'z'.repeat(LIFE_LENGTH);
 
+/** A target's name longer than this (in bytes) is shortened in its temporary names. */
+const LONG_NAME_BYTES = 120;
+
+/**
+ * How a temporary name names its target: the name itself, or for a long one its first 80 bytes,
+ * `~` and a hash of the whole: the rest of a temporary name takes about 60 bytes more, and a name
+ * may have 255 (a 204-byte output name failed with ENAMETOOLONG).
+ */
+function targetTag(name: string): string {
+  if (Buffer.byteLength(name) <= LONG_NAME_BYTES) return name;
+  let head = '';
+  for (const char of name) {
+    if (Buffer.byteLength(head + char) > 80) break;
+    head += char;
+  }
+  return `${head}~${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
+}
+
 /** The prefix of the temporary files of `target` written in this process space. */
 export function tempPrefix(target: string): string {
-  return `.${basename(target)}.${spaceTag()}.`;
+  return `.${targetTag(basename(target))}.${spaceTag()}.`;
 }
 
 let made = 0;
@@ -63,7 +81,7 @@ export function tempNameParts(
  */
 export function isAbandonedTemp(name: string, of?: string): boolean {
   const temp = tempNameParts(name);
-  if (!temp || (of !== undefined && temp.target !== of)) return false;
+  if (!temp || (of !== undefined && temp.target !== targetTag(of))) return false;
   // `earlier`: written by an earlier version on this machine, by its PID, its life unknown.
   const space = temp.space === spaceTag() ? 'this' : temp.space === earlierSpaceTag() ? 'earlier' : undefined;
   return (

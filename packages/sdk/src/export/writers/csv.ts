@@ -139,7 +139,8 @@ export class CsvWriter implements ExportWriter {
     const columns = tableColumns().add(part.topic.fields);
     const dir = await makeScratchFolder('rxs-export', this.tempDir);
     const file = join(dir, 'rows.csv');
-    const stream = createWriteStream(file);
+    // 'wx': the folder is new and empty; never a file (or link) another put there.
+    const stream = createWriteStream(file, { flags: 'wx' });
     this.body = {
       dir,
       file,

@@ -22,7 +22,8 @@ export class Spool<T> {
     if (!this.stream) {
       this.dir = await makeScratchFolder('rxs-export', this.tempDir);
       this.file = join(this.dir, 'spool.jsonl');
-      this.stream = createWriteStream(this.file);
+      // 'wx': the folder is new and empty; never a file (or link) another put there.
+      this.stream = createWriteStream(this.file, { flags: 'wx' });
     }
     // JSON escapes line breaks inside strings, so one item is exactly one line.
     await writeChunk(this.stream, `${JSON.stringify(item)}\n`);
