@@ -17,7 +17,7 @@ import {
 import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
-import { UserError } from './errors.js';
+import { standardOutputFailure, UserError } from './errors.js';
 import type { Progress } from './progress.js';
 
 export interface ExportRunOptions {
@@ -168,7 +168,8 @@ export async function runExport(
     };
     // An output that fails (its reader quit, the disk is full) ends the export, also where a
     // writer would wait for it forever (the XLSX writer waits for a finish that never comes).
-    await (file ? Promise.race([work(), failureOf(file.stream)]) : work());
+    const output = file?.stream ?? (options.out === '-' ? process.stdout : undefined);
+    await (output ? Promise.race([work(), failureOf(output)]) : work());
     // What the format had to change (an XLSX cell cut, ...), named by record and field.
     for (const message of writer?.warnings ?? []) {
       progress.note(`rxs: warning: ${message}`);
@@ -177,7 +178,12 @@ export async function runExport(
   } catch (error) {
     await writer?.close().catch(() => undefined);
     await file?.abort();
-    throw file ? file.failure(error) : error;
+    if (file) throw file.failure(error);
+    // `--out -` to a full disk (`> /dev/full`) fails in the write itself, before any error event.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (options.out === '-' && (code === 'ENOSPC' || code === 'EPIPE'))
+      throw new UserError(standardOutputFailure(error as NodeJS.ErrnoException));
+    throw error;
   } finally {
     progress.done();
   }

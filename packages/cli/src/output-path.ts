@@ -23,7 +23,8 @@ export type OutputTarget =
 const MAX_LINKS = 40;
 
 /**
- * Whether a symbolic link may be followed: one this user or the administrator (root) made. A link
+ * Whether a symbolic link may be followed (or a named pipe written into): one this user or the
+ * administrator (root) made. A link
  * another user made leads where that user chose: `/tmp/reqs.csv -> ~/.ssh/authorized_keys` (or a
  * folder of theirs holding such a link) would have an export, whose cells the service's users
  * write, replace that file. Stricter than Linux's `fs.protected_symlinks`, which trusts a link
@@ -109,7 +110,14 @@ export async function outputTarget(path: string): Promise<OutputTarget> {
   const through = followed.path === resolve(path) ? '' : ` (${path} leads there through a symbolic link)`;
   if (found?.isDirectory())
     throw new UserError(`Cannot write ${followed.path}: it is a folder${through}. Name a file in it.`);
-  if (found && !found.isFile() && !found.isSymbolicLink())
+  if (found && !found.isFile() && !found.isSymbolicLink()) {
+    // A named pipe (or device) another user made would hand them the export: `mkfifo /tmp/reqs.csv`
+    // and read it. Linux's `fs.protected_fifos` guards only opens that may create the file.
+    if (!mayFollow(found))
+      throw new UserError(
+        `Cannot write ${path}: ${followed.path} is a named pipe or device another user made; rxs does not write into it (that user would get the export). Name another file, or remove it.`,
+      );
     return { kind: 'special', path: followed.path, found, follow: false };
+  }
   return { kind: 'file', path: followed.path };
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { UserError } from './errors.js';
+import { standardOutputFailure, UserError } from './errors.js';
 
 /**
  * Each command, loaded when it runs: `rxs sync` loads neither the server, nor the importer, nor
@@ -37,20 +37,23 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
 
 /** Runs the CLI; every failure ends with a one-paragraph message and a non-zero exit code. */
 export async function run(argv: string[]): Promise<void> {
-  // Standard output closed by its reader (`rxs ... | head`): one line and exit 1, not an uncaught
-  // error event with a stack trace.
+  // Standard output that fails (its reader stopped: `rxs ... | head`; a full disk): kept, and said
+  // in one line with exit 1 once the command ends (its own cleanup done), not an uncaught error
+  // event with a stack trace.
+  let stdoutFailure: NodeJS.ErrnoException | undefined;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.stderr.write(
-      'rxs: standard output was closed before the end (the program reading it stopped).\n',
-    );
-    process.exit(1);
+    stdoutFailure ??= error;
   });
+  const stdoutFailed = () => {
+    process.exitCode = 1;
+    process.stderr.write(`rxs: ${standardOutputFailure(stdoutFailure!)}\n`);
+  };
   let ended = false;
   // A command that ends with nothing left to run but never finished (an output that stopped
   // taking bytes leaves its writer waiting): exit 1, not 0 with half an output.
   process.once('beforeExit', () => {
     if (ended) return;
+    if (stdoutFailure) return stdoutFailed();
     process.stderr.write('rxs: the command stopped before it finished (an output stopped taking data).\n');
     process.exitCode = 1;
   });
@@ -58,12 +61,17 @@ export async function run(argv: string[]): Promise<void> {
     const program = (await buildProgram(argv)).exitOverride();
     await program.parseAsync(argv);
     ended = true;
+    if (stdoutFailure) stdoutFailed();
   } catch (error) {
     ended = true;
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode;
       return;
     }
+    const code = (error as NodeJS.ErrnoException).code;
+    // Also a write's own EPIPE, before standard output's error event came.
+    if (code === 'EPIPE' && process.stdout.destroyed) stdoutFailure ??= error as NodeJS.ErrnoException;
+    if (stdoutFailure && (error === stdoutFailure || code === stdoutFailure.code)) return stdoutFailed();
     process.exitCode = error instanceof UserError ? error.exitCode : 1;
     process.stderr.write(`rxs: ${messageOf(error)}\n`);
   }

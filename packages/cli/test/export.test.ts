@@ -439,6 +439,24 @@ describe('rxs export against the real server', () => {
       expect(full.code).toBe(1);
       expect(full.stderr).toMatch(/Cannot write \/dev\/full: the disk is full/);
     }
+    // Standard output (--out -) full, or closed by its reader: through a shell, as users run it.
+    const command = [cliBin, ...exportArgs('--kt', requirements, '--format', 'json', '--out', '-')]
+      .map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    for (const [redirect, said] of [
+      ['> /dev/full', /rxs: cannot write standard output: the disk is full/],
+      ['| true', /rxs: standard output was closed before the end/],
+    ] as const) {
+      if (redirect.includes('/dev/full') && !existsSync('/dev/full')) continue;
+      // Not spawnSync: the server answering it runs in this process.
+      const shell = spawn('bash', ['-c', `${command} ${redirect}; echo "rc=\${PIPESTATUS[0]}" >&2`]);
+      let stderr = '';
+      shell.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      await new Promise((resolve) => shell.on('close', resolve));
+      expect(stderr, redirect).toMatch(said);
+      expect(stderr, redirect).toMatch(/rc=1/);
+      expect(stderr, redirect).not.toMatch(/\n\s+at /);
+    }
   });
 
   it("/dev/stdout appended by the shell (>>) is appended to, not replaced; 'file/../x' is refused as the kernel refuses it; a 240-byte name works", async () => {
@@ -486,6 +504,14 @@ describe('rxs export against the real server', () => {
       lchownSync(join(theirs, 'reqs.csv'), 65534, 65534);
       symlinkSync(theirs, join(shared, 'exports'));
       lchownSync(join(shared, 'exports'), 65534, 65534);
+      // A named pipe another user made, that they read: it would hand them the export.
+      execFileSync('mkfifo', ['-m', '622', join(shared, 'pipe.csv')]);
+      chownSync(join(shared, 'pipe.csv'), 65534, 65534);
+      const piped = await runCli(exportArgs('--kt', requirements, '--out', join(shared, 'pipe.csv')));
+      expect(piped.code).toBe(1);
+      expect(piped.stderr).toMatch(
+        /pipe\.csv is a named pipe or device another user made; rxs does not write into it/,
+      );
       for (const [out, link] of [
         [join(shared, 'exports', 'reqs.csv'), /exports is a symbolic link another user made/],
         [join(theirs, 'reqs.csv'), /reqs\.csv is a symbolic link another user made/],

@@ -1,11 +1,43 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 
+/** The error of a stream that failed or was destroyed, if it did. */
+function failed(out: Writable): Error | undefined {
+  return (
+    out.errored ?? (out.destroyed ? new Error('The output was closed before it took everything.') : undefined)
+  );
+}
+
+/**
+ * Waits for `drain`; rejects if the stream fails or closes first (a reader that quit): waiting for
+ * a `drain` that never comes left a writer hanging, and its temporary files behind.
+ */
+function drained(out: Writable): Promise<void> {
+  const failure = failed(out);
+  if (failure) return Promise.reject(failure);
+  return new Promise((resolve, reject) => {
+    const settle = (error?: Error) => {
+      out.off('drain', onDrain);
+      out.off('error', onError);
+      out.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => settle();
+    const onError = (error: Error) => settle(error);
+    const onClose = () =>
+      settle(failed(out) ?? new Error('The output was closed before it took everything.'));
+    out.on('drain', onDrain);
+    out.on('error', onError);
+    out.on('close', onClose);
+  });
+}
+
 /** Writes a chunk, waiting for the stream to drain when its buffer is full (flat memory). */
 export async function writeChunk(out: Writable, chunk: string | Uint8Array): Promise<void> {
-  if (out.errored) throw out.errored;
-  if (!out.write(chunk)) await once(out, 'drain');
+  const failure = failed(out);
+  if (failure) throw failure;
+  if (!out.write(chunk)) await drained(out);
 }
 
 /**
@@ -21,8 +53,9 @@ export function writeAndWait(out: Writable, chunk: Uint8Array): Promise<void> {
 
 /** Waits until a stream that is filled by someone else (a pipe) has room again. */
 export async function whenDrained(out: Writable): Promise<void> {
-  if (out.errored) throw out.errored;
-  if (out.writableNeedDrain) await once(out, 'drain');
+  const failure = failed(out);
+  if (failure) throw failure;
+  if (out.writableNeedDrain) await drained(out);
 }
 
 /** Ends the stream and resolves once all of it is flushed, so the caller may rename the file. */
