@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import {
   constants,
   createWriteStream,
@@ -9,7 +8,7 @@ import {
   type Stats,
   type WriteStream,
 } from 'node:fs';
-import { lstat, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -170,8 +169,7 @@ async function specialFile(path: string, found: Stats, follow: boolean, named: s
  * takes the replaced file's permissions when that file is this user's own (an export kept readable
  * by its owner only stays so; a file someone else planted gives nothing, nor its owner).
  */
-async function createTemp(temp: string, target: string): Promise<number> {
-  const replaced = await lstat(target).catch(() => undefined);
+async function createTemp(temp: string, replaced: Stats | undefined): Promise<number> {
   const fd = await openRaw(temp, 'wx', 0o644);
   try {
     if (replaced?.isFile() && replaced.uid === process.getuid?.()) await fchmodRaw(fd, replaced.mode & 0o777);
@@ -198,7 +196,7 @@ export async function createAtomicFile(path: string): Promise<AtomicFile> {
   // error event that nobody listens to yet.
   let fd: number;
   try {
-    fd = await createTemp(temp, target);
+    fd = await createTemp(temp, found.replaced);
   } catch (error) {
     // Made, then refused its permissions (or never made: then nothing to remove).
     await rm(temp, { force: true }).catch(() => undefined);

@@ -12,7 +12,8 @@ import { UserError } from './errors.js';
  *   opened, appended to as `>>` asks): written into as it is, never replaced by a regular file.
  */
 export type OutputTarget =
-  | { kind: 'file'; path: string }
+  /** `replaced`: the file there when the path was checked (lstat), if any. */
+  | { kind: 'file'; path: string; replaced: Stats | undefined }
   /**
    * `found`: what the path led to when it was checked; the file opened later must be that one.
    * `follow`: `path` is an open descriptor's /proc link, opened through (else never through a link).
@@ -24,8 +25,7 @@ const MAX_LINKS = 40;
 
 /**
  * Whether a symbolic link may be followed (or a named pipe written into): one this user or the
- * administrator (root) made. A link
- * another user made leads where that user chose: `/tmp/reqs.csv -> ~/.ssh/authorized_keys` (or a
+ * administrator (root) made. A link another user made leads where that user chose: `/tmp/reqs.csv -> ~/.ssh/authorized_keys` (or a
  * folder of theirs holding such a link) would have an export, whose cells the service's users
  * write, replace that file. Stricter than Linux's `fs.protected_symlinks`, which trusts a link
  * in a folder of its maker; the output is then refused with a message, not written elsewhere.
@@ -97,7 +97,10 @@ async function followLinks(path: string): Promise<{ path: string } | { descripto
 export async function outputTarget(path: string): Promise<OutputTarget> {
   if (path.endsWith('/') || (process.platform === 'win32' && path.endsWith('\\')))
     throw new UserError(`Cannot write ${path}: it names a folder (it ends with a slash). Name a file in it.`);
-  if (process.platform === 'win32') return { kind: 'file', path: resolve(path) };
+  if (process.platform === 'win32') {
+    const replaced = await lstat(resolve(path)).catch(() => undefined);
+    return { kind: 'file', path: resolve(path), replaced };
+  }
   const followed = await followLinks(path);
   if ('descriptor' in followed) {
     // The kernel follows it to what this process has open: written into, appending to a file.
@@ -119,5 +122,5 @@ export async function outputTarget(path: string): Promise<OutputTarget> {
       );
     return { kind: 'special', path: followed.path, found, follow: false };
   }
-  return { kind: 'file', path: followed.path };
+  return { kind: 'file', path: followed.path, replaced: found };
 }

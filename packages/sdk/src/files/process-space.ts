@@ -27,7 +27,8 @@ function pidNamespace(): string {
   }
 }
 
-function once<T>(compute: () => T): () => T {
+/** `compute`'s value, computed at the first call only. */
+export function once<T>(compute: () => T): () => T {
   let value: { v: T } | undefined;
   return () => (value ??= { v: compute() }).v;
 }

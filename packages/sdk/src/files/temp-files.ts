@@ -2,7 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { earlierProcessSpace, LIFE_LENGTH, processLife, processSpace, writerGone } from './process-space.js';
+import {
+  earlierProcessSpace,
+  LIFE_LENGTH,
+  once,
+  processLife,
+  processSpace,
+  writerGone,
+} from './process-space.js';
 
 /**
  * Temporary files (and folders) written beside their target and renamed over it, and the removal
@@ -13,18 +20,10 @@ import { earlierProcessSpace, LIFE_LENGTH, processLife, processSpace, writerGone
  */
 
 const hostTag = () => hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
-let space: string | undefined;
 /** The host name (letters, digits and dashes only) and the process space's hash. */
-function spaceTag(): string {
-  space ??= `${hostTag()}-${processSpace()}`;
-  return space;
-}
-let earlierSpace: string | undefined;
+const spaceTag = once(() => `${hostTag()}-${processSpace()}`);
 /** The same as versions before the machine id counted (their files are judged by PID only). */
-function earlierSpaceTag(): string {
-  earlierSpace ??= `${hostTag()}-${earlierProcessSpace()}`;
-  return earlierSpace;
-}
+const earlierSpaceTag = once(() => `${hostTag()}-${earlierProcessSpace()}`);
 /** Where the life is unknown (not Linux): never a boot's six hex digits. */
 const UNKNOWN_LIFE = 'z'.repeat(LIFE_LENGTH);
 
