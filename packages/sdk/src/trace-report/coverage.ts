@@ -167,13 +167,35 @@ export function coverageMatrix(
   };
 }
 
-/** The report as Markdown: coverage per rule, then the uncovered records, orphans and links. */
+/**
+ * Characters that are Markdown syntax inside a line (CommonMark and GFM): escapes and code spans,
+ * emphasis and strikethrough, links and images, raw HTML and autolinks, entity references, table
+ * cells, a heading's closing `#`s, math, mentions and e-mail autolinks.
+ */
+const MARKDOWN_SYNTAX = /[\\`*_~[\]<>&|#$@]|:(?=\/\/)|(?<=www)\./gi;
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+
+/**
+ * A text of the data (a name, an id, a link type) as Markdown that reads as exactly that text, on
+ * one line, anywhere inside a line, table cells included: its syntax characters backslash-escaped
+ * and its line breaks made spaces. An `_` between two letters or digits (`REQ_001`) can neither open
+ * nor close emphasis, so it stays as it is for people reading the file raw.
+ */
+export function markdownText(text: string): string {
+  return text
+    .replace(/\r\n|\r|\n/g, ' ')
+    .replace(MARKDOWN_SYNTAX, (c: string, at: number, whole: string) =>
+      c === '_' && WORD_CHARACTER.test(whole[at - 1] ?? '') && WORD_CHARACTER.test(whole[at + 1] ?? '')
+        ? c
+        : `\\${c}`,
+    );
+}
+
+/**
+ * The report as Markdown: coverage per rule, then the uncovered records, orphans and links. Every
+ * text of the data goes through markdownText, so no name or id can add HTML, links or table cells.
+ */
 export function coverageMarkdown(report: CoverageReport, failUnder?: number): string {
-  const cell = (text: string) =>
-    text
-      .replace(/\\/g, '\\\\')
-      .replace(/\|/g, '\\|')
-      .replace(/\r?\n|\r/g, ' ');
   const lines = ['# Traceability report', ''];
   if (report.rules.length === 0) {
     lines.push('No rule: give at least two topics (--kt), or a mapping file with links between them.', '');
@@ -186,37 +208,37 @@ export function coverageMarkdown(report: CoverageReport, failUnder?: number): st
   for (const r of report.rules) {
     const gate = failUnder !== undefined && r.percent < failUnder ? ' ❌' : '';
     lines.push(
-      `| ${cell(ruleName(r.rule))} | ${r.covered} | ${r.total} | ${r.percent.toFixed(1)}%${gate} | ${r.uncovered.length} | ${r.orphans.length} | ${r.suspect.length} |`,
+      `| ${markdownText(ruleName(r.rule))} | ${r.covered} | ${r.total} | ${r.percent.toFixed(1)}%${gate} | ${r.uncovered.length} | ${r.orphans.length} | ${r.suspect.length} |`,
     );
   }
   for (const r of report.rules) {
-    lines.push('', `## ${cell(ruleName(r.rule))}`, '');
+    lines.push('', `## ${markdownText(ruleName(r.rule))}`, '');
     lines.push(
       r.uncovered.length === 0
-        ? `Every record of ${cell(r.rule.source.name)} is linked.`
-        : `Not linked (${r.uncovered.length}): ${r.uncovered.map(cell).join(', ')}`,
+        ? `Every record of ${markdownText(r.rule.source.name)} is linked.`
+        : `Not linked (${r.uncovered.length}): ${r.uncovered.map(markdownText).join(', ')}`,
     );
     lines.push(
       '',
       r.orphans.length === 0
-        ? `Every record of ${cell(r.rule.target.name)} is linked from ${cell(r.rule.source.name)}.`
-        : `Orphans of ${cell(r.rule.target.name)} (${r.orphans.length}): ${r.orphans.map(cell).join(', ')}`,
+        ? `Every record of ${markdownText(r.rule.target.name)} is linked from ${markdownText(r.rule.source.name)}.`
+        : `Orphans of ${markdownText(r.rule.target.name)} (${r.orphans.length}): ${r.orphans.map(markdownText).join(', ')}`,
     );
     if (r.suspect.length > 0)
       lines.push(
         '',
-        `Suspect links (${r.suspect.length}), a record changed since the link was reviewed: ${r.suspect.map(([s, t]) => `${cell(s)} → ${cell(t)}`).join(', ')}`,
+        `Suspect links (${r.suspect.length}), a record changed since the link was reviewed: ${r.suspect.map(([s, t]) => `${markdownText(s)} → ${markdownText(t)}`).join(', ')}`,
       );
     if (r.links.length > 0) {
       const suspect = new Set(r.suspect.map(([s, t]) => `${s}\u0000${t}`));
       lines.push(
         '',
-        `| ${cell(r.rule.source.name)} | ${cell(r.rule.target.name)} | suspect |`,
+        `| ${markdownText(r.rule.source.name)} | ${markdownText(r.rule.target.name)} | suspect |`,
         '| --- | --- | --- |',
       );
       for (const [source, target] of r.links)
         lines.push(
-          `| ${cell(source)} | ${cell(target)} | ${suspect.has(`${source}\u0000${target}`) ? 'yes' : ''} |`,
+          `| ${markdownText(source)} | ${markdownText(target)} | ${suspect.has(`${source}\u0000${target}`) ? 'yes' : ''} |`,
         );
     }
   }
