@@ -12,6 +12,7 @@ import {
 } from '@rxs/sdk';
 import type { SuspectLinkView, TraceabilityView } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
+import { exportDataError } from './export-data-errors.js';
 import {
   exportFileName,
   inProcessExportSource,
@@ -94,9 +95,10 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
           }
         }
       } catch (error) {
-        // A mapping whose names do not fit these topics says so, as the export does.
+        // A mapping whose names do not fit these topics says so, as the export does; so does
+        // data the procedure refuses (two records with one readable id, too many columns).
         if (error instanceof MappingFileError) throw mappingProblems(error);
-        throw error;
+        throw exportDataError(error) ?? error;
       }
       return { topics, report: collector.report(), suspect };
     }
