@@ -24,6 +24,7 @@ interface ImportCommandOptions extends ConnectionOptions {
   newRecords?: boolean;
   ignoreVersions?: boolean;
   ignoreUnknownColumns?: boolean;
+  recreateDeleted?: boolean;
   rename: string[];
   sheet?: string;
   specType?: string;
@@ -59,6 +60,10 @@ export function importCommand(): Command {
     .option('--new-records', 'copy the rows in as new records: ignore their _id and the topic they came from')
     .option('--ignore-versions', 'update records even when they changed since the file was written')
     .option('--ignore-unknown-columns', 'leave out columns that name no field instead of stopping')
+    .option(
+      '--recreate-deleted',
+      'create anew the rows an earlier import created whose records were deleted since (default: report them)',
+    )
     .option(
       '--rename <column=field>',
       "read a column as a field: 'Object Text=Description' ('Column=' leaves it out; repeat)",
@@ -96,8 +101,13 @@ Every row is checked against the topic's form before anything is written: if one
 nothing is written (all or nothing), unless --continue-on-error. Each write carries an
 idempotency key made from the row, so running the same import again never creates twice.
 
+A row that an earlier import (within 24 hours) created, and whose record someone deleted since, is
+not created again: it is reported, since the deletion may have been deliberate. Restore the record
+to bring it back with its history, or import with --recreate-deleted to create it anew (a new
+record, which importing again with --recreate-deleted leaves as it is).
+
 Exit code: 0 when every row is in the topic as the file has it (or would be, with --dry-run);
-1 when rows were rejected or the file cannot be imported.
+1 when rows were rejected or not written (a record deleted since), or the file cannot be imported.
 
 Examples:
   rxs import --profile prod --kt REVISION_ID requirements.csv --dry-run
@@ -142,6 +152,7 @@ Examples:
         newRecords: options.newRecords,
         ignoreVersions: options.ignoreVersions,
         ignoreUnknownColumns: options.ignoreUnknownColumns,
+        recreateDeleted: options.recreateDeleted,
         renames,
         ...(mapping && { mapping }),
         ...(options.reason !== undefined && { reason: options.reason }),
@@ -174,7 +185,7 @@ export function describeReport(report: ImportReport, file: string): string {
   for (const problem of report.problems) lines.push(`  ✗ ${problem}`);
   if (report.problems.length === 0 || report.wrote)
     lines.push(
-      `  ${report.created} ${would}created, ${report.updated} ${would}updated, ${report.unchanged} unchanged, ${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}.`,
+      `  ${report.created} ${would}created${report.recreated ? ` (${report.recreated} anew, their earlier records deleted since)` : ''}, ${report.updated} ${would}updated, ${report.unchanged} unchanged, ${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}${report.deletedSince ? ` (${report.deletedSince} deleted since an earlier import: not written)` : ''}.`,
     );
   if (report.dryRun && report.columns.length > 0)
     lines.push(
@@ -204,9 +215,15 @@ export function describeReport(report: ImportReport, file: string): string {
     );
   else if (report.rejected > 0 && report.dryRun)
     lines.push(`Fix the rejected rows before importing (or import the others with --continue-on-error).`);
-  else if (report.rejected > 0 || report.failed > 0)
+  else if (report.rejected > 0 || report.failed > report.deletedSince)
     lines.push(
       `The other rows were written. Fix the rows above and import the file again: rows already in the topic are left unchanged.`,
     );
+  if (report.deletedSince > 0) {
+    const one = report.deletedSince === 1;
+    lines.push(
+      `${rows(report.deletedSince)} ${one ? 'was' : 'were'} imported before, and ${one ? 'its record was' : 'their records were'} deleted since: not written again. Restore ${one ? 'the record' : 'the records'} to bring ${one ? 'it' : 'them'} back with ${one ? 'its' : 'their'} history (web app: the record's page), or import again with --recreate-deleted to create ${one ? 'it' : 'them'} anew.`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

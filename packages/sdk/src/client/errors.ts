@@ -159,6 +159,41 @@ export class ConflictError extends RxsApiError {
   }
 }
 
+/**
+ * RXS 410 to a write sent with an idempotency key: the key was used for this same write before, but
+ * the record it created or changed has been deleted since, so the service wrote nothing (it does
+ * not answer as if the record were there). `detail` names the record, when, by whom and why it was
+ * deleted. Restore the record to bring it back with its history, or send the write with a new key
+ * to create it anew.
+ */
+export class RecordDeletedSinceError extends RxsApiError {
+  override name = 'RecordDeletedSinceError';
+  /** The key the write was sent with. */
+  readonly idempotencyKey: string;
+  constructor(request: RequestSummary, response: ErrorResponse, idempotencyKey: string) {
+    super(
+      compose(
+        `This write was made before with idempotency key "${idempotencyKey}", but the record it created or changed has been deleted since: nothing was written. Restore the record to bring it back with its history, or send the write with a new idempotency key to create it anew.`,
+        request,
+        response,
+      ),
+      request,
+      response,
+    );
+    this.idempotencyKey = idempotencyKey;
+  }
+}
+
+/** A keyed write's error as the client throws it: its 410 is a {@link RecordDeletedSinceError}. */
+export function keyedWriteError(error: unknown, idempotencyKey: string | undefined): unknown {
+  if (idempotencyKey === undefined || !(error instanceof RxsApiError) || error.status !== 410) return error;
+  return new RecordDeletedSinceError(
+    { service: error.service, method: error.method, url: error.url },
+    { status: 410, detail: error.detail },
+    idempotencyKey,
+  );
+}
+
 /** 413: the request body exceeds the server's limit. */
 export class PayloadTooLargeError extends RxsApiError {
   override name = 'PayloadTooLargeError';

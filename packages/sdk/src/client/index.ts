@@ -25,6 +25,7 @@ export {
   NotFoundError,
   ValidationError,
   ConflictError,
+  RecordDeletedSinceError,
   PayloadTooLargeError,
   RateLimitedError,
   ServerError,

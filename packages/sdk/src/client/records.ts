@@ -7,7 +7,7 @@ import type {
   ServiceRecord,
 } from '../contract/record.js';
 import { checkWholeNumber } from './concurrency.js';
-import { RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
+import { keyedWriteError, RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
 import { parseRecordLines } from './record-lines.js';
 import { expectArray, expectChangesPage, expectObject, type ShapeCheck } from './shape.js';
@@ -72,10 +72,15 @@ export interface RecordsClient {
   /**
    * `POST /records/` (201): validated against the KT revision's schema (422 lists every problem).
    * Retried only with `idempotencyKey` (RXS: the service answers a repeat with the first answer, so
-   * a retry never creates twice; another service ignores the header, so give one only to RXS).
+   * a retry never creates twice; another service ignores the header, so give one only to RXS). A
+   * repeat whose record was deleted since throws {@link RecordDeletedSinceError}: nothing was created.
    */
   createRecord(body: RecordCreate, options?: RequestOptions & IdempotencyOption): Promise<ServiceRecord>;
-  /** `PATCH /records/{id}`: name and data; with `version`, only if unchanged meanwhile (else 409). Retried only with `idempotencyKey`. */
+  /**
+   * `PATCH /records/{id}`: name and data; with `version`, only if unchanged meanwhile (else 409).
+   * Retried only with `idempotencyKey`; a repeat whose record was deleted since throws
+   * {@link RecordDeletedSinceError}.
+   */
   updateRecord(
     id: string,
     body: RecordUpdate,
@@ -134,6 +139,15 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
           },
         )
       : error;
+
+  /** A write of a record, with the error of a repeat whose record was deleted since typed as such. */
+  const keyedWrite = async (write: Call): Promise<ServiceRecord> => {
+    try {
+      return await transport.json<ServiceRecord>(write, record);
+    } catch (error) {
+      throw keyedWriteError(error, write.idempotencyKey);
+    }
+  };
 
   async function* listRecordBatches(
     query: RecordListQuery = {},
@@ -316,7 +330,7 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
       ),
 
     createRecord: async (body, options) =>
-      transport.json(
+      keyedWrite(
         call({
           method: 'POST',
           path: '/records/',
@@ -324,11 +338,10 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
           signal: options?.signal,
           idempotencyKey: options?.idempotencyKey,
         }),
-        record,
       ),
 
     updateRecord: async (id, body, options) =>
-      transport.json(
+      keyedWrite(
         call({
           method: 'PATCH',
           path: recordPath(id),
@@ -336,7 +349,6 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
           signal: options?.signal,
           idempotencyKey: options?.idempotencyKey,
         }),
-        record,
       ),
 
     deleteRecord: async (id, options) =>

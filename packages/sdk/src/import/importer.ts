@@ -1,6 +1,13 @@
+import { createHash } from 'node:crypto';
 import type { RecordsClient } from '../client/records.js';
 import type { TechdocClient } from '../client/techdoc.js';
-import { ConflictError, NotFoundError, ValidationError, formatValidationItems } from '../client/errors.js';
+import {
+  ConflictError,
+  NotFoundError,
+  RxsApiError,
+  ValidationError,
+  formatValidationItems,
+} from '../client/errors.js';
 import type { ServiceRecord } from '../contract/record.js';
 import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
@@ -23,7 +30,8 @@ import { ImportFileError, type ImportFormat, type RowSource } from './source-row
 
 /**
  * The calls an import makes: an `RxsClient` has them, and a server can answer them in-process
- * (the web app's import) with the same errors (`NotFoundError`, `ValidationError`, `ConflictError`).
+ * (the web app's import) with the same errors (`NotFoundError`, `ValidationError`, `ConflictError`,
+ * and status 410 for a write whose record was deleted since: `RecordDeletedSinceError`).
  */
 export interface ImportClient {
   techdoc: Pick<TechdocClient, 'getTopic' | 'listTopics'>;
@@ -47,6 +55,13 @@ export interface ImportOptions extends RowPlannerOptions {
   previewRows?: number;
   /** Writes in flight at once (default 4). */
   concurrency?: number;
+  /**
+   * Create anew a row whose record an earlier import of it created and someone deleted since. By
+   * default such a row is reported and not written (the deletion may have been deliberate), and
+   * the import is not complete. Created anew, it gets a key derived from its own, so a further
+   * run answers with the new record instead of creating yet another.
+   */
+  recreateDeleted?: boolean;
   onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -88,8 +103,15 @@ export interface ImportReport {
   updated: number;
   unchanged: number;
   rejected: number;
-  /** Rows the service refused when written. */
+  /** Rows the service refused when written (`deletedSince` included). */
   failed: number;
+  /**
+   * Of `failed`: rows an earlier import wrote whose record was deleted since. They are not in the
+   * topic; restore the record, or import with `recreateDeleted` to create it anew.
+   */
+  deletedSince: number;
+  /** Of `created`: rows created anew (`recreateDeleted`) because their earlier record was deleted since. */
+  recreated: number;
   /** Whether anything was written. */
   wrote: boolean;
   /** Every row is in the topic as the file has it (or, in a dry run, would be). */
@@ -108,6 +130,8 @@ export interface ImportReport {
 }
 
 const MAX_LISTED = 1000;
+/** Rows a note names one by one. */
+const MAX_NAMED = 20;
 /** Lookups of `_id`s that are no record of the topic, to say whose they are. */
 const MAX_LOOKUPS = 100;
 
@@ -146,6 +170,8 @@ export async function importRecords(
     unchanged: 0,
     rejected: 0,
     failed: 0,
+    deletedSince: 0,
+    recreated: 0,
     wrote: false,
     complete: false,
     columns: [],
@@ -171,8 +197,8 @@ export async function importRecords(
     if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
   }
   report.columns = columns.mapping();
-  report.notes.push(...source.notes, ...columns.notes);
-  report.problems.push(...columns.problems);
+  for (const note of [...source.notes, ...columns.notes]) report.notes.push(note);
+  for (const problem of columns.problems) report.problems.push(problem);
   if (report.rows === 0) report.notes.push('The file has no rows: nothing to import.');
   if (report.problems.length > 0) return report;
 
@@ -216,7 +242,12 @@ export async function importRecords(
 
   // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
   const writeNow = !report.dryRun && !report.allOrNothing;
-  const writer = new RowWriter(client, options.concurrency ?? 4, report.allOrNothing);
+  const writer = new RowWriter(
+    client,
+    options.concurrency ?? 4,
+    report.allOrNothing,
+    options.recreateDeleted === true,
+  );
   let checked = 0;
   const previewRows = options.previewRows ?? 0;
   for await (const plan of plans()) {
@@ -238,6 +269,15 @@ export async function importRecords(
   for (const failure of writer.failures) {
     report.failed++;
     listProblem(failure.plan, 'write', failure.problems);
+  }
+  report.deletedSince = writer.deletedSince;
+  report.recreated = writer.recreated;
+  if (writer.recreated > 0) {
+    const one = writer.recreated === 1;
+    const more = writer.recreated > MAX_NAMED ? ` and ${writer.recreated - MAX_NAMED} more` : '';
+    report.notes.push(
+      `${writer.recreatedWhere.join(', ')}${more}: the record${one ? '' : 's'} an earlier import created had been deleted since; the row${one ? ' is' : 's are'} in the topic as ${one ? 'a new record' : 'new records'} now (the deleted ${one ? "record's history stays its own" : "records' histories stay their own"}).`,
+    );
   }
   report.created = report.dryRun ? report.planned.created : writer.created;
   report.updated = report.dryRun ? report.planned.updated : writer.updated;
@@ -370,11 +410,38 @@ async function whyNotInTopic(
   }
 }
 
-/** Writes planned rows a few at a time; stops at the first refusal in all-or-nothing mode. */
+/** Times a row is created anew after its record was deleted, each time under the next derived key. */
+const MAX_RECREATIONS = 10;
+
+/**
+ * The key of a row's `generation`th creation anew: derived from its first key alone, so that every
+ * run asks the same keys in the same order, and a record created anew is answered again, not made twice.
+ */
+function recreationKey(idempotencyKey: string, generation: number): string {
+  const hash = createHash('sha256').update(`${idempotencyKey}\nrecreated ${generation}`).digest('hex');
+  return `rxs-import-${hash.slice(0, 40)}`;
+}
+
+/**
+ * A write the service did not make because its key was used before for a record deleted since (the
+ * sdk's `RecordDeletedSinceError`, or an in-process client's error of that status).
+ */
+const deletedSince = (error: unknown): error is RxsApiError =>
+  error instanceof RxsApiError && error.status === 410;
+
+/**
+ * Writes planned rows a few at a time; stops at the first refusal in all-or-nothing mode. A row
+ * whose record was deleted since an earlier import wrote it is no refusal of the row: it is
+ * reported (or created anew) and the other rows are written.
+ */
 class RowWriter {
   written = 0;
   created = 0;
   updated = 0;
+  deletedSince = 0;
+  /** Rows created anew, and where the first MAX_NAMED of them are. */
+  recreated = 0;
+  readonly recreatedWhere: string[] = [];
   stopped = false;
   fatal: Error | undefined;
   readonly failures: { plan: RowPlan; problems: string[] }[] = [];
@@ -384,6 +451,7 @@ class RowWriter {
     private readonly client: ImportClient,
     private readonly concurrency: number,
     private readonly stopAtFirstRefusal: boolean,
+    private readonly recreateDeleted: boolean,
   ) {}
 
   async write(plan: RowPlan): Promise<void> {
@@ -402,7 +470,7 @@ class RowWriter {
     const options = { idempotencyKey: plan.idempotencyKey! };
     try {
       if (plan.create) {
-        await this.client.records.createRecord(plan.create, options);
+        if (!(await this.create(plan))) return;
         this.created++;
       } else {
         await this.client.records.updateRecord(plan.recordId!, plan.update!, options);
@@ -410,7 +478,8 @@ class RowWriter {
       }
       this.written++;
     } catch (error) {
-      if (error instanceof ValidationError) this.refused(plan, formatValidationItems(error.items));
+      if (deletedSince(error)) this.deletedSinceWritten(plan, error);
+      else if (error instanceof ValidationError) this.refused(plan, formatValidationItems(error.items));
       else if (error instanceof ConflictError)
         this.refused(plan, [
           `record ${plan.recordId} changed while the file was imported (or its topic is read-only now): run the import again to compare it anew.`,
@@ -421,6 +490,53 @@ class RowWriter {
         this.failures.push({ plan, problems: [(error as Error).message] });
       }
     }
+  }
+
+  /**
+   * Creates the row's record; false when it was reported instead: an earlier import created it
+   * under the row's key and someone deleted it since. With `recreateDeleted`, it is created anew
+   * under the next derived key whose record is not deleted.
+   */
+  private async create(plan: RowPlan): Promise<boolean> {
+    try {
+      await this.client.records.createRecord(plan.create!, { idempotencyKey: plan.idempotencyKey! });
+      return true;
+    } catch (error) {
+      if (!deletedSince(error) || !this.recreateDeleted) throw error;
+    }
+    for (let generation = 1; generation <= MAX_RECREATIONS; generation++) {
+      try {
+        await this.client.records.createRecord(plan.create!, {
+          idempotencyKey: recreationKey(plan.idempotencyKey!, generation),
+        });
+        if (++this.recreated <= MAX_NAMED) this.recreatedWhere.push(plan.where);
+        return true;
+      } catch (error) {
+        if (!deletedSince(error)) throw error;
+      }
+    }
+    this.deletedSince++;
+    this.failures.push({
+      plan,
+      problems: [
+        `its record was created and deleted ${MAX_RECREATIONS + 1} times by imports of this row within 24 hours: it is not created again. Restore one of the records, or wait until the idempotency keys expire (24 hours).`,
+      ],
+    });
+    return false;
+  }
+
+  /** A row an earlier import wrote, whose record was deleted since: reported, not a refusal of the row. */
+  private deletedSinceWritten(plan: RowPlan, error: RxsApiError): void {
+    this.deletedSince++;
+    const server = typeof error.detail === 'string' ? ` Server: ${error.detail}` : '';
+    this.failures.push({
+      plan,
+      problems: [
+        plan.create
+          ? `the record an earlier import created for this row was deleted since, so it was not created again: restore the record to bring it back with its history.${server}`
+          : `record ${plan.recordId} was deleted while the file was imported: the change was not written. Restore the record and import the file again.${server}`,
+      ],
+    });
   }
 
   private refused(plan: RowPlan, problems: string[]): void {

@@ -1,16 +1,33 @@
 import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalJson } from '@rxs/sdk';
 import { isUniqueViolation } from '../storage/constraints.js';
-import type { IdempotentRequest, KeptAnswer } from '../storage/idempotency-keys.js';
-import { unprocessable, validationItem } from './errors.js';
+import type { IdempotentRequest, KeptAnswer, RecordDeletion } from '../storage/idempotency-keys.js';
+import { HttpError, unprocessable, validationItem } from './errors.js';
 
 /**
  * `Idempotency-Key` (the convention of Stripe and the IETF draft): a client that may send a write
  * twice (a retry after a timeout, a CI job run again) names it with a key of its own; the first
  * successful answer is kept 24 hours (storage/idempotency-keys.ts), and the same key with the same
- * request gets that answer again without writing; with another request, 422.
+ * request gets that answer again without writing; with another request, 422. A kept answer that
+ * is a record deleted since is not given again (it would say the record is there): 410, naming the
+ * deletion, and nothing is written.
  */
+
+/** The status of a repeat whose record was deleted since: only ever answered to a keyed write. */
+const RECORD_DELETED_SINCE = 410;
+
+/** For the OpenAPI document of the writes that take an Idempotency-Key. */
+export const deletedSinceResponse = {
+  [RECORD_DELETED_SINCE]: Type.Object(
+    { detail: Type.String() },
+    {
+      description:
+        'RXS: this Idempotency-Key was used for this request before, but the record it created or changed has been deleted since: nothing was written, and `detail` says when and by whom. Restore the record (POST /records/{id}/restore) or send the request with a new key',
+    },
+  ),
+};
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -58,7 +75,10 @@ export async function writeOnce<T>(
   }
 }
 
-/** The kept answer's body when it answers this request; 422 when the key was used for another. */
+/**
+ * The kept answer when it answers this request; 422 when the key was used for another; 410 when
+ * the answer is a record deleted since.
+ */
 export function keptFor(request: IdempotentRequest, kept: KeptAnswer): KeptAnswer {
   if (kept.fingerprint !== request.fingerprint)
     throw unprocessable([
@@ -68,10 +88,24 @@ export function keptFor(request: IdempotentRequest, kept: KeptAnswer): KeptAnswe
         'idempotency_key_reused',
       ),
     ]);
+  if (kept.deleted) throw deletedSince(request.key, kept.status, kept.deleted);
   return kept;
 }
 
-/** Answers with the kept answer to the key, or 422 when the key was used for another request. */
+function deletedSince(key: string, status: number, deletion: RecordDeletion): HttpError {
+  const { recordId, at, by, reason } = deletion;
+  const who = `${by === null ? '' : ` by ${by}`}${reason === null ? '' : ` (reason: "${reason}")`}`;
+  const advice =
+    status === 201
+      ? 'to bring it back with its history, or send the request with a new Idempotency-Key to create a new record'
+      : 'and send the change with a new Idempotency-Key';
+  return new HttpError(
+    RECORD_DELETED_SINCE,
+    `Record ${recordId}, which this request ${status === 201 ? 'created' : 'changed'} under Idempotency-Key "${key}", was deleted on ${at}${who}: nothing was written. Restore it (POST /records/${recordId}/restore) ${advice}.`,
+  );
+}
+
+/** Answers with the kept answer to the key, or as `keptFor` refuses it. */
 export function replayAnswer(
   reply: FastifyReply,
   request: IdempotentRequest,

@@ -46,7 +46,7 @@ export const IdempotencyKeyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       description:
-        'RXS: a key of your own (1-255 visible ASCII characters, e.g. a UUID) that makes a retry safe: the same key with the same request within 24 hours answers the first success again (header Idempotent-Replayed: true) without writing; with another request, 422',
+        'RXS: a key of your own (1-255 visible ASCII characters, e.g. a UUID) that makes a retry safe: the same key with the same request within 24 hours answers the first success again (header Idempotent-Replayed: true) without writing, or 410 when the record it wrote was deleted since; with another request, 422',
     }),
   ),
 });

@@ -14,23 +14,55 @@ export interface KeptAnswer {
   fingerprint: string;
   status: number;
   body: string;
+  /** The record the answer is, when it has been deleted since (its last version is a deletion). */
+  deleted?: RecordDeletion;
 }
+
+/** Which record was deleted, when, by whom and why, as its history says. */
+export interface RecordDeletion {
+  recordId: string;
+  at: string;
+  /** The deleting user's e-mail (null for a user no longer known). */
+  by: string | null;
+  reason: string | null;
+}
+
+/** The `_id` of an answer that is a record: the service writes it first (repository.ts recordJson). */
+const RECORD_ANSWER = /^\{"_id":"([0-9a-f]{24})"/;
 
 const cutoff = (now = Date.now()) => new Date(now - IDEMPOTENCY_KEY_HOURS * 3_600_000).toISOString();
 
-/** The answer kept for a key within its 24 hours, or undefined. */
+/**
+ * The answer kept for a key within its 24 hours, or undefined; with `deleted` when the answer is a
+ * record of the tenant whose last version is its deletion. Every change of a record appends its
+ * version in the change's own transaction (records-write.ts), so that one read of the newest
+ * version says whether the record is there now: a replay answers as of that read.
+ */
 export async function findAnswer(
   db: Kysely<Database>,
   tenantId: string,
   key: string,
 ): Promise<KeptAnswer | undefined> {
-  return db
+  const kept = await db
     .selectFrom('idempotency_keys')
     .select(['fingerprint', 'status', 'body'])
     .where('tenant_id', '=', tenantId)
     .where('key', '=', key)
     .where('created_at', '>=', cutoff())
     .executeTakeFirst();
+  const recordId = kept && kept.status < 300 ? RECORD_ANSWER.exec(kept.body)?.[1] : undefined;
+  if (!kept || recordId === undefined) return kept;
+  const last = await db
+    .selectFrom('record_versions as v')
+    .leftJoin('users as u', 'u.id', 'v.actor_user_id')
+    .select(['v.action', 'v.at', 'v.reason', 'u.email'])
+    .where('v.tenant_id', '=', tenantId)
+    .where('v.record_id', '=', recordId)
+    .orderBy('v.n', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (last?.action !== 'deleted') return kept;
+  return { ...kept, deleted: { recordId, at: last.at, by: last.email, reason: last.reason } };
 }
 
 /**
