@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cellText } from '../src/export/writers/cells.js';
+import { protectedText } from '../src/export/writers/csv-text.js';
 import { HOSTILE_VALUES } from './support/hostile-corpus.js';
 import {
   asUtf8,
@@ -19,8 +20,8 @@ import {
 /**
  * The CSV export read back by the programs that really read it: Python's csv module and
  * LibreOffice. Every value must come back equal to what the JSON export carries, after the
- * documented changes (docs/formats/csv.md): a leading apostrophe before text starting with
- * = + - @ tab or CR (after any apostrophes of its own), and U+FFFD for a lone surrogate (UTF-8
+ * documented changes (docs/formats/csv.md): an apostrophe before a formula start at the start of
+ * text and after a semicolon, tab or line break inside it (protectedText), and U+FFFD for a lone surrogate (UTF-8
  * cannot hold one).
  */
 
@@ -29,14 +30,10 @@ const libreOffice = missingReader('soffice', 'libreoffice-calc-nogui');
 const scratch = scratchDir();
 afterAll(() => scratch.dispose());
 
-/** A formula start, after any apostrophes of the value's own. */
-const FORMULA_START = /^'*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
-
 /** A value as the CSV documents it: text of the value, formula starts protected, UTF-8 safe. */
 function csvValue(value: unknown): string {
   if (typeof value === 'number') return String(value);
-  const text = asUtf8(cellText(value));
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  return protectedText(asUtf8(cellText(value)));
 }
 
 /** The table the JSON export says the CSV holds: header, then one row per record. */

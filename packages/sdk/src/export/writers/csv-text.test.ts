@@ -1,16 +1,25 @@
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSV_OPTIONS, csvRow, CsvRowSplitter } from './csv-text.js';
+import { CSV_OPTIONS, csvRow, CsvRowSplitter, protectedText, restoredText } from './csv-text.js';
 
 /**
- * csv-stringify's row, but for one difference (csv-text.ts): text whose own apostrophes come before
- * a formula start gets one more, so that an importer taking one off gets the value back.
+ * csv-stringify's row, but for two differences (csv-text.ts): text whose own apostrophes come before
+ * a formula start gets one more, so that an importer taking one off gets the value back; and a
+ * semicolon, tab or line break before a formula start (after quotes and apostrophes) gets an
+ * apostrophe after it.
  */
 const OWN_APOSTROPHES = /^'+[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const INNER_FORMULA = /[;\t\r\n](?=["']*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/g;
 const reference = (cells: unknown[]) =>
   stringify(
-    [cells.map((cell) => (typeof cell === 'string' && OWN_APOSTROPHES.test(cell) ? `'${cell}` : cell))],
+    [
+      cells.map((cell) => {
+        if (typeof cell !== 'string') return cell;
+        const inner = cell.replace(INNER_FORMULA, "$&'");
+        return OWN_APOSTROPHES.test(cell) ? `'${inner}` : inner;
+      }),
+    ],
     CSV_OPTIONS,
   );
 
@@ -40,6 +49,14 @@ const TRICKY = [
   ',',
   '\r',
   '\n',
+  'safe;=2+5',
+  'safe\t+2+5',
+  'line\n-2+5',
+  'cr\r@SUM(1)',
+  'quoted;"=2+5"',
+  "own;'=2+5",
+  ';\t=1',
+  'a\t\tb; c',
 ];
 
 describe('csvRow writes what csv-stringify writes', () => {
@@ -86,11 +103,39 @@ describe('csvRow writes what csv-stringify writes', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom("'", '=', '-', 'a', '\t', '@') }), (text) => {
         const cell = csvRow([text]).slice(0, -2).replace(/^"|"$/g, '').replaceAll('""', '"');
-        const back = cell.startsWith("'") && OWN_APOSTROPHES.test(cell) ? cell.slice(1) : cell;
-        expect(back).toBe(text);
+        expect(restoredText(cell)).toBe(text);
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('formula starts inside text', () => {
+  const unit = fc.constantFrom(';', '\t', '\r', '\n', '"', "'", '=', '+', '-', '@', '\uff1d', 'a', ',', ' ');
+
+  it('are written with an apostrophe after the semicolon, tab or line break before them', () => {
+    expect(csvRow(['safe;=2+5', 'x\t-1', 'a\n@b'])).toBe(`safe;'=2+5,x\t'-1,"a\n'@b"\r\n`);
+    expect(csvRow(['q;"=1"', "own;'=1", 'a;b', 'a\t\tb'])).toBe(`"q;'""=1""",own;''=1,a;b,a\t\tb\r\n`);
+  });
+
+  it('leave no semicolon, tab or line break before a formula start in the file', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit }), { maxLength: 4 }), (cells) => {
+        // Each is followed by the apostrophe, so the cell a spreadsheet starts there is text.
+        expect(csvRow(cells)).not.toMatch(/[;\t\r\n](?!')(?=["']*[=+\-@\uFF1D])/);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('come back as they were: restoredText undoes protectedText', () => {
+    fc.assert(
+      fc.property(fc.string({ unit }), (text) => {
+        expect(restoredText(protectedText(text))).toBe(text);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(restoredText('plain; text')).toBe('plain; text');
   });
 });
 

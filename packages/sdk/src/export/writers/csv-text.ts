@@ -6,7 +6,9 @@ import { stringify } from 'csv-stringify/sync';
  * comma, a line feed or a carriage return anywhere (a lone LF or CR too: Python's csv, LibreOffice
  * and Excel all end a row at either); quotes are doubled. Every other cell, leading and trailing
  * spaces included, is written as it is. Text starting with =, +, -, @, tab, CR (or their full-width
- * forms) gets a leading apostrophe so spreadsheets never run it; numbers do not.
+ * forms) gets a leading apostrophe so spreadsheets never run it; numbers do not. Inside text, a
+ * semicolon, tab or line break before =, +, -, @ (after any quotes and apostrophes) gets an
+ * apostrophe after it too (`protectedText`).
  */
 export const CSV_OPTIONS = {
   record_delimiter: 'windows',
@@ -47,10 +49,43 @@ export function needsApostrophe(text: string): boolean {
   return i < text.length && isFormulaStart(text.charCodeAt(i));
 }
 
+/**
+ * A semicolon, tab or line break before a formula start, after any quotes and apostrophes. A
+ * spreadsheet told to split at semicolons or tabs (LibreOffice's and Excel's import dialog, the
+ * default in many locales) starts a cell after each of them even inside quotes, and one that
+ * splits at either ends the row at a quoted line break: each is a cell start there. Commas are not:
+ * a reader that splits at commas reads the quotes. Tab and CR are formula starts only at the start
+ * of text: inside it, each starts a cell or row of its own and is checked as such.
+ */
+const INNER_CELL_START = /[;\t\r\n](?=["']*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/g;
+/** What `protectedText` writes for one: an apostrophe after it. */
+const PROTECTED_CELL_START = /([;\t\r\n])'(?=["']*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/g;
+
+/**
+ * Text as the CSV holds it: an apostrophe before a formula start at its start (`needsApostrophe`)
+ * and after each semicolon, tab or line break followed by one (INNER_CELL_START), so that no cell a
+ * spreadsheet makes of it starts a formula, whichever separator it splits at. `restoredText` gives
+ * the text back.
+ */
+export function protectedText(text: string): string {
+  const inner = text.replace(INNER_CELL_START, "$&'");
+  return needsApostrophe(text) ? `'${inner}` : inner;
+}
+
+/**
+ * The text `protectedText` was given: one apostrophe fewer at the start of text that starts with
+ * apostrophes before a formula start, and after each semicolon, tab or line break followed by
+ * apostrophes before one. Unambiguous, as the writer adds one to text that already has some.
+ */
+export function restoredText(text: string): string {
+  const inner = text.replace(PROTECTED_CELL_START, '$1');
+  return inner.startsWith("'") && needsApostrophe(inner.slice(1)) ? inner.slice(1) : inner;
+}
+
 /** One text cell as it appears in the row. */
 export function csvText(text: string): string {
   if (text === '') return '';
-  let value = needsApostrophe(text) ? `'${text}` : text;
+  let value = protectedText(text);
   if (NEEDS_QUOTES.test(text)) value = `"${value.replaceAll('"', '""')}"`;
   return value;
 }
@@ -67,11 +102,14 @@ export function csvCellText(cell: string | number | null | undefined): string {
   return '';
 }
 
-/** For csv-stringify: text with apostrophes of its own before a formula start gets one more. */
+/**
+ * For csv-stringify, which adds the apostrophe at the start itself: text protected inside, and
+ * with apostrophes of its own before a formula start, one more.
+ */
 function withOwnApostrophe(cell: unknown): unknown {
-  return typeof cell === 'string' && cell.charCodeAt(0) === APOSTROPHE && needsApostrophe(cell)
-    ? `'${cell}`
-    : cell;
+  if (typeof cell !== 'string') return cell;
+  const inner = cell.replace(INNER_CELL_START, "$&'");
+  return cell.charCodeAt(0) === APOSTROPHE && needsApostrophe(cell) ? `'${inner}` : inner;
 }
 
 /** A whole row, CRLF included. */

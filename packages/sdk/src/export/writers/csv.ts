@@ -62,8 +62,10 @@ interface Body {
  * columns. Either way: flat memory, disk space about the size of the output.
  *
  * Cells: checklists joined with "; ", objects and dynamiclists as compact JSON. Cells starting with
- * =, +, -, @, tab or carriage return get a leading apostrophe (except numbers), so a spreadsheet
- * never runs them as formulas; a cell holding a comma, quote, LF or CR is quoted (csv-text.ts).
+ * =, +, -, @, tab or carriage return get a leading apostrophe (except numbers), and a semicolon,
+ * tab or line break inside text before =, +, - or @ gets one after it, so a spreadsheet never runs
+ * a cell as a formula, whether it splits the rows at commas, semicolons or tabs; a cell holding a
+ * comma, quote, LF or CR is quoted (csv-text.ts).
  * UTF-8 with a byte order mark and CRLF line ends, as Excel expects.
  */
 export class CsvWriter implements ExportWriter {
