@@ -1,16 +1,17 @@
 import { parse } from 'csv-parse';
 import { pipeline, Readable } from 'node:stream';
-import { needsApostrophe } from '../export/writers/csv-text.js';
+import { restoredText } from '../export/writers/csv-text.js';
+import {
+  cellTooLarge,
+  eventLoopTurns,
+  importLimits,
+  limitError,
+  sizeText,
+  tooManyColumns,
+  type ImportLimits,
+} from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
 import { FIXED_COLUMNS, ImportFileError, type RowSource, type SourceRow } from './source-row.js';
-
-/**
- * Text `rxs export` wrote with one more apostrophe than it has: an apostrophe, then text that gets
- * one (csv-text.ts). One is taken off again.
- */
-function apostrophed(text: string): boolean {
-  return text.startsWith("'") && needsApostrophe(text.slice(1));
-}
 
 /**
  * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
@@ -22,20 +23,34 @@ export class CsvSource implements RowSource {
   readonly format = 'csv' as const;
   readonly notes: string[] = [];
   private delimiter: string | undefined;
+  private readonly limits: ImportLimits;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    limits: Partial<ImportLimits> = {},
+  ) {
+    this.limits = importLimits(limits);
+  }
 
   async *rows(): AsyncGenerator<SourceRow> {
     const delimiter = this.delimiter ?? (this.delimiter = await sniffDelimiter(this.file));
     // pipeline(), not pipe(): a bad byte deep in the file ends the loop below with its error.
     const parser = pipeline(
-      Readable.from(decodeTextFile(this.file)),
-      parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true }),
+      Readable.from(boundedShape(decodeTextFile(this.file), delimiter, this.limits, this.file)),
+      parse({
+        delimiter,
+        bom: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        info: true,
+        max_record_size: this.limits.maxRowBytes,
+      }),
       () => {},
     );
     let header: string[] | undefined;
     // Where the record being read starts: the line after the previous one ended.
     let line = 1;
+    const turn = eventLoopTurns();
     try {
       for await (const { record: cells, info } of parser as AsyncIterable<{
         record: string[];
@@ -47,9 +62,16 @@ export class CsvSource implements RowSource {
             this.notes.push('links: traces are not imported (rxs import writes records only).');
         } else yield rowOf(header, cells, `line ${line}`);
         line = info.lines + 1;
+        await turn();
       }
     } catch (error) {
       if (error instanceof ImportFileError) throw error;
+      if ((error as { code?: string }).code === 'CSV_MAX_RECORD_SIZE')
+        throw limitError(
+          'maxRowBytes',
+          this.limits.maxRowBytes,
+          `${this.file}: the row at line ${(error as { lines?: number }).lines ?? line} holds more than ${sizeText(this.limits.maxRowBytes)} of text, the most one row may hold: a row is one record, and a record cannot be that large. Split the values over several records.`,
+        );
       const message = (error as Error).message;
       throw new ImportFileError(
         `${this.file} is not a readable CSV file after line ${line}: ${message}. ` +
@@ -71,12 +93,13 @@ function rowOf(header: readonly string[], cells: readonly string[], where: strin
     );
   for (let i = 0; i < header.length; i++) {
     const column = header[i]!;
-    let text = cells[i] ?? '';
-    if (apostrophed(text)) text = text.slice(1);
-    else if (text.startsWith('=') || text.startsWith('＝'))
+    const cell = cells[i] ?? '';
+    if (cell.startsWith('=') || cell.startsWith('＝'))
       row.problems.push(
-        `${column}: "${text.slice(0, 40)}" is a spreadsheet formula, not a value. Write the value, or put an apostrophe before it to import the text as it is.`,
+        `${column}: "${cell.slice(0, 40)}" is a spreadsheet formula, not a value. Write the value, or put an apostrophe before it to import the text as it is.`,
       );
+    // The apostrophes `rxs export` adds against formulas (csv-text.ts protectedText) come off again.
+    const text = restoredText(cell);
     const fixed = FIXED_COLUMNS.get(column);
     if (fixed === 'skip') continue;
     if (fixed) {
@@ -100,6 +123,60 @@ function checkHeader(cells: string[], file: string): string[] {
   }
   return header;
 }
+
+/**
+ * The file's text, unchanged, after checking as it passes that no row has more than `maxColumns`
+ * cells and no cell more than `maxCellBytes` characters: the parser would otherwise build a row
+ * of millions of cells, or a cell of the whole file, before anything could look at it. Quotes
+ * toggle as in RFC 4180 (a doubled quote toggles twice): a delimiter or line break between them is text.
+ */
+async function* boundedShape(
+  chunks: AsyncIterable<string>,
+  delimiter: string,
+  limits: ImportLimits,
+  file: string,
+): AsyncGenerator<string> {
+  const separator = delimiter.charCodeAt(0);
+  let quoted = false;
+  let columns = 1;
+  let cell = 0;
+  let line = 1;
+  for await (const chunk of chunks) {
+    for (let i = 0; i < chunk.length; i++) {
+      const char = chunk.charCodeAt(i);
+      if (char === 0x0a) line++;
+      if (char === 0x22) quoted = !quoted;
+      else if (!quoted && char === separator) {
+        cell = 0;
+        if (++columns > limits.maxColumns)
+          throw tooManyColumns(
+            limits,
+            `${file}: line ${line} has more than ${limits.maxColumns.toLocaleString('en')} columns`,
+          );
+        continue;
+      } else if (!quoted && (char === 0x0a || char === 0x0d)) {
+        columns = 1;
+        cell = 0;
+        continue;
+      }
+      if (++cell > limits.maxCellBytes)
+        throw cellTooLarge(limits, `${file}, line ${line}, column ${columns}`);
+    }
+    // The parser turns a chunk into rows in one synchronous step: small chunks keep it short.
+    for (let start = 0; start < chunk.length;) {
+      let end = Math.min(start + PARSE_CHUNK, chunk.length);
+      if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
+      yield chunk.slice(start, end);
+      start = end;
+    }
+  }
+}
+
+/** Characters the CSV parser takes at a time: a few hundred rows, a millisecond or two. */
+const PARSE_CHUNK = 16 * 1024;
+
+/** The first half of a character outside the Basic Multilingual Plane: a chunk never ends between the halves. */
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /** The delimiter of the header line: the one of comma, semicolon and tab it uses most outside quotes. */
 async function sniffDelimiter(file: string): Promise<string> {

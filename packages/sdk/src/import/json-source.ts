@@ -1,10 +1,19 @@
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import Pick from 'stream-json/filters/Pick.js';
 import StreamValues from 'stream-json/streamers/StreamValues.js';
 import { keepingProtoKeys } from '../client/own-keys.js';
 import { isPlainObject } from '../mapping/paths.js';
 import { rowOfObject } from './object-row.js';
+import {
+  cellTooLarge,
+  DistinctColumns,
+  eventLoopTurns,
+  importLimits,
+  limitError,
+  sizeText,
+  type ImportLimits,
+} from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError, type RowSource, type SourceRow } from './source-row.js';
 
@@ -16,8 +25,14 @@ import { ImportFileError, type RowSource, type SourceRow } from './source-row.js
 export class JsonSource implements RowSource {
   readonly format = 'json' as const;
   readonly notes: string[] = [];
+  private readonly limits: ImportLimits;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    limits: Partial<ImportLimits> = {},
+  ) {
+    this.limits = importLimits(limits);
+  }
 
   async *rows(): AsyncGenerator<SourceRow> {
     const records = /^(?:\d+|records\.\d+|topics\.\d+\.records\.\d+)$/;
@@ -25,15 +40,22 @@ export class JsonSource implements RowSource {
     const values = pipeline(
       Readable.from(decodeTextFile(this.file)),
       new Parser(),
+      boundedStrings(this.limits, this.file),
       new Pick({ filter: records }),
+      boundedRecords(this.limits, this.file),
       keepingProtoKeys(new StreamValues()),
       () => {},
     );
     let count = 0;
+    const turn = eventLoopTurns();
+    const columns = new DistinctColumns(this.limits, this.file);
     try {
       for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
         count++;
-        yield rowOfObject(value, `record ${count}`);
+        const row = rowOfObject(value, `record ${count}`, this.limits);
+        columns.add(row);
+        yield row;
+        await turn();
       }
     } catch (error) {
       if (error instanceof ImportFileError) throw error;
@@ -51,11 +73,19 @@ export class JsonSource implements RowSource {
 export class JsonLinesSource implements RowSource {
   readonly format = 'jsonl' as const;
   readonly notes: string[] = [];
+  private readonly limits: ImportLimits;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    limits: Partial<ImportLimits> = {},
+  ) {
+    this.limits = importLimits(limits);
+  }
 
   async *rows(): AsyncGenerator<SourceRow> {
-    const lines = linesOf(decodeTextFile(this.file));
+    const lines = linesOf(decodeTextFile(this.file), this.limits, this.file);
+    const turn = eventLoopTurns();
+    const columns = new DistinctColumns(this.limits, this.file);
     let number = 0;
     let exportFile = false;
     let ended = false;
@@ -76,7 +106,10 @@ export class JsonLinesSource implements RowSource {
       if (kind === 'end') ended = true;
       if (kind !== undefined && kind !== 'record') continue;
       if (kind === 'record') delete (value as Record<string, unknown>).kind;
-      yield rowOfObject(value, `line ${number}`);
+      const row = rowOfObject(value, `line ${number}`, this.limits);
+      columns.add(row);
+      yield row;
+      await turn();
     }
     if (exportFile && !ended)
       throw new ImportFileError(
@@ -85,13 +118,75 @@ export class JsonLinesSource implements RowSource {
   }
 }
 
-/** The lines of a text, as they arrive (LF or CRLF ended; the last may have no end). */
-async function* linesOf(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+/** The lines of a text, as they arrive (LF or CRLF ended; the last may have no end), each one record long at most. */
+async function* linesOf(
+  chunks: AsyncIterable<string>,
+  limits: ImportLimits,
+  file: string,
+): AsyncGenerator<string> {
   let rest = '';
+  let number = 0;
   for await (const chunk of chunks) {
     const parts = (rest + chunk).split('\n');
     rest = parts.pop()!;
-    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+    for (const part of parts) {
+      if (part.length > limits.maxRowBytes) throw recordTooLarge(limits, file, `line ${number + 1}`);
+      number++;
+      yield part.endsWith('\r') ? part.slice(0, -1) : part;
+    }
+    if (rest.length > limits.maxRowBytes) throw recordTooLarge(limits, file, `line ${number + 1}`);
   }
   if (rest !== '') yield rest;
+}
+
+const recordTooLarge = (limits: ImportLimits, file: string, where: string) =>
+  limitError(
+    'maxRowBytes',
+    limits.maxRowBytes,
+    `${file}: ${where} holds more than ${sizeText(limits.maxRowBytes)}, the most one record may: a record cannot be that large. Split its values over several records.`,
+  );
+
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+/** The parser's tokens, each string and key of the file no longer than a cell may be. */
+function boundedStrings(limits: ImportLimits, file: string): Transform {
+  let length = 0;
+  return new Transform({
+    objectMode: true,
+    transform(token: Token, _encoding, done) {
+      if (token.name === 'startString' || token.name === 'startKey') length = 0;
+      else if (token.name === 'stringChunk' || token.name === 'keyChunk') {
+        length += (token.value as string).length;
+        if (length > limits.maxCellBytes) return done(cellTooLarge(limits, `a value of ${file}`));
+      }
+      done(null, token);
+    },
+  });
+}
+
+/** A token that ends a value: at depth 0 (of the records picked), the end of a record. */
+const VALUE_END = /^(endObject|endArray|stringValue|numberValue|nullValue|trueValue|falseValue)$/;
+
+/** The tokens of the records picked, each record no larger than a row may be (its text, and one per token). */
+function boundedRecords(limits: ImportLimits, file: string): Transform {
+  let depth = 0;
+  let size = 0;
+  let count = 0;
+  return new Transform({
+    objectMode: true,
+    transform(token: Token, _encoding, done) {
+      if (token.name === 'startObject' || token.name === 'startArray') depth++;
+      else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+      size += 1 + (token.name.endsWith('Chunk') ? (token.value as string).length : 0);
+      if (size > limits.maxRowBytes) return done(recordTooLarge(limits, file, `record ${count + 1}`));
+      if (depth === 0 && VALUE_END.test(token.name)) {
+        count++;
+        size = 0;
+      }
+      done(null, token);
+    },
+  });
 }

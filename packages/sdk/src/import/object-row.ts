@@ -1,4 +1,5 @@
 import { isPlainObject } from '../mapping/paths.js';
+import { DEFAULT_IMPORT_LIMITS, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
 import { FIXED_COLUMNS, type FactColumn, type RecordFacts, type SourceRow } from './source-row.js';
 
 /**
@@ -20,8 +21,20 @@ const FACT_KEYS: ReadonlyMap<string, FactColumn> = new Map([
  * the service (`{_id, name, data: {...by form key}, context}`), or a flat object of facts and
  * fields by name (`{"name": "...", "Priority": "high"}`).
  */
-export function rowOfObject(object: unknown, where: string): SourceRow {
+export function rowOfObject(
+  object: unknown,
+  where: string,
+  limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
+): SourceRow {
   const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
+  const bytes = new RowBytes(limits, where);
+  /** A value of the row: at most `maxColumns` of them, a text no longer than a cell may be. */
+  const set = (column: string, value: unknown) => {
+    if (row.values.size >= limits.maxColumns)
+      throw tooManyColumns(limits, `${where} has more than ${limits.maxColumns.toLocaleString('en')} values`);
+    if (typeof value === 'string') bytes.add(value, column);
+    row.values.set(column, { value });
+  };
   if (!isPlainObject(object)) {
     row.problems.push(
       `it is ${Array.isArray(object) ? 'a list' : JSON.stringify(object)?.slice(0, 40)}, not an object of a record's fields.`,
@@ -38,7 +51,7 @@ export function rowOfObject(object: unknown, where: string): SourceRow {
       const fact = FACT_KEYS.get(key);
       if (fact && fact !== 'skip') takeFact(fact, value);
     }
-    for (const [name, value] of Object.entries(object.values)) row.values.set(name, { value });
+    for (const [name, value] of Object.entries(object.values)) set(name, value);
     return row;
   }
   if (isPlainObject(object.data)) {
@@ -47,14 +60,14 @@ export function rowOfObject(object: unknown, where: string): SourceRow {
     takeFact('version', object.version);
     if (isPlainObject(object.context)) takeFact('topicRevisionId', object.context.knowledge_unit_topic_id);
     row.byFormKey = true;
-    for (const [key, value] of Object.entries(object.data)) row.values.set(key, { value });
+    for (const [key, value] of Object.entries(object.data)) set(key, value);
     return row;
   }
   for (const [key, value] of Object.entries(object)) {
     const fact = FACT_KEYS.get(key);
     if (fact === 'skip') continue;
     if (fact) takeFact(fact, value);
-    else row.values.set(key, { value });
+    else set(key, value);
   }
   return row;
 }

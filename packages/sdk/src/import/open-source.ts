@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { CsvSource } from './csv-source.js';
 import { JsonLinesSource, JsonSource } from './json-source.js';
+import type { ImportLimits } from './limits.js';
 import { ReqifSource } from './reqif-source.js';
 import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
 import { XlsxSource } from './xlsx-source.js';
@@ -17,6 +18,8 @@ export interface OpenSourceOptions {
   specType?: string;
   /** How advice names the options (default: `rxs import`'s). */
   wording?: ImportWording;
+  /** What reading the file may cost: the defaults (DEFAULT_IMPORT_LIMITS) but for those given. */
+  limits?: Partial<ImportLimits>;
 }
 
 const BY_EXTENSION: Record<string, ImportFormat> = {
@@ -43,16 +46,17 @@ export function openRowSource(file: string, options: OpenSourceOptions = {}): Ro
     throw new ImportFileError(
       `Cannot tell the format of ${file} from its extension: say it with --format (${IMPORT_FORMATS.join(', ')}).`,
     );
+  const { limits } = options;
   switch (format) {
     case 'csv':
-      return new CsvSource(file);
+      return new CsvSource(file, limits);
     case 'xlsx':
-      return new XlsxSource(file, { sheet: options.sheet, wording: options.wording });
+      return new XlsxSource(file, { sheet: options.sheet, wording: options.wording, limits });
     case 'json':
-      return new JsonSource(file);
+      return new JsonSource(file, limits);
     case 'jsonl':
-      return new JsonLinesSource(file);
+      return new JsonLinesSource(file, limits);
     case 'reqif':
-      return new ReqifSource(file, { specType: options.specType, wording: options.wording });
+      return new ReqifSource(file, { specType: options.specType, wording: options.wording, limits });
   }
 }

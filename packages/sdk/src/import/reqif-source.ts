@@ -1,4 +1,13 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import {
+  cellTooLarge,
+  DistinctColumns,
+  eventLoopTurns,
+  importLimits,
+  RowBytes,
+  XmlRuns,
+  type ImportLimits,
+} from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
@@ -10,6 +19,8 @@ export interface ReqifSourceOptions {
   topicTypeName?: string;
   /** How advice names the options (default: `rxs import`'s). */
   wording?: ImportWording;
+  /** What reading the file may cost (default: DEFAULT_IMPORT_LIMITS). */
+  limits?: Partial<ImportLimits>;
 }
 
 interface AttributeDefinition {
@@ -43,11 +54,14 @@ const local = (name: string) => name.slice(name.indexOf(':') + 1);
 export class ReqifSource implements RowSource {
   readonly format = 'reqif' as const;
   readonly notes: string[] = [];
+  private readonly limits: ImportLimits;
 
   constructor(
     private readonly file: string,
     private options: ReqifSourceOptions = {},
-  ) {}
+  ) {
+    this.limits = importLimits(options.limits);
+  }
 
   forTopic(topic: { reqifTypeName: string }): void {
     this.options.topicTypeName ??= topic.reqifTypeName;
@@ -104,9 +118,11 @@ export class ReqifSource implements RowSource {
       }
     });
     parser.on('text', (chunk: string) => {
-      if (value?.kind === 'XHTML' && stack.includes('THE-VALUE'))
+      if (value?.kind === 'XHTML' && stack.includes('THE-VALUE')) {
         value.xhtml += chunk.replace(/\s*\n\s*/g, ' ');
-      else text += chunk;
+        if (value.xhtml.length > this.limits.maxCellBytes)
+          failure ??= cellTooLarge(this.limits, `${this.file}, spec object ${object?.identifier}`);
+      } else text += chunk;
     });
     parser.on('closetag', (tag) => {
       const name = local(tag.name);
@@ -125,24 +141,36 @@ export class ReqifSource implements RowSource {
         value = undefined;
       } else if (name === 'SPEC-OBJECT' && object) {
         chosenType ??= this.chooseType(types);
-        if (object.type === chosenType) ready.push(this.rowOf(object, ++count, definitions, enumValues));
+        if (object.type === chosenType) {
+          const row = this.rowOf(object, ++count, definitions, enumValues);
+          columns.add(row);
+          ready.push(row);
+        }
         object = undefined;
       }
     });
 
     let line = 1;
+    const runs = new XmlRuns(this.limits.maxCellBytes);
+    const columns = new DistinctColumns(this.limits, this.file);
+    const turn = eventLoopTurns();
     try {
       for await (const chunk of decodeTextFile(this.file)) {
+        if (runs.exceeds(chunk)) throw cellTooLarge(this.limits, `${this.file}, after line ${line}`);
         parser.write(chunk);
         if (failure) break;
         line = parser.line;
-        yield* ready.splice(0);
+        for (const row of ready.splice(0)) {
+          yield row;
+          await turn();
+        }
       }
       if (!failure) parser.close();
     } catch (error) {
       if (error instanceof ImportFileError) throw error;
       failure ??= error as Error;
     }
+    if (failure instanceof ImportFileError) throw failure;
     if (failure)
       throw new ImportFileError(
         `${this.file} is not well-formed XML near line ${line}: ${failure.message.split('\n')[0]}. The file may be cut short: export it again.`,
@@ -179,6 +207,7 @@ export class ReqifSource implements RowSource {
       problems: [],
     };
     let reqifName: string | undefined;
+    const bytes = new RowBytes(this.limits, `spec object ${number} (${object.identifier})`);
     for (const value of object.values) {
       const definition = definitions.get(value.definition ?? '');
       if (!definition) {
@@ -190,6 +219,7 @@ export class ReqifSource implements RowSource {
       const cell = cellOf(value, enumValues, definition, row.problems);
       if (!cell) continue;
       const text = 'text' in cell ? cell.text : String(cell.value);
+      bytes.add(text, definition.name);
       switch (definition.name) {
         case 'RXS.RecordId':
           row.facts.id = text;

@@ -165,6 +165,12 @@ export function planRow(
     const field = target.fieldsByKey.get(key) ?? target.fieldsByKey.get(String(item.loc[0]));
     plan.problems.push(field ? `${field.name} (${field.key}): ${item.msg}` : `${key || 'data'}: ${item.msg}`);
   }
+  if (plan.problems.length > MAX_ROW_PROBLEMS)
+    plan.problems.splice(
+      MAX_ROW_PROBLEMS,
+      Infinity,
+      `and ${plan.problems.length - MAX_ROW_PROBLEMS} more problems: fix these and check the file again to see them.`,
+    );
   if (plan.problems.length > 0 || plan.name === undefined) return plan;
 
   if (record) {
@@ -194,6 +200,12 @@ export function planRow(
   plan.idempotencyKey = keyOf([target.revisionId, 'create', readableId ?? row.where, plan.create]);
   return plan;
 }
+
+/**
+ * Problems a row lists word for word: a report keeps the problems of up to a thousand rows, and a
+ * row of thousands of bad cells would otherwise fill it with them.
+ */
+const MAX_ROW_PROBLEMS = 50;
 
 /** An empty cell (or a JSON null): the field is cleared. */
 const CLEAR: unique symbol = Symbol('clear');

@@ -1,6 +1,8 @@
 import type ExcelJS from 'exceljs';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
+import { eventLoopTurns, importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
 import { FIXED_COLUMNS, ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
+import { boundedWorkbook } from './xlsx-bounds.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 
 export interface XlsxSourceOptions {
@@ -10,6 +12,8 @@ export interface XlsxSourceOptions {
   topicName?: string;
   /** How advice names the options (default: `rxs import`'s). */
   wording?: ImportWording;
+  /** What reading the file may cost (default: DEFAULT_IMPORT_LIMITS). */
+  limits?: Partial<ImportLimits>;
 }
 
 /**
@@ -28,12 +32,14 @@ export class XlsxSource implements RowSource {
   readonly format = 'xlsx' as const;
   readonly notes: string[] = [];
   private chosen: string | undefined;
+  private readonly limits: ImportLimits;
 
   constructor(
     private readonly file: string,
     private options: XlsxSourceOptions = {},
   ) {
     this.chosen = options.sheet;
+    this.limits = importLimits(options.limits);
   }
 
   forTopic(topic: { name: string }): void {
@@ -76,12 +82,7 @@ export class XlsxSource implements RowSource {
     const { default: excel } = await import('exceljs');
     let reader: AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>;
     try {
-      reader = new excel.stream.xlsx.WorkbookReader(this.file, {
-        sharedStrings: 'cache',
-        hyperlinks: 'ignore',
-        styles: 'cache',
-        worksheets: 'emit',
-      }) as unknown as AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>;
+      reader = boundedWorkbook(excel, this.file, this.limits);
     } catch (error) {
       throw new ImportFileError(
         `${this.file} cannot be opened as an Excel workbook: ${(error as Error).message}`,
@@ -99,15 +100,27 @@ export class XlsxSource implements RowSource {
 
   private async *rowsOf(sheet: AsyncIterable<ExcelJS.Row>): AsyncGenerator<SourceRow> {
     let header: string[] | undefined;
+    const turn = eventLoopTurns();
     try {
       for await (const row of sheet) {
         const cells = (row.values ?? []) as unknown[];
+        // Values sit at their column's index: a row's length is its last column with a value.
+        if (cells.length - 1 > this.limits.maxColumns)
+          throw tooManyColumns(
+            this.limits,
+            `Row ${row.number} of sheet "${this.chosen}" has a value in column ${cells.length - 1}`,
+          );
         if (!header) {
           header = [];
-          for (let i = 1; i < cells.length; i++) header[i] = textOf(cells[i]).trim();
+          const bytes = new RowBytes(this.limits, `the header row of sheet "${this.chosen}"`);
+          for (let i = 1; i < cells.length; i++) {
+            header[i] = textOf(cells[i]).trim();
+            bytes.add(header[i]!, i);
+          }
           continue;
         }
-        yield rowOf(header, cells, `row ${row.number}`);
+        yield rowOf(header, cells, `row ${row.number}`, this.limits);
+        await turn();
       }
     } catch (error) {
       if (error instanceof ImportFileError) throw error;
@@ -122,17 +135,24 @@ export class XlsxSource implements RowSource {
   }
 }
 
-function rowOf(header: readonly string[], cells: readonly unknown[], where: string): SourceRow {
+function rowOf(
+  header: readonly string[],
+  cells: readonly unknown[],
+  where: string,
+  limits: ImportLimits,
+): SourceRow {
   const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
+  const bytes = new RowBytes(limits, where);
+  const unnamed: number[] = [];
   for (let i = 1; i < Math.max(header.length, cells.length); i++) {
     const column = header[i];
     const raw = cells[i];
     if (!column) {
-      if (raw !== undefined && raw !== null && textOf(raw) !== '')
-        row.problems.push(`column ${i} has a value but no name in the header row.`);
+      if (raw !== undefined && raw !== null && textOf(raw) !== '') unnamed.push(i);
       continue;
     }
     const cell = cellOf(raw, column, row.problems);
+    if ('text' in cell) bytes.add(cell.text, column);
     const fixed = FIXED_COLUMNS.get(column);
     if (fixed === 'skip') continue;
     if (fixed) {
@@ -140,6 +160,10 @@ function rowOf(header: readonly string[], cells: readonly unknown[], where: stri
       if (text !== '') row.facts[fixed] = text;
     } else row.values.set(column, cell);
   }
+  if (unnamed.length > 0)
+    row.problems.push(
+      `${unnamed.length === 1 ? `column ${unnamed[0]} has a value` : `columns ${unnamed.slice(0, 5).join(', ')}${unnamed.length > 5 ? ` and ${unnamed.length - 5} more` : ''} have values`} but no name in the header row.`,
+    );
   return row;
 }
 

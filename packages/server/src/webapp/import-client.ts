@@ -74,7 +74,7 @@ export function inProcessImportClient(services: Services, principal: Principal):
               limit: 1000,
               after,
             });
-            topics.push(...page.items);
+            for (const topic of page.items) topics.push(topic);
             after = page.next;
           } while (after !== undefined);
           return topics;

@@ -14,6 +14,7 @@ import {
   makeScratchFolder,
   openRowSource,
   type ImportReport,
+  type OpenSourceOptions,
   type ImportWording,
   type Permission,
 } from '@rxs/sdk';
@@ -54,6 +55,39 @@ export function importLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number
     throw new Error(`RXS_WEB_IMPORT_MB must be a whole number ≥ 1 (megabytes), got "${text}".`);
   return value * 1024 * 1024;
 }
+
+type ReadLimits = NonNullable<OpenSourceOptions['limits']>;
+
+/**
+ * Settings of what reading an upload may cost, beyond the sdk's defaults (DEFAULT_IMPORT_LIMITS):
+ * each a whole number ≥ 1, megabytes (MiB) where the name ends in _MB.
+ */
+const READ_LIMIT_SETTINGS: Record<string, { limit: keyof ReadLimits; unit: number }> = {
+  RXS_WEB_IMPORT_COLUMNS: { limit: 'maxColumns', unit: 1 },
+  RXS_WEB_IMPORT_CELL_MB: { limit: 'maxCellBytes', unit: 1024 * 1024 },
+  RXS_WEB_IMPORT_ROW_MB: { limit: 'maxRowBytes', unit: 1024 * 1024 },
+  RXS_WEB_IMPORT_UNZIPPED_MB: { limit: 'maxArchiveBytes', unit: 1024 * 1024 },
+  RXS_WEB_IMPORT_SHARED_STRINGS: { limit: 'maxSharedStrings', unit: 1 },
+  RXS_WEB_IMPORT_SHARED_STRINGS_MB: { limit: 'maxSharedStringBytes', unit: 1024 * 1024 },
+};
+
+/** The read limits the environment sets; a setting that is no whole number ≥ 1 stops the server. */
+export function readLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ReadLimits {
+  const limits: ReadLimits = {};
+  for (const [name, { limit, unit }] of Object.entries(READ_LIMIT_SETTINGS)) {
+    const text = env[name]?.trim();
+    if (text === undefined || text === '') continue;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value * unit))
+      throw new Error(`${name} must be a whole number ≥ 1${unit > 1 ? ' (megabytes)' : ''}, got "${text}".`);
+    limits[limit] = value * unit;
+  }
+  return limits;
+}
+
+/** The setting of a read limit, for the answer of a file past it. */
+const settingOf = (limit: string) =>
+  Object.entries(READ_LIMIT_SETTINGS).find(([, setting]) => setting.limit === limit)?.[0];
 
 const tooLarge = (limit: number) =>
   new HttpError(
@@ -189,6 +223,7 @@ async function saveUpload(
 export function importRoutes(context: WebContext): FastifyPluginAsync {
   const { services, importMaxBytes: limit } = context;
   const slots = ExportSlots.fromEnv(process.env, IMPORT_SLOTS);
+  const readLimits = readLimitsFromEnv();
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     // The body stays a stream: the route writes it to disk as it arrives.
@@ -248,6 +283,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
             openRowSource(file, {
               format,
               wording: WEB_WORDING,
+              limits: readLimits,
               ...(query.sheet?.trim() && { sheet: query.sheet.trim() }),
             }),
             {
@@ -270,9 +306,15 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
         }));
         return { file: { name: query.name, size, format }, fields, report: namingTheUpload(report, named) };
       } catch (error) {
-        // A file that cannot be read as its format says why; nothing was written.
-        if (error instanceof ImportFileError)
-          throw new HttpError(422, `${named(error.message)} Nothing was written.`);
+        // A file that cannot be read as its format says why; nothing was written. Past a limit of
+        // the reading: 413 when the file holds too much, 422 for a row or cell of it.
+        if (error instanceof ImportFileError) {
+          const setting = error.exceeded && settingOf(error.exceeded.limit);
+          throw new HttpError(
+            error.exceeded?.kind === 'size' ? 413 : 422,
+            `${named(error.message)} Nothing was written.${setting ? ` (This server's limit is set by ${setting}.)` : ''}`,
+          );
+        }
         throw error;
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,192 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { DEFAULT_MAX_EXPORT_COLUMNS } from '../export/limits.js';
+import { ImportFileError, type SourceRow } from './source-row.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * What reading one file may cost, whatever the file says of itself: every bound is checked as the
+ * bytes are produced (inflated, decoded, parsed), so a file past one stops at that point with
+ * memory and time in proportion to the bound, not to the file's claims.
+ */
+export interface ImportLimits {
+  /** Columns of a file (distinct names over all its rows), and cells of one row. */
+  maxColumns: number;
+  /** Characters of one cell (a JSON string, a ReqIF value, an XLSX cell or shared string). */
+  maxCellBytes: number;
+  /** Characters of one row's cells together. */
+  maxRowBytes: number;
+  /** XLSX: bytes one entry of the zip inflates to. */
+  maxEntryBytes: number;
+  /** XLSX: bytes all entries of the zip inflate to together. */
+  maxArchiveBytes: number;
+  /** XLSX: strings of the shared string table, which is held in memory while the sheet is read. */
+  maxSharedStrings: number;
+  /** XLSX: characters of the shared string table together. */
+  maxSharedStringBytes: number;
+}
+
+export const DEFAULT_IMPORT_LIMITS: Readonly<ImportLimits> = {
+  // The export refuses more columns than this, and no topic's form has more fields.
+  maxColumns: DEFAULT_MAX_EXPORT_COLUMNS,
+  // A record's whole body is at most 5 MiB (RXS_BODY_LIMIT's default): no value of a record the
+  // service holds is longer, so an export of any record imports again, and a longer cell never could.
+  maxCellBytes: 5 * MiB,
+  // A row is one record: three times its body leaves room for columns left out and for text that
+  // becomes a shorter value (a number), while a row of thousands of large cells stops early.
+  maxRowBytes: 16 * MiB,
+  // A worksheet of a million rows of twenty cells is about 400 MB of XML; a zip bomb inflates to
+  // gigabytes from a few hundred kilobytes. Counted as inflated, not as the zip declares.
+  maxEntryBytes: 1024 * MiB,
+  maxArchiveBytes: 1024 * MiB,
+  // The table is held in memory: a million strings of up to 64 MiB together is at most a few
+  // hundred megabytes at the bound, more than a workbook of the web app's 50 MB upload holds.
+  maxSharedStrings: 1_000_000,
+  maxSharedStringBytes: 64 * MiB,
+};
+
+const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
+  'maxEntryBytes',
+  'maxArchiveBytes',
+  'maxSharedStrings',
+  'maxSharedStringBytes',
+]);
+
+/** A file past one of the import's limits (413 for its size, 422 for a row's shape): nothing of it is imported. */
+export function limitError(limit: keyof ImportLimits, value: number, message: string): ImportFileError {
+  return new ImportFileError(message, { limit, value, kind: SIZE_LIMITS.has(limit) ? 'size' : 'shape' });
+}
+
+/** `bytes` for people: "5 MiB", "1,024 bytes". */
+export function sizeText(bytes: number): string {
+  if (bytes >= MiB && bytes % MiB === 0) return `${(bytes / MiB).toLocaleString('en')} MiB`;
+  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  return `${bytes.toLocaleString('en')} bytes`;
+}
+
+/** The limits of a reader: the defaults, with those given instead. */
+export function importLimits(given: Partial<ImportLimits> = {}): ImportLimits {
+  const limits = { ...DEFAULT_IMPORT_LIMITS };
+  for (const [key, value] of Object.entries(given) as [keyof ImportLimits, number | undefined][])
+    if (value !== undefined) limits[key] = value;
+  return limits;
+}
+
+/** Work between two turns of the event loop: another request waits at most about this long. */
+const SLICE_MS = 10;
+
+/**
+ * Reading a file is a loop whose awaits mostly resolve at once (the parser's buffered rows): it
+ * would hold every other request of a server until the file ends. Call the function this returns
+ * once per row; every SLICE_MS of work (the reader's and its consumer's) it gives the event loop a turn.
+ */
+export function eventLoopTurns(): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < SLICE_MS) return undefined;
+    return nextTurn().then(() => {
+      since = performance.now();
+    });
+  };
+}
+
+/** The length of each cell counted into its row: a row past `maxRowBytes` is refused. */
+export class RowBytes {
+  private total = 0;
+
+  constructor(
+    private readonly limits: ImportLimits,
+    private readonly where: string,
+  ) {}
+
+  /** Counts a cell's text; throws past the cell's or the row's limit. */
+  add(text: string, column: string | number): void {
+    if (text.length > this.limits.maxCellBytes)
+      throw cellTooLarge(this.limits, `${this.where}, ${columnName(column)}`);
+    this.total += text.length;
+    if (this.total > this.limits.maxRowBytes)
+      throw limitError(
+        'maxRowBytes',
+        this.limits.maxRowBytes,
+        `${this.where.charAt(0).toUpperCase()}${this.where.slice(1)} holds more than ${sizeText(this.limits.maxRowBytes)} of text, the most one row may hold: a row is one record, and a record cannot be that large. Split the values over several records.`,
+      );
+  }
+}
+
+const columnName = (column: string | number) =>
+  typeof column === 'number' ? `column ${column}` : `column "${column.slice(0, 80)}"`;
+
+/** A cell past `maxCellBytes`, at `where`. */
+export function cellTooLarge(limits: ImportLimits, where: string): ImportFileError {
+  return limitError(
+    'maxCellBytes',
+    limits.maxCellBytes,
+    `A cell (${where}) holds more than ${sizeText(limits.maxCellBytes)} of text, the most one cell may hold: no field of a record holds that much. Shorten the value, or keep the text in a file of its own.`,
+  );
+}
+
+/** A row or file with more columns than `maxColumns`: `what` says where and how many. */
+export function tooManyColumns(limits: ImportLimits, what: string): ImportFileError {
+  return limitError(
+    'maxColumns',
+    limits.maxColumns,
+    `${what}: an import reads at most ${limits.maxColumns.toLocaleString('en')} columns (as many as an export writes), and no topic has that many fields. Delete the columns that name no field, or split the file by columns.`,
+  );
+}
+
+/**
+ * The runs of an XML text between two `<`, as its chunks pass. Text and attribute values escape
+ * `<`, so every text and every tag lies within one run: a run longer than a cell may be is found
+ * before the XML parser, which gathers a text whole before handing it on, has gathered it.
+ */
+export class XmlRuns {
+  private run = 0;
+
+  constructor(private readonly max: number) {}
+
+  /** Whether this chunk makes a run longer than the most a cell may be. */
+  exceeds(chunk: string | Buffer): boolean {
+    const next = (from: number) =>
+      typeof chunk === 'string' ? chunk.indexOf('<', from) : chunk.indexOf(0x3c, from);
+    let at = next(0);
+    if (at < 0) {
+      this.run += chunk.length;
+      return this.run > this.max;
+    }
+    if (this.run + at > this.max) return true;
+    if (chunk.length > this.max) {
+      // Only a chunk longer than the bound can hold a whole run past it.
+      for (let after = next(at + 1); after >= 0; at = after, after = next(at + 1))
+        if (after - at - 1 > this.max) return true;
+    } else at = typeof chunk === 'string' ? chunk.lastIndexOf('<') : chunk.lastIndexOf(0x3c);
+    this.run = chunk.length - 1 - at;
+    return this.run > this.max;
+  }
+}
+
+/**
+ * The distinct column names a file's rows have used (JSON keys and ReqIF attributes vary from row
+ * to row): at most `maxColumns` of them, of `maxRowBytes` characters together, as a header would be.
+ */
+export class DistinctColumns {
+  private readonly names = new Set<string>();
+  private length = 0;
+
+  constructor(
+    private readonly limits: ImportLimits,
+    private readonly file: string,
+  ) {}
+
+  add(row: SourceRow): void {
+    for (const name of row.values.keys()) {
+      if (this.names.has(name)) continue;
+      this.length += name.length;
+      if (this.names.size >= this.limits.maxColumns || this.length > this.limits.maxRowBytes)
+        throw tooManyColumns(
+          this.limits,
+          `${this.file} names more than ${this.names.size.toLocaleString('en')} different columns (${sizeText(this.length)} of names) over its rows`,
+        );
+      this.names.add(name);
+    }
+  }
+}
