@@ -22,6 +22,8 @@ import { asOfReader, type AsOfReader } from './services/history/as-of.js';
 import { baselinesRoutes } from './services/history/baselines-routes.js';
 import { BaselinesService } from './services/history/baselines.js';
 import { RecordHistoryService } from './services/history/record-history.js';
+import { ExpensiveReads } from './http/expensive-reads.js';
+import { ExportSlots } from './webapp/export-slots.js';
 import { tracerRoutes } from './services/tracer/routes.js';
 import { TracerService } from './services/tracer/service.js';
 import type { Storage } from './storage/database.js';
@@ -58,7 +60,7 @@ export function createServices(storage: Storage, limits: RecordLimits = {}): Ser
     recordChanges: new RecordChangesFeed(storage, records),
     tracer: new TracerService(storage),
     traceChanges: new TraceChangesFeed(storage),
-    history: new RecordHistoryService(storage),
+    history: new RecordHistoryService(storage, new ExpensiveReads(ExportSlots.fromEnv())),
     baselines: new BaselinesService(storage),
     readAsOf: asOfReader(storage),
   };

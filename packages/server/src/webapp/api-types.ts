@@ -353,7 +353,10 @@ export interface TopicComparison {
   fromRevisionId: string | null;
   toRevisionId: string | null;
   counts: { added: number; removed: number; changed: number; unchanged: number };
-  /** The first differences, in record id order; `omitted` more were counted but not listed. */
+  /**
+   * This page's differences, in record id order (values cut to 1,000 characters); `omitted` more
+   * were counted but not listed (on pages before or after this one).
+   */
   differences: RecordDifference[];
   omitted: number;
 }
@@ -364,8 +367,12 @@ export interface BaselineComparison {
   /** `id` null: now. */
   to: { id: string | null; name: string; at: string };
   topics: TopicComparison[];
-  /** Differences listed at most, over all topics. */
+  /** Differences listed at most, over all topics (fewer when they pass the answer's size limit). */
   limit: number;
+  /** Differences skipped before this page (the `offset` asked for). */
+  offset: number;
+  /** The `offset` that lists the differences after this page; null when this page lists the last. */
+  next: number | null;
 }
 
 /** A suspect link of the traceability page: its trace id (for the review) and both ends. */

@@ -1,7 +1,9 @@
 import type { ServiceRecord } from '@rxs/sdk';
 import type { Principal } from '../auth/principal.js';
 import type { RecordsService } from '../services/records/service.js';
-import type { RecordDifference, TopicComparison } from './api-types.js';
+import type { FieldDifference, RecordDifference, TopicComparison } from './api-types.js';
+import { recordsInPages } from './record-pages.js';
+import { clipText } from './record-table.js';
 import { recordChanges, type RevisionMaps, semanticRecord } from './record-values.js';
 
 /** One side of a comparison: a topic's records under a revision, as of a moment (undefined: now). */
@@ -10,40 +12,94 @@ export interface ComparedSide {
   asOf: string | undefined;
 }
 
+/** Record differences one answer lists at most, over all its topics; the rest are counted. */
+export const COMPARE_LIMIT = 500;
+/** Bytes of listed differences (as JSON) one answer holds at most: the rest come on the next page. */
+export const COMPARE_BYTES = 1024 * 1024;
+/** Characters of a value shown before and after; a longer one is cut and ends with "…". */
+export const COMPARE_VALUE_CHARS = 1000;
+
+/**
+ * Which differences of a comparison one answer lists: differences are numbered in the order they
+ * are found (topic by topic, records by id); the page lists those from `offset` on until it holds
+ * `limit` of them or `maxBytes`, and counts the others. The first one of a page is always listed,
+ * so each page moves on.
+ */
+export class DifferencePage {
+  private seen = 0;
+  private listed = 0;
+  private bytes = 0;
+  private full = false;
+
+  constructor(
+    readonly offset: number,
+    readonly limit = COMPARE_LIMIT,
+    readonly maxBytes = COMPARE_BYTES,
+  ) {}
+
+  /** Whether `difference` goes on this page (it counts as found either way). */
+  take(difference: RecordDifference): boolean {
+    if (this.seen++ < this.offset || this.full) return false;
+    const size = JSON.stringify(difference).length;
+    if (this.listed >= this.limit || (this.listed > 0 && this.bytes + size > this.maxBytes)) {
+      this.full = true;
+      return false;
+    }
+    this.listed++;
+    this.bytes += size;
+    return true;
+  }
+
+  /** The offset of the next page: null when this one listed the last difference. */
+  get next(): number | null {
+    return this.full ? this.offset + this.listed : null;
+  }
+}
+
 /** The records of one side in id order, one at a time, with a look at the next. */
 class RecordCursor {
-  private readonly lines: AsyncGenerator<string> | undefined;
+  private readonly records: AsyncGenerator<ServiceRecord> | undefined;
   private head: ServiceRecord | undefined;
   private loaded = false;
 
   constructor(records: RecordsService, principal: Principal, side: ComparedSide | undefined) {
-    this.lines = side
-      ? records.streamJsonLines(principal, { revisionIds: [side.revisionId], asOf: side.asOf })
+    this.records = side
+      ? recordsInPages(records, principal, { revisionIds: [side.revisionId], asOf: side.asOf })
       : undefined;
   }
 
   async peek(): Promise<ServiceRecord | undefined> {
     if (!this.loaded) {
       this.loaded = true;
-      const next = await this.lines?.next();
-      this.head = next && !next.done ? (JSON.parse(next.value) as ServiceRecord) : undefined;
+      const next = await this.records?.next();
+      this.head = next && !next.done ? next.value : undefined;
     }
     return this.head;
   }
 
   take(): void {
     this.loaded = false;
+    this.head = undefined;
   }
 
   async close(): Promise<void> {
-    await this.lines?.return(undefined);
+    await this.records?.return(undefined);
   }
 }
 
+function clipped(field: FieldDifference): FieldDifference {
+  return {
+    ...field,
+    ...(field.before === undefined ? {} : { before: clipText(field.before, COMPARE_VALUE_CHARS) }),
+    ...(field.after === undefined ? {} : { after: clipText(field.after, COMPARE_VALUE_CHARS) }),
+  };
+}
+
 /**
- * Compares a topic's records on two sides by a merge of both listings, which the records service
- * streams in id order: memory holds one record of each side and the differences listed (at most
- * `room`), never a topic. Records are compared by semantic name, as exports show them.
+ * Compares a topic's records on two sides by a merge of both listings, each read in id order a few
+ * MB at a time: memory holds a page of each side and the differences `page` lists, never a topic.
+ * Records are compared by semantic name, as exports show them; listed values are cut to
+ * COMPARE_VALUE_CHARS.
  */
 export async function compareTopicRecords(
   records: RecordsService,
@@ -52,7 +108,7 @@ export async function compareTopicRecords(
   topic: Pick<TopicComparison, 'historyId' | 'name' | 'status'>,
   from: ComparedSide | undefined,
   to: ComparedSide | undefined,
-  room: number,
+  page: DifferencePage,
 ): Promise<TopicComparison> {
   const fromMap = (await maps.get(from?.revisionId))?.map;
   const toMap = (await maps.get(to?.revisionId))?.map;
@@ -60,7 +116,7 @@ export async function compareTopicRecords(
   const differences: RecordDifference[] = [];
   let omitted = 0;
   const list = (difference: RecordDifference) => {
-    if (differences.length < room) differences.push(difference);
+    if (page.take(difference)) differences.push(difference);
     else omitted++;
   };
   const before = new RecordCursor(records, principal, from);
@@ -84,7 +140,12 @@ export async function compareTopicRecords(
         const changes = recordChanges(semanticRecord(a, fromMap), semanticRecord(b, toMap));
         if (changes.name || changes.fields.length > 0) {
           counts.changed++;
-          list({ id: b._id, name: b.name, kind: 'changed', changes });
+          list({
+            id: b._id,
+            name: b.name,
+            kind: 'changed',
+            changes: { name: changes.name, fields: changes.fields.map(clipped) },
+          });
         } else {
           counts.unchanged++;
         }

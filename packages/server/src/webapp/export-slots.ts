@@ -1,15 +1,18 @@
 import { TooManyRequests } from '../http/rate-limit.js';
 
 /**
- * Web app exports running at once. Each writes its whole file before answering (a failure must be a
- * visible error, never a broken download), which takes the CPU and disk that every other request
- * needs too: a few at once per server, and fewer per user, so one person clicking Download again and
- * again cannot slow everyone else down. RXS_WEB_EXPORTS sets the number per server.
+ * Expensive reads running at once, server-wide: web exports, traceability reports, baseline
+ * comparisons, approval impact checks, and other reads over whole topics or histories. Each reads
+ * every record it covers (an export also writes its whole file before answering, so a failure is a
+ * visible error, never a broken download), which takes the CPU, memory and disk that every other
+ * request needs too: a few at once per server, and fewer per user, so one person clicking again and
+ * again cannot slow everyone else down. They share one pool, whose number per server is
+ * RXS_WEB_EXPORTS.
  */
 export const DEFAULT_EXPORTS_AT_ONCE = 4;
-/** Per user: a second download (another topic, another format) may run beside the first. */
+/** Per user: a second one (another topic, another format, a comparison) may run beside the first. */
 export const EXPORTS_PER_USER = 2;
-/** What Retry-After says: a typical export of a topic takes about this long. */
+/** What Retry-After says: a typical export or comparison of a topic takes about this long. */
 const RETRY_AFTER_SECONDS = 5;
 
 /** What the slots are for: the setting of their number per server, the defaults, and the words of a 429. */
@@ -17,11 +20,11 @@ export interface SlotKind {
   variable: string;
   atOnce: number;
   perUser: number;
-  /** Plural noun: "exports". */
+  /** Plural noun: "imports or checks". */
   things: string;
-  /** What the user does again once a slot is free: "download again". */
+  /** What the user does again once a slot is free: "send the file again". */
   again: string;
-  /** What the server does with them: "writing". */
+  /** What the server does with them: "running". */
   doing: string;
 }
 
@@ -29,9 +32,9 @@ export const EXPORT_SLOTS: SlotKind = {
   variable: 'RXS_WEB_EXPORTS',
   atOnce: DEFAULT_EXPORTS_AT_ONCE,
   perUser: EXPORTS_PER_USER,
-  things: 'exports',
-  again: 'download again',
-  doing: 'writing',
+  things: 'expensive reads (exports, reports, comparisons, impact checks, large histories, as-of listings)',
+  again: 'ask again',
+  doing: 'running',
 };
 
 /**
@@ -51,6 +54,11 @@ export class ExportSlots {
   private running = 0;
   private readonly byUser = new Map<string, number>();
 
+  /** Slots taken now, over all users. */
+  get inUse(): number {
+    return this.running;
+  }
+
   constructor(
     readonly atOnce: number = DEFAULT_EXPORTS_AT_ONCE,
     readonly perUser: number = Math.min(EXPORTS_PER_USER, atOnce),
@@ -68,6 +76,21 @@ export class ExportSlots {
       throw new Error(`${kind.variable} must be a whole number ≥ 1 (${kind.things} at once), got "${text}".`);
     }
     return new ExportSlots(value, perUser(value), kind);
+  }
+
+  /** The user a slot is counted against: the same person in another tenant is another user. */
+  static userOf(principal: { tenantId: string; userId: string }): string {
+    return `${principal.tenantId}:${principal.userId}`;
+  }
+
+  /** Runs `work` holding a slot for `user` (429 and Retry-After when none is free), then gives it back. */
+  async run<T>(user: string, work: () => Promise<T>): Promise<T> {
+    const release = this.take(user);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /** Takes a slot for `user`, or refuses with 429 and Retry-After; call the result when done. */

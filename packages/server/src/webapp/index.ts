@@ -18,7 +18,6 @@ import { traceRoutes } from './routes/traces.js';
 import { Sessions, type SessionLifetime } from './sessions.js';
 import { DEFAULT_WEB_DIR, registerWebAppFiles } from './static.js';
 import { SignInThrottle, type ThrottleOptions } from './throttle.js';
-import { ExportSlots } from './export-slots.js';
 
 export interface WebAppOptions {
   services: Services;
@@ -45,7 +44,8 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
     sessions: new Sessions(services.storage, options.sessionLifetime),
     throttle: new SignInThrottle(options.throttle),
     queries: new WebQueries(services.storage),
-    exportSlots: ExportSlots.fromEnv(),
+    // One pool for every expensive read, the service API's large histories and as-of listings too.
+    exportSlots: services.history.expensiveReads.slots,
     importMaxBytes: importLimitFromEnv(),
     secureCookies: (request: FastifyRequest) => options.secureCookies ?? policy(request),
   };

@@ -34,28 +34,64 @@ const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' })
 export interface MappedRows {
   columns: FieldColumn[];
   rows: RecordRow[];
+  /** About the memory the rows take (see `rowBytes`). */
+  bytes: number;
+}
+
+/**
+ * Characters of a value the table shows (and searches, filters and sorts by); a longer one is cut
+ * and ends with "…". The record's own page shows it whole. A table of records of megabytes each
+ * then holds a few hundred characters per cell, not the records.
+ */
+export const TABLE_CELL_CHARS = 300;
+
+/**
+ * `text` cut to `max` characters and "…", never between the two halves of a surrogate pair. The cut
+ * is a copy: V8 makes a slice of a long string a view that keeps the whole string alive, so a kept
+ * cell of a 2 MB value would keep the 2 MB.
+ */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  // UTF-16 code units through a buffer and back: the same text (lone surrogates too), new memory.
+  return `${Buffer.from(text.slice(0, end), 'utf16le').toString('utf16le')}…`;
+}
+
+/**
+ * About the bytes a row takes in memory: two per character (V8 keeps strings in one or two bytes a
+ * character) and a fixed cost per object and value. Column names are shared by all rows, so they
+ * are not counted.
+ */
+export function rowBytes(row: RecordRow): number {
+  let bytes = 160 + 2 * (row.id.length + row.name.length + row.version.length + 48);
+  for (const text of Object.values(row.values)) bytes += 40 + 2 * text.length;
+  return bytes;
 }
 
 /**
  * Maps a revision's records to rows with a column per semantic name, exactly as the exporter maps
  * them (sdk `buildFieldMap` and `RecordMapper`; option values by their labels). The records stream
- * in; only the display text of each row is kept, so 10 000 records stay small.
+ * in; only the display text of each row is kept, each value cut to `cellChars`, so 10 000 records,
+ * or records of megabytes, stay small.
  */
 export async function mapRecordRows(
   schema: FormSchema,
   records: AsyncIterable<ServiceRecord>,
+  cellChars = TABLE_CELL_CHARS,
 ): Promise<MappedRows> {
   let map = buildFieldMap(schema);
   // One mapper for the whole stream: it builds its lookups once and learns the data-only keys.
   const mapper = new RecordMapper(map, { labels: true });
   const rows: RecordRow[] = [];
+  let bytes = 0;
   for await (const record of records) {
     const mapped = mapper.map(record);
     if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
     // Column names come from record data: no prototype, so `constructor` or `__proto__` are plain keys.
     const values: Record<string, string> = Object.create(null);
-    for (const [name, value] of Object.entries(mapped.record.values)) values[name] = cellText(value);
-    rows.push({
+    for (const [name, value] of Object.entries(mapped.record.values))
+      values[name] = clipText(cellText(value), cellChars);
+    const row: RecordRow = {
       id: record._id,
       name: record.name,
       version: record.version,
@@ -64,9 +100,11 @@ export async function mapRecordRows(
       values,
       // Checked against the revision's form as a save would check it (a re-approval may have added a rule).
       problems: validateRecordData(schema, record.data ?? {}).length,
-    });
+    };
+    rows.push(row);
+    bytes += rowBytes(row);
   }
-  return { columns: toColumns(map.fields), rows };
+  return { columns: toColumns(map.fields), rows, bytes };
 }
 
 /** One page of the rows after search, column filters and sorting; `mapped.rows` stays untouched. */
@@ -92,15 +130,43 @@ export function queryRecordTable(revisionId: string, mapped: MappedRows, query: 
   };
 }
 
+/** Memory the table cache may hold by default, over all its revisions (RXS_WEB_TABLE_CACHE_MB). */
+export const DEFAULT_TABLE_CACHE_MB = 64;
+
 /**
  * Mapped rows of recently viewed revisions, so paging, sorting and filtering a large topic do not
  * map every record again. An entry is used only while the revision's fingerprint (count, newest id,
- * newest change) is the same, so any create, edit, delete or re-approval makes it stale.
+ * newest change) is the same, so any create, edit, delete or re-approval makes it stale. The cache
+ * holds at most `maxRows` rows and `maxBytes` bytes (as `rowBytes` counts them), the least recently
+ * used entries going first; a table larger than either bound is not kept.
  */
 export class MappedRowsCache {
   private readonly entries = new Map<string, { fingerprint: string; mapped: MappedRows }>();
 
-  constructor(private readonly maxRows = 200_000) {}
+  constructor(
+    private readonly maxRows = 200_000,
+    readonly maxBytes = DEFAULT_TABLE_CACHE_MB * 1024 * 1024,
+  ) {}
+
+  /** The bound in bytes from RXS_WEB_TABLE_CACHE_MB (a number ≥ 0; 0 keeps nothing), else the default. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): MappedRowsCache {
+    const text = env.RXS_WEB_TABLE_CACHE_MB?.trim();
+    if (text === undefined || text === '') return new MappedRowsCache();
+    const mb = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(mb)) {
+      throw new Error(
+        `RXS_WEB_TABLE_CACHE_MB must be a number of megabytes ≥ 0 (the web records table's cache), got "${text}".`,
+      );
+    }
+    return new MappedRowsCache(undefined, Math.floor(mb * 1024 * 1024));
+  }
+
+  /** Bytes the cached entries take, as `rowBytes` counts them. */
+  get bytes(): number {
+    let total = 0;
+    for (const entry of this.entries.values()) total += entry.mapped.bytes;
+    return total;
+  }
 
   get(key: string, fingerprint: string): MappedRows | undefined {
     const entry = this.entries.get(key);
@@ -112,14 +178,19 @@ export class MappedRowsCache {
 
   set(key: string, fingerprint: string, mapped: MappedRows): void {
     this.entries.delete(key);
-    if (mapped.rows.length > this.maxRows) return;
+    if (mapped.rows.length > this.maxRows || mapped.bytes > this.maxBytes) return;
     this.entries.set(key, { fingerprint, mapped });
-    let total = 0;
-    for (const entry of this.entries.values()) total += entry.mapped.rows.length;
+    let rows = 0;
+    let bytes = 0;
+    for (const entry of this.entries.values()) {
+      rows += entry.mapped.rows.length;
+      bytes += entry.mapped.bytes;
+    }
     for (const [oldest, entry] of this.entries) {
-      if (total <= this.maxRows) break;
+      if (rows <= this.maxRows && bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
-      total -= entry.mapped.rows.length;
+      rows -= entry.mapped.rows.length;
+      bytes -= entry.mapped.bytes;
     }
   }
 }

@@ -332,12 +332,12 @@ function CompareBaselines({ baselines }: { baselines: BaselineView[] }) {
   const [result, setResult] = useState<BaselineComparison>();
   const [error, setError] = useState<unknown>();
 
-  const compare = async (event: Event) => {
-    event.preventDefault();
+  /** One page of a comparison: `offset` differences skipped (the `next` of the page before). */
+  const load = async (pair: { from: string; to: string }, offset: number) => {
     setBusy(true);
     setError(undefined);
     try {
-      setResult(await api.get<BaselineComparison>('/baselines/compare', { from, to }));
+      setResult(await api.get<BaselineComparison>('/baselines/compare', { ...pair, offset }));
     } catch (failure) {
       setResult(undefined);
       setError(failure);
@@ -346,12 +346,19 @@ function CompareBaselines({ baselines }: { baselines: BaselineView[] }) {
     }
   };
 
+  const compare = (event: Event) => {
+    event.preventDefault();
+    void load({ from, to }, 0);
+  };
+  // Other pages are of the comparison shown, whatever the selects say now.
+  const shown = result && { from: result.from.id, to: result.to.id ?? 'now' };
+
   return (
     <section class="panel" aria-labelledby="compare-title">
       <h2 id="compare-title" class="panel-title">
         Compare
       </h2>
-      <form class="compare-form" onSubmit={(event) => void compare(event)}>
+      <form class="compare-form" onSubmit={compare}>
         <BaselineSelect id="compare-from" label="From" baselines={baselines} value={from} onValue={setFrom} />
         <BaselineSelect id="compare-to" label="To" baselines={baselines} value={to} onValue={setTo} withNow />
         <button type="submit" class="button button-primary" disabled={busy}>
@@ -367,8 +374,29 @@ function CompareBaselines({ baselines }: { baselines: BaselineView[] }) {
             ).
           </p>
           {result.topics.map((topic) => (
-            <TopicComparisonView key={topic.historyId} topic={topic} limit={result.limit} />
+            <TopicComparisonView key={topic.historyId} topic={topic} />
           ))}
+          {(result.offset > 0 || result.next !== null) && (
+            <p class="muted" data-testid="comparison-pages">
+              Differences listed from number {(result.offset + 1).toLocaleString('en')} (a page lists at most{' '}
+              {result.limit.toLocaleString('en')}).{' '}
+              {result.offset > 0 && (
+                <button type="button" class="button" disabled={busy} onClick={() => void load(shown!, 0)}>
+                  First differences
+                </button>
+              )}{' '}
+              {result.next !== null && (
+                <button
+                  type="button"
+                  class="button"
+                  disabled={busy}
+                  onClick={() => void load(shown!, result.next ?? 0)}
+                >
+                  Next differences
+                </button>
+              )}
+            </p>
+          )}
         </div>
       )}
     </section>
@@ -408,7 +436,7 @@ function BaselineSelect({
 
 const KIND_BADGES = { added: 'success', removed: 'danger', changed: 'info' } as const;
 
-function TopicComparisonView({ topic, limit }: { topic: TopicComparison; limit: number }) {
+function TopicComparisonView({ topic }: { topic: TopicComparison }) {
   const { counts } = topic;
   return (
     <div class="comparison-topic">
@@ -440,8 +468,8 @@ function TopicComparisonView({ topic, limit }: { topic: TopicComparison; limit: 
       )}
       {topic.omitted > 0 && (
         <Notice kind="info">
-          {plural(topic.omitted, 'more difference')} counted but not listed: a comparison lists the first{' '}
-          {limit.toLocaleString('en')}. Download both baselines to see everything.
+          {plural(topic.omitted, 'more difference')} counted but listed on other pages (values are cut to
+          1,000 characters): use Next differences, or download both baselines to see everything.
         </Notice>
       )}
     </div>

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import { eventLoopSlices } from '../../http/event-loop-slices.js';
 import type { ChangesCursor } from './cursor.js';
 
 /** Where a feed's changes are logged (storage/migrations/006_changes_feeds.ts). */
@@ -14,6 +15,8 @@ export interface ChangesLog {
 /** One page of a feed: the ids that changed, in order, and where the next page starts. */
 export interface ChangesPageIds {
   ids: string[];
+  /** The counter value of each id's last change, in the same order. */
+  seqs: number[];
   /** More changes wait beyond this page. */
   more: boolean;
   /** The cursor after this page: inside a step when the page ended there, else at the counter. */
@@ -33,7 +36,7 @@ export async function readChanges(
   limit: number,
 ): Promise<ChangesPageIds> {
   if (cursor.seq >= counter && cursor.after === undefined)
-    return { ids: [], more: false, next: { seq: counter } };
+    return { ids: [], seqs: [], more: false, next: { seq: counter } };
   const id = sql.ref(log.id);
   const from = cursor.after === undefined ? sql`seq > ${cursor.seq}` : sql`seq >= ${cursor.seq}`;
   const within =
@@ -49,9 +52,48 @@ export async function readChanges(
   const more = rows.length > limit && last !== undefined;
   return {
     ids: page.map((row) => row.id),
+    seqs: page.map((row) => Number(row.last)),
     more,
     next: more ? { seq: Number(last.last), after: last.id } : { seq: counter },
   };
+}
+
+/** Bytes a removed id takes in a page (`"<id>",`). */
+const REMOVED_ID_BYTES = 32;
+
+/**
+ * The page cut to what fits in `budget` bytes of JSON, at least one id: `sizes` reads about the
+ * bytes of each present id's line for a batch of ids (absent ones are removed, a few bytes each).
+ * The cursor of a cut page stands inside the step of its last id, as when `limit` ends a page.
+ */
+export async function withinBytes(
+  page: ChangesPageIds,
+  sizes: (batch: string[]) => Promise<Map<string, number>>,
+  budget: number,
+): Promise<ChangesPageIds> {
+  const turn = eventLoopSlices();
+  let bytes = 0;
+  for (let start = 0; start < page.ids.length; start += READ_BATCH) {
+    const batch = page.ids.slice(start, start + READ_BATCH);
+    const found = await sizes(batch);
+    for (let i = 0; i < batch.length; i++) {
+      const size = found.get(batch[i]!) ?? REMOVED_ID_BYTES;
+      const count = start + i;
+      if (count > 0 && bytes + size > budget) {
+        const id = page.ids[count - 1]!;
+        return {
+          ids: page.ids.slice(0, count),
+          seqs: page.seqs.slice(0, count),
+          more: true,
+          next: { seq: page.seqs[count - 1]!, after: id },
+        };
+      }
+      bytes += size;
+    }
+    const pause = turn();
+    if (pause) await pause;
+  }
+  return page;
 }
 
 /** Ids read per statement while a page streams. */
@@ -66,6 +108,7 @@ export async function* presentLines(
   read: (batch: string[]) => Promise<Map<string, string>>,
   removed: string[],
 ): AsyncGenerator<string[]> {
+  const turn = eventLoopSlices();
   for (let start = 0; start < ids.length; start += READ_BATCH) {
     const batch = ids.slice(start, start + READ_BATCH);
     const found = await read(batch);
@@ -76,5 +119,8 @@ export async function* presentLines(
       else lines.push(line);
     }
     yield lines;
+    // The database answers synchronously (SQLite): a page of many ids must not hold other requests.
+    const pause = turn();
+    if (pause) await pause;
   }
 }

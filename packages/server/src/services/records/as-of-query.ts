@@ -1,7 +1,11 @@
-import { sql } from 'kysely';
-import type { Storage } from '../../storage/database.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { Dialect, Storage } from '../../storage/database.js';
 import { unindexed } from '../../storage/unindexed.js';
+import { CHUNK_BYTES } from '../../http/json-array-stream.js';
+import { eventLoopSlices } from '../../http/event-loop-slices.js';
+import { ITEM_OVERHEAD_BYTES } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
+import { recordJsonSql } from './repository.js';
 
 /** The columns of a record row, taken from its version (a version holds the whole record). */
 const RECORD_COLUMNS = [
@@ -22,17 +26,28 @@ const RECORD_COLUMNS = [
 ] as const;
 
 /**
- * The records of a listing as they were at `asOf`: for each record, its latest version at or
- * before that moment, unless that version is its deletion. Every filter of the listing applies to
- * the record as it was then (its revision id then, its audit dates then), ordered by id for
- * keyset paging. Rows have the shape of `records` rows, so listings serialise them as usual.
+ * About the bytes of a stored record's JSON (of a `record_versions` or `records` row under
+ * `alias`), without reading its values: SQLite's octet_length() takes a text's length from the row
+ * header, so a 2 MB record costs no page read. What pages are cut by before they are read.
  */
-export function recordsAsOfQuery(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
+export function storedRecordBytes(dialect: Dialect, alias: string): RawBuilder<number> {
+  const column = (name: string) =>
+    dialect === 'sqlite' ? sql.ref(`${alias}.${name}`) : sql`${sql.ref(`${alias}.${name}`)}::text`;
+  const length = (name: string) => sql`coalesce(octet_length(${column(name)}), 0)`;
+  return sql<number>`(${length('name')} + ${length('form')} + ${length('data')} + ${length('context')} + ${ITEM_OVERHEAD_BYTES})`;
+}
+
+/**
+ * The records of a listing as they were at `asOf`, without a selection yet: for each record, its
+ * latest version at or before that moment, unless that version is its deletion. Every filter of the
+ * listing applies to the record as it was then (its revision id then, its audit dates then),
+ * ordered by id for keyset paging.
+ */
+function asOfRows(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
   // `at` stays out of SQLite's index choice (see unindexed): the listing walks the as-of index
   // (tenant, revision, record, n) in id order and streams; the inner lookup uses the primary key.
   let query = storage.db
     .selectFrom('record_versions as v')
-    .select(RECORD_COLUMNS)
     .where('v.tenant_id', '=', tenantId)
     .where(sql<boolean>`${unindexed(storage, 'v.at')} <= ${asOf}`)
     .where('v.action', '!=', 'deleted')
@@ -51,4 +66,71 @@ export function recordsAsOfQuery(storage: Storage, tenantId: string, filter: Rec
     query = query.where((eb) => auditDateCondition(eb, filter, 'v.created_at', 'v.updated_at'));
   if (filter.limit !== undefined) query = query.limit(filter.limit);
   return query;
+}
+
+/** The as-of rows with the columns of `records` rows, so listings serialise them as usual. */
+export function recordsAsOfQuery(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
+  return asOfRows(storage, tenantId, filter, asOf).select(RECORD_COLUMNS);
+}
+
+/** The ids of the as-of rows with about the bytes of each one's JSON (storedRecordBytes), in order. */
+export function recordsAsOfSizes(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
+  return asOfRows(storage, tenantId, filter, asOf).select([
+    'v.record_id as id',
+    storedRecordBytes(storage.dialect, 'v').as('bytes'),
+  ]);
+}
+
+/**
+ * Rows fetched at a time by an as-of listing: SQLite hands rows out one by one from its cursor at no
+ * cost, PostgreSQL per round trip, where a few rows save most of the trips while holding a few
+ * records (8 of 2 MB are 16 MB).
+ */
+export const AS_OF_FETCH_ROWS = { sqlite: 1, postgres: 8 } as const;
+
+/**
+ * The JSON lines (`recordJson`'s, built by the database) of the as-of rows, `count` of them at most,
+ * from one statement (one snapshot), in batches of about CHUNK_BYTES (one line when a line is
+ * larger): memory holds a batch, never the listing, whatever the records weigh. The event loop gets
+ * a turn every few milliseconds.
+ */
+export async function* recordsAsOfLines(
+  storage: Storage,
+  tenantId: string,
+  filter: RecordFilter,
+  asOf: string,
+  count = Infinity,
+): AsyncGenerator<string[]> {
+  if (count <= 0) return;
+  const known = {
+    tenantId,
+    revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
+  };
+  const line = recordJsonSql(storage.dialect, '', known);
+  const limit = Number.isFinite(count) ? count : undefined;
+  const query = storage.db
+    .selectFrom(recordsAsOfQuery(storage, tenantId, { ...filter, limit }, asOf).as('r'))
+    .select(line.as('line'))
+    .orderBy('id')
+    .compile();
+  const turn = eventLoopSlices();
+  let batch: string[] = [];
+  let bytes = 0;
+  for await (const rows of storage.streamBatches<{ line: string }>(
+    query,
+    AS_OF_FETCH_ROWS[storage.dialect],
+  )) {
+    for (const row of rows) {
+      batch.push(row.line);
+      bytes += row.line.length;
+    }
+    if (bytes >= CHUNK_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    const pause = turn();
+    if (pause) await pause;
+  }
+  if (batch.length > 0) yield batch;
 }

@@ -3,12 +3,17 @@ import type { Principal } from '../../auth/principal.js';
 import { lineChunks } from '../../http/json-array-stream.js';
 import type { Storage } from '../../storage/database.js';
 import { decodeCursor, encodeCursor } from '../feeds/cursor.js';
-import { presentLines, readChanges } from '../feeds/log.js';
+import { presentLines, readChanges, withinBytes } from '../feeds/log.js';
+import { pageBytes } from '../../http/page-bytes.js';
+import { storedRecordBytes } from './as-of-query.js';
 import { NOW } from '../feeds/reply.js';
 import { recordJsonSql } from './repository.js';
 import type { RecordsService } from './service.js';
 
-/** Changes per page when the client names no limit, and at most. */
+/**
+ * Changes per page when the client names no limit, and at most (422 beyond). A page also ends once
+ * its records pass a page's bytes (pageBytes), with `more` set.
+ */
 export const DEFAULT_CHANGES_PAGE = 10_000;
 export const MAX_CHANGES_PAGE = 100_000;
 
@@ -63,7 +68,7 @@ export class RecordChangesFeed {
             : lineChunks([]),
       };
     }
-    const changes = await readChanges(
+    const read = await readChanges(
       this.storage.db,
       {
         table: 'record_listing_changes',
@@ -74,6 +79,8 @@ export class RecordChangesFeed {
       counter,
       limit,
     );
+    // Records may weigh megabytes: a page also ends once its records pass a page's bytes.
+    const changes = await withinBytes(read, (batch) => this.sizes(tenantId, revisionId, batch), pageBytes());
     return {
       ...start,
       cursor: encodeCursor(tenantId, revisionId, changes.next),
@@ -81,6 +88,18 @@ export class RecordChangesFeed {
       complete: false,
       records: lineChunks(this.currentLines(tenantId, revisionId, changes.ids, start.removed)),
     };
+  }
+
+  /** About the bytes of the line of each record of `ids` in the listing, read without the records. */
+  private async sizes(tenantId: string, revisionId: string, ids: string[]): Promise<Map<string, number>> {
+    const rows = await this.storage.db
+      .selectFrom('records')
+      .select(['id', storedRecordBytes(this.storage.dialect, 'records').as('bytes')])
+      .where('tenant_id', '=', tenantId)
+      .where('kt_revision_id', '=', revisionId)
+      .where('id', 'in', ids)
+      .execute();
+    return new Map(rows.map((row) => [row.id, Number(row.bytes)]));
   }
 
   /** How often the revision's listing changed so far (0 before its first change). */

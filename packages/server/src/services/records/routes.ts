@@ -14,11 +14,18 @@ import {
   ServiceRecord,
 } from '@rxs/sdk';
 import { requirePermission, type Principal } from '../../auth/principal.js';
-import { idempotentRequest, replayAnswer, sendAnswer, writeOnce } from '../../http/idempotency.js';
+import {
+  deletedSinceResponse,
+  idempotentRequest,
+  replayAnswer,
+  sendAnswer,
+  writeOnce,
+} from '../../http/idempotency.js';
 import { toValidationItems } from '../../http/validation.js';
 import type { IdempotentRequest } from '../../storage/idempotency-keys.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
-import { jsonArrayParts, jsonArrayStream, jsonArrayText } from '../../http/json-array-stream.js';
+import { jsonArrayParts, jsonArrayStream, lineChunks } from '../../http/json-array-stream.js';
+import { isExpensivePage } from '../../http/expensive-reads.js';
 import { parseIsoDate } from '../../http/iso-date.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
 import { answeredNotModified } from '../../http/conditional.js';
@@ -57,7 +64,12 @@ const ListQuery = Type.Object({
     Type.Boolean({ description: 'Match the date range on the last update too, not only creation' }),
   ),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size; omit to stream all matches' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description:
+        'Page size; a page of large records ends sooner, at about 8 MiB (follow Link: rel="next"); omit to stream all matches',
+    }),
   ),
   after: Type.Optional({ ...ObjectId, description: 'The last `_id` of the previous page' }),
   as_of: Type.Optional(AsOf),
@@ -94,7 +106,8 @@ const ChangesQuery = Type.Object({
     minimum: 1,
     maximum: MAX_CHANGES_PAGE,
     default: DEFAULT_CHANGES_PAGE,
-    description: 'Changed records per page (a page without `since` is always the whole listing)',
+    description:
+      'Changed records per page; a page of large records ends sooner, at about 8 MiB, with `more` (a page without `since` is always the whole listing)',
   }),
 });
 
@@ -157,8 +170,8 @@ export function recordsRoutes(
         if (filter.limit !== undefined) {
           const page = await service.page(request.principal!, { ...filter, limit: filter.limit });
           setNextLink(request, reply, page.next);
-          // Raw JSON text: the records are already serialised, one per line.
-          return reply.send(jsonArrayText(page.lines) as never);
+          // The records are already serialised, one per line.
+          return reply.send(jsonArrayStream(lineChunks(page.lines)) as never);
         }
         const revisionId = listingCache && request.method === 'GET' ? wholeRevision(filter) : undefined;
         if (listingCache && revisionId) {
@@ -176,6 +189,8 @@ export function recordsRoutes(
           const body = listingCache.record(principal.tenantId, revisionId, tag, parts, unchanged);
           return reply.send(Readable.from(body, { objectMode: false }) as never);
         }
+        // A whole as-of listing rebuilds every record from its versions: as costly as an export.
+        if (filter.asOf !== undefined) history.expensiveReads.hold(request.principal!, reply);
         return reply.send(jsonArrayStream(service.streamJsonChunks(request.principal!, filter)) as never);
       },
     );
@@ -254,6 +269,8 @@ export function recordsRoutes(
           security,
           summary:
             "A record's audit trail, newest first: every version with who, when, why and the whole record (paged; a deleted record's history stays readable)",
+          description:
+            'A page holds at most `limit` versions and, past its first, at most about 8 MiB of JSON (RXS_PAGE_BYTES), so a page of large records may hold fewer: follow `Link: rel="next"` (`before`) until it is absent. A page of large versions is served a few at a time per server (429 with Retry-After beyond). Streamed, one version per line.',
           params: RecordParams,
           querystring: Type.Object({
             limit: Type.Integer({ minimum: 1, maximum: MAX_VERSIONS_PAGE, default: DEFAULT_VERSIONS_PAGE }),
@@ -270,9 +287,13 @@ export function recordsRoutes(
       },
       async (request, reply) => {
         requirePermission(request.principal!, 'records:read');
-        const page = await history.listVersions(request.principal!, request.params.id, request.query);
+        const principal = request.principal!;
+        const page = await history.planVersions(principal, request.params.id, request.query);
+        if (isExpensivePage(page.bytes)) history.expensiveReads.hold(principal, reply);
         setNextLink(request, reply, page.next, 'before');
-        return page.items;
+        void reply.type('application/json; charset=utf-8');
+        const lines = history.versionLines(principal, request.params.id, page);
+        return reply.send(jsonArrayStream(lineChunks(lines)) as never);
       },
     );
 
@@ -323,7 +344,13 @@ export function recordsRoutes(
           summary: "Create a record; its data is validated against the KT revision's form schema",
           body: RecordCreate,
           headers: IdempotencyKeyHeaders,
-          response: { 201: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
+          response: {
+            201: ServiceRecord,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            ...conflictResponse,
+            ...deletedSinceResponse,
+          },
         },
         // A refused shape still gets the form's problems in the same answer (refuseShape).
         attachValidation: true,
@@ -351,7 +378,13 @@ export function recordsRoutes(
           params: RecordParams,
           body: RecordUpdate,
           headers: IdempotencyKeyHeaders,
-          response: { 200: ServiceRecord, ...errorResponses, ...bodyErrorResponses, ...conflictResponse },
+          response: {
+            200: ServiceRecord,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            ...conflictResponse,
+            ...deletedSinceResponse,
+          },
         },
         attachValidation: true,
       },
@@ -421,7 +454,7 @@ function toFilter(query: ListQuery): RecordFilter {
   return filter;
 }
 
-/** A write with an Idempotency-Key: the kept answer when the key was used (the same request: that answer again; another: 422), else the write's. */
+/** A write with an Idempotency-Key: the kept answer when the key was used (the same request: that answer again, or 410 when its record was deleted since; another: 422), else the write's. */
 async function idempotently(
   reply: FastifyReply,
   service: RecordsService,

@@ -23,7 +23,8 @@ import {
 import type { TechdocService } from '../techdoc/service.js';
 export type { RecordFilter } from './filter.js';
 import { recordJson, recordJsonSql, storedContext, toServiceRecord, type RecordRow } from './repository.js';
-import { recordsAsOfQuery } from './as-of-query.js';
+import { recordsAsOfLines, recordsAsOfQuery, recordsAsOfSizes, storedRecordBytes } from './as-of-query.js';
+import { itemsWithin, pageBytes } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/sdk';
 import { eventLoopSlices } from '../../http/event-loop-slices.js';
@@ -160,20 +161,31 @@ export class RecordsService {
    */
   async *streamJsonLines(principal: Principal, filter: RecordFilter): AsyncGenerator<string> {
     const turn = eventLoopSlices();
-    for await (const rows of this.rowBatches(principal.tenantId, filter))
-      for (const row of rows) {
-        yield recordJson(row);
+    for await (const lines of this.lineBatches(principal.tenantId, filter))
+      for (const line of lines) {
+        yield line;
         const pause = turn();
         if (pause) await pause;
       }
   }
 
   /**
+   * The listing's lines a batch at a time. As-of rows come from history, where a record may weigh
+   * megabytes: their batches are bounded by bytes (recordsAsOfLines), not by a number of rows.
+   */
+  private lineBatches(tenantId: string, filter: RecordFilter): AsyncIterable<string[]> {
+    if (noneCanMatch(filter)) return (async function* () {})();
+    if (filter.asOf !== undefined)
+      return recordsAsOfLines(this.storage, tenantId, filter, filter.asOf, filter.limit);
+    return jsonLines(this.rowBatches(tenantId, filter));
+  }
+
+  /**
    * The same lines in chunks of about CHUNK_BYTES, each line preceded by `,\n`: how `GET /records/`
    * streams a listing (`jsonArrayStream`). The database builds the lines itself from the stored JSON
    * text, so a record costs no JavaScript: on SQLite a keyset page per statement, on PostgreSQL one
-   * COPY whose bytes go out as they come. As-of listings (from history) go through `recordJson`.
-   * Memory holds a page, a batch or a chunk, never the listing.
+   * COPY whose bytes go out as they come; as-of listings (from history) in keyset pages of about a
+   * chunk. Memory holds a page, a batch or a chunk, never the listing.
    */
   streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
     if (noneCanMatch(filter)) return (async function* () {})();
@@ -182,7 +194,7 @@ export class RecordsService {
         return this.sqliteChunks(principal.tenantId, filter);
       if (this.storage.copyOut) return this.copiedChunks(this.storage.copyOut, principal.tenantId, filter);
     }
-    return lineChunks(jsonLines(this.rowBatches(principal.tenantId, filter)));
+    return lineChunks(this.lineBatches(principal.tenantId, filter));
   }
 
   /** `,\n`-prefixed lines built by PostgreSQL, read from one COPY as bytes. */
@@ -330,17 +342,48 @@ export class RecordsService {
     return findAnswer(this.db, principal.tenantId, key);
   }
 
-  /** One page of records (`limit` set): the JSON lines and the last id when more remain. */
+  /**
+   * One page of records (`limit` set): its JSON lines, a batch at a time, and the last id when more
+   * remain. A page holds at most `limit` records and, past the first, no more than a page's bytes
+   * (pageBytes): the sizes are read first, without the records, and only the records that fit are
+   * read (as-of ones as they stream out).
+   */
   async page(
     principal: Principal,
     filter: RecordFilter & { limit: number },
-  ): Promise<{ lines: string[]; next?: string }> {
-    if (noneCanMatch(filter)) return { lines: [] };
-    const rows = await this.selectRows(principal.tenantId, { ...filter, limit: filter.limit + 1 }).execute();
-    const page = rows.slice(0, filter.limit);
+  ): Promise<{ lines: AsyncIterable<string[]>; next?: string }> {
+    const none = (async function* () {})();
+    if (noneCanMatch(filter)) return { lines: none };
+    const tenantId = principal.tenantId;
+    const ahead = { ...filter, limit: filter.limit + 1 };
+    const sizes =
+      filter.asOf === undefined
+        ? await this.listQuery(tenantId, ahead)
+            .select(['id', storedRecordBytes(this.storage.dialect, 'records').as('bytes')])
+            .execute()
+        : await recordsAsOfSizes(this.storage, tenantId, ahead, filter.asOf).execute();
+    const count = itemsWithin(
+      sizes.map((row) => Number(row.bytes)),
+      filter.limit,
+      pageBytes(),
+    );
+    if (count === 0) return { lines: none };
+    const last = sizes[count - 1]!.id;
+    const next = sizes.length > count ? last : undefined;
+    // History does not change: the same `count` rows as sized.
+    if (filter.asOf !== undefined)
+      return { lines: this.lineBatches(tenantId, { ...filter, limit: count }), next };
+    // Up to the last id sized, not `count` rows: a record created meanwhile before it is then in
+    // this page, not skipped by the next one.
+    const rows = await this.listQuery(tenantId, { ...filter, limit: undefined })
+      .where('id', '<=', last)
+      .selectAll()
+      .execute();
     return {
-      lines: page.map(recordJson),
-      next: rows.length > filter.limit ? page[page.length - 1]!.id : undefined,
+      lines: (async function* () {
+        yield rows.map(recordJson);
+      })(),
+      next,
     };
   }
 

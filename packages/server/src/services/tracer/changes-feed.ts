@@ -5,11 +5,25 @@ import type { Storage } from '../../storage/database.js';
 import { decodeCursor, encodeCursor } from '../feeds/cursor.js';
 import { presentLines, readChanges } from '../feeds/log.js';
 import { NOW } from '../feeds/reply.js';
+import { pageBytes } from '../../http/page-bytes.js';
+import { eventLoopSlices } from '../../http/event-loop-slices.js';
 import type { TraceRow } from './batch-walk.js';
 import { traceChangeCount, tracesWithStatus } from './service.js';
 
 /** The cursors of this feed are bound to this scope (and the tenant). */
 const SCOPE = 'traces';
+
+/**
+ * Bytes of one trace's line at most (about 600: ids of at most 128 characters, short types and
+ * dates). A page holds no more traces than a page's bytes (pageBytes) takes of such lines, whatever
+ * `limit` says: 10 922 at the default, more than the default limit.
+ */
+const TRACE_LINE_BYTES = 768;
+
+/** Traces in a page of `budget` bytes, at least one. */
+function tracesWithin(budget: number): number {
+  return Math.max(1, Math.floor(budget / TRACE_LINE_BYTES));
+}
 
 /** One page of the trace feed, before its traces stream. */
 export interface TraceFeedPage {
@@ -53,7 +67,7 @@ export class TraceChangesFeed {
       { table: 'trace_listing_changes', id: 'trace_id', where: sql`tenant_id = ${tenantId}` },
       decodeCursor(since, tenantId, SCOPE, counter),
       counter,
-      limit,
+      Math.min(limit, tracesWithin(pageBytes())),
     );
     return {
       cursor: encodeCursor(tenantId, SCOPE, changes.next),
@@ -72,8 +86,12 @@ export class TraceChangesFeed {
       .where('tenant_id', '=', tenantId)
       .orderBy('id')
       .compile();
-    for await (const rows of this.storage.streamBatches<TraceRow>(query))
+    const turn = eventLoopSlices();
+    for await (const rows of this.storage.streamBatches<TraceRow>(query)) {
       yield (await tracesWithStatus(this.storage.db, tenantId, rows)).map((trace) => JSON.stringify(trace));
+      const pause = turn();
+      if (pause) await pause;
+    }
   }
 
   /** The traces of `ids` that exist now, as lines; the others (deleted) go to `removed`. */

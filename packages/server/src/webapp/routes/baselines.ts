@@ -9,14 +9,13 @@ import type {
   BaselineView,
   TopicComparison,
 } from '../api-types.js';
-import { compareTopicRecords, type ComparedSide } from '../baseline-compare.js';
+import { compareTopicRecords, DifferencePage, type ComparedSide } from '../baseline-compare.js';
 import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots } from '../export-slots.js';
 import { unlessMissing } from '../missing.js';
 import { RevisionMaps } from '../record-values.js';
 
 const PAGE = 100;
-/** Record differences a comparison lists at most, over all its topics; the rest are counted. */
-export const COMPARE_LIMIT = 500;
 
 /** Baselines in the web app: create, list, one, and the comparison of two (or of one and now). */
 export function baselineRoutes(context: WebContext): FastifyPluginAsync {
@@ -59,7 +58,12 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
    * for now, the current revision of each of the first baseline's topics), matched by history id,
    * which survives re-approvals.
    */
-  async function compare(principal: Principal, fromId: string, toId: string): Promise<BaselineComparison> {
+  async function compare(
+    principal: Principal,
+    fromId: string,
+    toId: string,
+    offset: number,
+  ): Promise<BaselineComparison> {
     const from = await baselines.get(principal, fromId);
     const to = toId === 'now' ? undefined : await baselines.get(principal, toId);
     const fromTopics = await topicsOf(principal, from);
@@ -89,7 +93,7 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
     }
     const maps = new RevisionMaps(techdoc, principal);
     const topics: TopicComparison[] = [];
-    let room = COMPARE_LIMIT;
+    const page = new DifferencePage(offset);
     for (const [historyId, side] of sides) {
       const status = side.from && side.to ? 'present' : side.from ? 'removed' : 'added';
       const topic = await compareTopicRecords(
@@ -99,9 +103,8 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
         { historyId, name: side.name, status },
         side.from,
         side.to,
-        room,
+        page,
       );
-      room -= topic.differences.length;
       topics.push(topic);
     }
     const now = new Date().toISOString();
@@ -109,7 +112,9 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
       from: { id: from._id, name: from.name, at: from.at },
       to: to ? { id: to._id, name: to.name, at: to.at } : { id: null, name: 'now', at: now },
       topics,
-      limit: COMPARE_LIMIT,
+      limit: page.limit,
+      offset,
+      next: page.next,
     };
   }
 
@@ -148,12 +153,18 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
           querystring: Type.Object({
             from: ObjectId,
             to: Type.Union([ObjectId, Type.Literal('now')], { default: 'now' }),
+            /** The number of differences to skip: the `next` of the page before. */
+            offset: Type.Integer({ minimum: 0, default: 0 }),
           }),
         },
       },
       async (request): Promise<BaselineComparison> => {
         const { principal } = signedIn(request);
-        return compare(principal, request.query.from, request.query.to);
+        const { from, to, offset } = request.query;
+        // A comparison reads every record of both sides: it takes one of the expensive-read slots.
+        return context.exportSlots.run(ExportSlots.userOf(principal), () =>
+          compare(principal, from, to, offset),
+        );
       },
     );
 

@@ -7,14 +7,12 @@ import {
   AsOf,
   buildFieldMap,
   createWriter,
-  DuplicateIdentifierError,
   EXPORT_FORMATS,
   exportMappingFromText,
   exportParts,
   isObjectId,
   MappingFileError,
   makeScratchFolder,
-  TopicReapprovedError,
   TRACE_BATCH_MAX_NODES,
   TRACE_BATCH_TOO_LARGE,
   writeExport,
@@ -24,13 +22,15 @@ import {
   type ExportSource,
   type KnowledgeTopicRevision,
   type Permission,
-  type ServiceRecord,
   type TraceEdge,
 } from '@rxs/sdk';
 import type { Services } from '../../app.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots } from '../export-slots.js';
+import { recordsInPages } from '../record-pages.js';
+import { exportDataError } from './export-data-errors.js';
 
 const MAX_TOPICS = 50;
 
@@ -49,13 +49,6 @@ export const EXPORT_WARNINGS_HEADER = 'x-rxs-export-warnings';
 /** Header values stay well under proxies' limits; the rest of the warnings is counted. */
 const MAX_WARNINGS_HEADER = 6_000;
 
-/**
- * Errors of the export about the data itself (too many columns, two records with one readable id,
- * a bad mapping file): their messages say what to change, so the user sees them as they are.
- * The column limits' errors are known by name (the sdk does not export their classes).
- */
-const DATA_ERROR_CLASSES = [DuplicateIdentifierError, MappingFileError, TopicReapprovedError];
-const DATA_ERROR_NAMES = new Set(['TooManyColumnsError', 'SheetTooWideError']);
 /** Largest mapping file the export form takes (a real one is a few KB). */
 export const MAX_MAPPING_CHARS = 256 * 1024;
 
@@ -85,10 +78,11 @@ export function inProcessExportSource(
     async *listRecords(query) {
       const revisionId = query.context__knowledge_unit_topic_id;
       if (!revisionId) return;
-      const filter = { revisionIds: [revisionId], asOf: query.as_of ?? asOf };
-      for await (const line of services.records.streamJsonLines(principal, filter)) {
-        yield JSON.parse(line) as ServiceRecord;
-      }
+      // A few MB at a time: a topic of large records is never in memory at once.
+      yield* recordsInPages(services.records, principal, {
+        revisionIds: [revisionId],
+        asOf: query.as_of ?? asOf,
+      });
     },
     async listTraces(nodes) {
       const edges: TraceEdge[] = [];
@@ -200,10 +194,8 @@ export function warningsHeader(warnings: readonly string[]): string {
 
 /** What the user sees when an export fails after its revisions were checked. */
 function exportFailure(error: unknown, requestId: string): HttpError {
-  const isDataError =
-    DATA_ERROR_CLASSES.some((type) => error instanceof type) ||
-    (error instanceof Error && DATA_ERROR_NAMES.has(error.name));
-  if (isDataError) return new HttpError(422, (error as Error).message);
+  const dataError = exportDataError(error);
+  if (dataError) return dataError;
   return new HttpError(
     500,
     `The export failed and no file was sent. Try again; if it fails again, give an administrator ` +
@@ -304,7 +296,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         });
         // The whole file is written before the status is sent: a failure is a visible error,
         // never a 200 with a broken file (an XLSX cannot be checked until its last byte).
-        const release = slots.take(`${principal.tenantId}:${principal.userId}`);
+        const release = slots.take(ExportSlots.userOf(principal));
         // A server killed while writing leaves its folder to the next export, which removes it.
         const dir = await makeScratchFolder('rxs-web-export').catch((error: unknown) => {
           release();

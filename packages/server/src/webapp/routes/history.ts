@@ -2,6 +2,9 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { ChangeReason, ObjectId, type RecordVersion, type ServiceRecord } from '@rxs/sdk';
 import type { RecordHistoryView, RecordVersionDetail, RecordVersionView } from '../api-types.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { isExpensivePage } from '../../http/expensive-reads.js';
+import { pageBytes } from '../../http/page-bytes.js';
 import { signedIn, type WebContext } from '../context.js';
 import { displayValues, recordChanges, RevisionMaps, semanticRecord } from '../record-values.js';
 
@@ -30,25 +33,61 @@ export function historyRoutes(context: WebContext): FastifyPluginAsync {
           }),
         },
       },
-      async (request): Promise<RecordHistoryView> => {
+      async (request, reply) => {
         const { principal } = signedIn(request);
         const { limit, before } = request.query;
-        // One more than shown: the oldest shown version is compared with the one before it.
-        const page = await history.listVersions(principal, request.params.id, { limit: limit + 1, before });
+        const id = request.params.id;
+        const budget = pageBytes();
+        // At most `limit` versions and about a page's bytes (RXS_PAGE_BYTES), planned from their
+        // sizes; the page shows "Older versions" for the rest.
+        const shown = await history.planVersions(principal, id, { limit, before }, budget);
+        // The oldest shown version is compared with the one before it, read as well.
+        const last = shown.numbers[shown.numbers.length - 1];
+        const older =
+          shown.next === undefined || last === undefined
+            ? undefined
+            : await history.planVersions(principal, id, { limit: 1, before: last }, budget);
+        const read = {
+          ...shown,
+          numbers: [...shown.numbers, ...(older?.numbers ?? [])],
+          sizes: [...shown.sizes, ...(older?.sizes ?? [])],
+          bytes: shown.bytes + (older?.bytes ?? 0),
+        };
+        if (isExpensivePage(read.bytes, budget)) history.expensiveReads.hold(principal, reply);
         const maps = new RevisionMaps(techdoc, principal);
-        const shown = page.items.slice(0, limit);
-        const versions = await Promise.all(
-          shown.map((version, i) => versionView(maps, version, page.items[i + 1])),
-        );
-        // The record now (its newest version): on the first page the first one, else asked for.
-        const newest =
-          before === undefined
-            ? page.items[0]
-            : (await history.listVersions(principal, request.params.id, { limit: 1 })).items[0];
-        const topic = (await maps.get(newest?.record.context.knowledge_unit_topic_id))?.revision;
-        return {
-          recordId: request.params.id,
-          name: newest?.record.name ?? '',
+        // One version and the one before it in memory at a time; each view is JSON as soon as it
+        // is made, and the page ends early, at least one view in, before the views pass its bytes.
+        const views: string[] = [];
+        let bytes = 0;
+        let next: number | null = shown.next ?? null;
+        let pending: RecordVersion | undefined;
+        let previousN: number | undefined;
+        /** Adds the view of `version`, or says the page is full without it. */
+        const add = async (version: RecordVersion, previous: RecordVersion | undefined) => {
+          const view = JSON.stringify(await versionView(maps, version, previous));
+          // Comparing large records takes a while: every other request gets a turn in between.
+          await yieldToEventLoop();
+          if (views.length > 0 && bytes + view.length > budget) return false;
+          views.push(view);
+          bytes += view.length;
+          previousN = version.n;
+          return true;
+        };
+        for await (const version of history.readVersions(principal, id, read)) {
+          if (pending && !(await add(pending, version))) {
+            next = previousN!;
+            pending = undefined;
+            break;
+          }
+          pending = views.length < shown.numbers.length ? version : undefined;
+        }
+        if (pending && !(await add(pending, undefined))) next = previousN!;
+        // The record now (its newest version), without its values.
+        const newest = await history.newest(principal, id);
+        const topic = (await maps.get(newest?.revisionId))?.revision;
+        const head: Omit<RecordHistoryView, 'versions' | 'next'> = {
+          recordId: id,
+          name: newest?.name ?? '',
           deleted: newest?.action === 'deleted',
           topic: topic
             ? {
@@ -57,9 +96,10 @@ export function historyRoutes(context: WebContext): FastifyPluginAsync {
                 name: topic.knowledge_topic_name,
               }
             : null,
-          versions,
-          next: page.items.length > limit ? shown[shown.length - 1]!.n : null,
         };
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(`${JSON.stringify(head).slice(0, -1)},"versions":[${views.join(',')}],"next":${next}}`);
       },
     );
 

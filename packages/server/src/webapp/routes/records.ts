@@ -1,19 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import {
-  buildFieldMap,
-  ChangeReason,
-  ObjectId,
-  RecordCreate,
-  RecordUpdate,
-  type ServiceRecord,
-} from '@rxs/sdk';
-import type { Principal } from '../../auth/principal.js';
+import { buildFieldMap, ChangeReason, ObjectId, RecordCreate, RecordUpdate } from '@rxs/sdk';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import type { RecordDetail, RecordHit, RecordTable } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
 import { unlessMissing } from '../missing.js';
 import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
+import { recordsInPages } from '../record-pages.js';
 import { displayValues } from '../record-values.js';
 
 const IdParams = Type.Object({ id: ObjectId });
@@ -22,13 +15,7 @@ const MAX_PAGE = 500;
 /** Records: the table of a revision, one record, create, edit, delete, and search by name. */
 export function recordRoutes(context: WebContext): FastifyPluginAsync {
   const { techdoc, records, accounts } = context.services;
-  const cache = new MappedRowsCache();
-
-  async function* recordsOf(principal: Principal, revisionId: string): AsyncGenerator<ServiceRecord> {
-    for await (const line of records.streamJsonLines(principal, { revisionIds: [revisionId] })) {
-      yield JSON.parse(line) as ServiceRecord;
-    }
-  }
+  const cache = MappedRowsCache.fromEnv();
 
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -68,7 +55,11 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
         const fingerprint = `${revision.audit_info.timestamp_last_updated ?? ''}|${await context.queries.revisionFingerprint(principal.tenantId, revision._id)}`;
         let mapped = cache.get(key, fingerprint);
         if (!mapped) {
-          mapped = await mapRecordRows(revision.knowledge_topic_schema, recordsOf(principal, revision._id));
+          // Read a few MB at a time: only the rows' clipped cell texts outlive their page.
+          mapped = await mapRecordRows(
+            revision.knowledge_topic_schema,
+            recordsInPages(records, principal, { revisionIds: [revision._id] }),
+          );
           cache.set(key, fingerprint, mapped);
         }
         return queryRecordTable(revision._id, mapped, query);

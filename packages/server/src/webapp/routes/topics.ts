@@ -28,7 +28,9 @@ import { validateRecordData } from '@rxs/sdk';
 /** Records named in an approval's impact; the count covers all. */
 const MAX_IMPACT_EXAMPLES = 20;
 import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots } from '../export-slots.js';
 import { unlessMissing } from '../missing.js';
+import { recordsInPages } from '../record-pages.js';
 import { toColumns } from '../record-table.js';
 import { confirmOwnPassword, Password } from './session.js';
 
@@ -218,14 +220,18 @@ export function topicRoutes(
         const { principal } = signedIn(request);
         const draft = await techdoc.getRevision(principal, request.params.id);
         const schema = request.body.knowledge_topic_schema ?? draft.knowledge_topic_schema;
-        return approvalImpact(principal, draft.knowledge_topic_history_id, schema);
+        // It reads every record of the topic: one of the expensive-read slots.
+        return context.exportSlots.run(ExportSlots.userOf(principal), () =>
+          approvalImpact(principal, draft.knowledge_topic_history_id, schema),
+        );
       },
     );
 
     /**
      * What approving `schema` would do to the topic's records: each record of its current revision
      * checked against it, as a save would check it, so a required field added to the form is seen
-     * before the records stop saving, not after.
+     * before the records stop saving, not after. The records are read a few MB at a time, and the
+     * listing gives the event loop a turn every few milliseconds of reading and checking.
      */
     async function approvalImpact(
       principal: Principal,
@@ -238,8 +244,7 @@ export function topicRoutes(
       const current = revisions.find((r) => r._id === currentId && r.status === 'approved');
       const impact: ApprovalImpact = { checked: 0, failing: 0, examples: [] };
       if (!current) return impact;
-      for await (const line of records.streamJsonLines(principal, { revisionIds: [current._id] })) {
-        const record = JSON.parse(line) as { _id: string; name: string; data: unknown };
+      for await (const record of recordsInPages(records, principal, { revisionIds: [current._id] })) {
         impact.checked++;
         const problems = validateRecordData(schema, record.data ?? {});
         if (problems.length === 0) continue;
