@@ -19,7 +19,8 @@ const LIMIT_SERVER = join(ROOT, 'bench/tools/limit-server.mjs');
  * `rxs serve` on `dataDir` (its rxs.db), on a free port. Logs at `warn`: per-request info logging
  * is an operator's choice, and json-server runs with --quiet too. `bin`: another build's `rxs`
  * (the release before history, for the side-by-side write benchmark); `extraArgs`: more flags
- * (`--listing-cache-mb 0`: every listing built from the database).
+ * (`--listing-cache-mb 0`: every listing built from the database). The request rates are off
+ * (environment, which older builds ignore): a benchmark drives one key at full speed on purpose.
  */
 export async function startRxs({ dataDir, apiKey, logFile, bin = RXS_BIN, extraArgs = [] }) {
   const port = await freePort();
@@ -28,6 +29,7 @@ export async function startRxs({ dataDir, apiKey, logFile, bin = RXS_BIN, extraA
     name: 'rxs serve',
     command: process.execPath,
     args: [bin, 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extraArgs],
+    env: { RXS_RATE_LIMIT: '0', RXS_TENANT_RATE_LIMIT: '0' },
     logFile,
     ready: () => answers(`${url}/healthz`),
   });

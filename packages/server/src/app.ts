@@ -206,23 +206,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     tracer: () => tracerRoutes(services.tracer, services.readAsOf, services.traceChanges),
   };
+  // One set of limits for the services and the web app: a tenant's keys and signed-in users share
+  // its rate and its slots.
+  const rateLimits = new RateLimits(limits);
   await app.register(async (scope) => {
-    // Every service request is authenticated before its body is even read.
-    // Every service request is counted against its key's limits (and failures against the address).
-    const rateLimits = new RateLimits(limits);
+    // Every service request is authenticated before its body is even read, counted against its
+    // key's and tenant's limits (and failures against the address), then waits for one of its
+    // tenant's slots before its body is read.
     scope.addHook('onRequest', async (request, reply) => {
       try {
         request.principal = await authenticateApiKey(storage, request);
       } catch (error) {
         rateLimits.authenticationFailed(request, error);
       }
-      rateLimits.authenticated(request, reply);
+      await rateLimits.authenticated(request, reply);
     });
     for (const name of config.services) await scope.register(serviceRoutes[name]());
   });
 
   app.decorate('services', services);
-  await app.register(webApp, { services, config });
+  await app.register(webApp, { services, config, rateLimits });
   return app;
 }
 

@@ -30,9 +30,14 @@ interface ServeOptions {
   idleTimeout?: string;
   responseTimeout?: string;
   rateLimit?: string;
+  rateBurst?: string;
+  tenantRateLimit?: string;
+  tenantRateBurst?: string;
   anonymousRateLimit?: string;
   rateWindow?: string;
   concurrentListings?: string;
+  tenantInFlight?: string;
+  tenantQueue?: string;
   listingCacheMb?: string;
 }
 
@@ -57,7 +62,20 @@ const LIMIT_FLAGS: [keyof ServerLimits, keyof ServeOptions, string, string][] = 
     '--response-timeout <ms>',
     'a response not sent within this is cut',
   ],
-  ['rateLimit', 'rateLimit', '--rate-limit <n>', 'requests per API key per window, 429 beyond'],
+  [
+    'rateLimit',
+    'rateLimit',
+    '--rate-limit <n>',
+    'requests per API key per window once its burst is spent, 429 beyond',
+  ],
+  ['rateBurst', 'rateBurst', '--rate-burst <n>', 'requests one API key may send at once'],
+  [
+    'tenantRateLimit',
+    'tenantRateLimit',
+    '--tenant-rate-limit <n>',
+    'requests per tenant (all its keys) per window once its burst is spent, 429 beyond',
+  ],
+  ['tenantRateBurst', 'tenantRateBurst', '--tenant-rate-burst <n>', 'requests one tenant may send at once'],
   [
     'anonymousRateLimit',
     'anonymousRateLimit',
@@ -70,6 +88,18 @@ const LIMIT_FLAGS: [keyof ServerLimits, keyof ServeOptions, string, string][] = 
     'concurrentListings',
     '--concurrent-listings <n>',
     'full listings streaming at once per API key, 429 beyond',
+  ],
+  [
+    'tenantInFlight',
+    'tenantInFlight',
+    '--tenant-in-flight <n>',
+    "requests of one tenant handled at once (full listings apart); the rest wait in the tenant's queue",
+  ],
+  [
+    'tenantQueue',
+    'tenantQueue',
+    '--tenant-queue <n>',
+    'requests of one tenant waiting for a slot, 429 beyond',
   ],
 ];
 

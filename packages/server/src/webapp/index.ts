@@ -18,6 +18,7 @@ import { traceRoutes } from './routes/traces.js';
 import { Sessions, type SessionLifetime } from './sessions.js';
 import { DEFAULT_WEB_DIR, registerWebAppFiles } from './static.js';
 import { SignInThrottle, type ThrottleOptions } from './throttle.js';
+import type { RateLimits } from '../http/rate-limit.js';
 
 export interface WebAppOptions {
   services: Services;
@@ -28,6 +29,8 @@ export interface WebAppOptions {
   secureCookies?: boolean;
   throttle?: ThrottleOptions;
   sessionLifetime?: SessionLifetime;
+  /** The service routes' rates and tenant slots, which signed-in users' requests share. */
+  rateLimits?: RateLimits;
 }
 
 /**
@@ -58,6 +61,11 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
         route.schema = { ...route.schema, hide: true };
       });
       api.addHook('onRequest', sessionGuard(context.sessions));
+      // A signed-in user's requests count against the user's and the tenant's rates and wait for
+      // the tenant's slots like its API keys' (sign-in itself is throttled on its own).
+      api.addHook('onRequest', async (request, reply) => {
+        if (request.webSession) await options.rateLimits?.authenticated(request, reply);
+      });
       api.addHook('preValidation', permissionGuard);
       api.addHook('onSend', async (_request, reply) => {
         void reply.header('cache-control', reply.getHeader('cache-control') ?? 'no-store');

@@ -184,9 +184,11 @@ function operations(t: Target): Operation[] {
 async function runLoad(database: 'sqlite' | 'postgres') {
   const dataDir = mkdtempSync(join(tmpdir(), `rxs-load-${database}-`));
   const postgres = database === 'postgres' ? await createTestPostgresDatabase() : undefined;
+  // Its clients share one key at full speed on purpose: the request rates are off (fairness.soak
+  // measures them).
   const server = await startServe(
     ['--demo', '--data-dir', dataDir, ...(postgres ? ['--database', postgres.url] : [])],
-    {},
+    { RXS_RATE_LIMIT: '0', RXS_TENANT_RATE_LIMIT: '0' },
     memoryProbeArgs,
   );
   try {
