@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import type { ExportSlots } from '../webapp/export-slots.js';
+import { ExportSlots } from '../webapp/export-slots.js';
 import { pageBytes } from './page-bytes.js';
 
 /** A page counts as expensive once its JSON passes this share of a page's bytes (pageBytes). */
@@ -21,7 +21,7 @@ export class ExpensiveReads {
    * closes: when it was sent, or when the client went away, also after an error.
    */
   hold(principal: Principal, reply: FastifyReply): void {
-    const release = this.slots.take(`${principal.tenantId}:${principal.userId}`);
+    const release = this.slots.take(ExportSlots.userOf(principal));
     reply.raw.once('close', release);
   }
 }

@@ -275,7 +275,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
         if (size === 0)
           throw new HttpError(422, `"${query.name}" is empty. Choose a file with a header row and rows.`);
         // The file is here: a slot for reading and writing it (not for a slow upload).
-        const release = slots.take(`${principal.tenantId}:${principal.userId}`);
+        const release = slots.take(ExportSlots.userOf(principal));
         let report: ImportReport;
         try {
           report = await importRecords(

@@ -12,6 +12,7 @@ import {
 } from '@rxs/sdk';
 import type { SuspectLinkView, TraceabilityView } from '../api-types.js';
 import { signedIn, type WebContext } from '../context.js';
+import { ExportSlots } from '../export-slots.js';
 import { exportDataError } from './export-data-errors.js';
 import {
   exportFileName,
@@ -67,7 +68,7 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
       checkMapping(parsed, topics);
       // The same procedure as a download, over whole topics: it takes one of the export slots
       // until the answer is sent (a report of many records is large to serialise, too).
-      const release = context.exportSlots.take(`${principal.tenantId}:${principal.userId}`);
+      const release = context.exportSlots.take(ExportSlots.userOf(principal));
       reply.raw.once('close', release);
       const collector = new CoverageCollector();
       const suspect: SuspectLinkView[] = [];
