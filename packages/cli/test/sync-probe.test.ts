@@ -16,6 +16,7 @@ import { tempPath } from '@rxs/sdk/exporter';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { protectedText } from '../../sdk/src/export/writers/csv-text.js';
 import { pythonCsvRows } from '../../sdk/test/support/spreadsheet-readers.js';
 import { runCli } from './run-cli.js';
 
@@ -601,7 +602,8 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(await compare()).toEqual(['spliced', 'spliced']);
     expect(lastFound).toEqual(['rows', 'rows']);
 
-    // The spliced CSV as the program that reads it sees it: one row per record, values whole.
+    // The spliced CSV as the program that reads it sees it: one row per record, values whole, in the
+    // documented form (apostrophes before formula starts, docs/formats/csv.md).
     const rows = pythonCsvRows(join(dir, 'splice-csv-a.csv'));
     const titles = (await t.api('GET', `/records/?context__knowledge_unit_topic_id=${topic}`)).body.map(
       (record: { data: { title: string } }) => record.data.title,
@@ -614,7 +616,7 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
         .slice(1)
         .map((row) => row[column])
         .sort(),
-    ).toEqual([...titles].sort());
+    ).toEqual(titles.map(protectedText).sort());
 
     /** Both paths refuse the export alike, naming the readable id two records share. */
     const refusedAlike = async (readableId: string) => {
