@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { coverageOf, type CoverageTopic } from '../src/trace-report/coverage.js';
+import { coverageOf } from '../src/trace-report/coverage.js';
+import type { CoverageTopic } from '../src/trace-report/coverage-types.js';
 import { writeCoverageXlsx } from '../src/trace-report/xlsx.js';
 import {
   libreOfficeSheets,

@@ -1,30 +1,14 @@
 import type { FormSchema } from '../contract/form.js';
 import type { NodeType, RelationType } from '../contract/trace.js';
+import type { ExportedField, ExportedRecord } from '../mapping/model.js';
+
+export type { ExportedField, ExportedRecord, NameSource } from '../mapping/model.js';
 
 /**
  * The export as a stream of parts: for each topic a header, then its records one by one, then
  * (optionally) the traces. Writers and sync consume these parts as they arrive, so an export of any
  * size runs in flat memory. Records arrive in `_id` order, as the records service lists them.
  */
-
-/** Where a semantic name came from, by the document's priority rules. */
-export type NameSource = 'service-key' | 'label' | 'key' | 'data';
-
-/** One column of a topic: a form key and the semantic name it resolves to. */
-export interface ExportedField {
-  /** The opaque form key (for nested components, the full data path, e.g. "risks.severity"). */
-  key: string;
-  /** Semantic name, unique within the topic (see mapping for how collisions are kept apart). */
-  name: string;
-  source: NameSource;
-  /** form-js component type (textfield, select, checklist, dynamiclist, ...); absent for data-only keys. */
-  type?: string;
-  label?: string;
-  /** Allowed values with their labels, for select, radio and checklist. */
-  options?: { value: unknown; label: string }[];
-  /** For a dynamiclist: the fields of each item, keys relative to the item. */
-  itemFields?: ExportedField[];
-}
 
 export interface ExportedTopic {
   revisionId: string;
@@ -89,24 +73,6 @@ export interface LinkType {
 
 /** Told a record's row as an export writer writes it: its length in bytes (`WriterOptions.onRow`). */
 export type RowObserver = (record: ExportedRecord, bytes: number) => void;
-
-export interface ExportedRecord {
-  id: string;
-  /**
-   * Human identifier (`REQ_001`), unique within the export: by the topic's identifier rule, from a
-   * leading `PREFIX_NNN` in the name or title, else the name when it is a valid id, else the
-   * topic's prefix and the `_id`. Formats show it beside `id`, which stays for round trips.
-   */
-  readableId: string;
-  name: string;
-  version: string;
-  /** Revision id the record belongs to. */
-  topicRevisionId: string;
-  /** Values by semantic name. A dynamiclist value is an array of objects keyed by item field names. */
-  values: Record<string, unknown>;
-  createdAt?: string;
-  updatedAt?: string | null;
-}
 
 /** One end of a trace; `readableId` is set when the end is a record of this export. */
 export interface TraceEnd {

@@ -1,5 +1,5 @@
 import type { FormComponent, FormSchema } from '../contract/form.js';
-import type { ExportedField } from '../export/model.js';
+import type { ExportedField } from './model.js';
 import { disambiguateName, isNonEmptyString, resolveSemanticName, type ResolvedName } from './names.js';
 import { componentOptions } from './options.js';
 import { isPlainObject, joinPath, splitPath } from './paths.js';

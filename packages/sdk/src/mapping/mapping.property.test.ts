@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FormComponent } from '../contract/form.js';
 import type { ServiceRecord } from '../contract/record.js';
-import type { ExportedField } from '../export/model.js';
+import type { ExportedField } from './model.js';
 import { buildFieldMap, extendFieldMap } from './field-map.js';
 import { resolveSemanticName } from './names.js';
 import { mapRecord } from './record.js';

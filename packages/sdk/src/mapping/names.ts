@@ -1,5 +1,5 @@
 import type { FormComponent } from '../contract/form.js';
-import type { NameSource } from '../export/model.js';
+import type { NameSource } from './model.js';
 
 export interface ResolvedName {
   name: string;

@@ -1,5 +1,5 @@
 import type { FormComponent } from '../contract/form.js';
-import type { ExportedField } from '../export/model.js';
+import type { ExportedField } from './model.js';
 
 /** Component types whose values come from a fixed list of options. */
 export const OPTION_TYPES: ReadonlySet<string> = new Set(['select', 'radio', 'checklist', 'taglist']);

@@ -1,5 +1,5 @@
 import type { ServiceRecord } from '../contract/record.js';
-import type { ExportedField, ExportedRecord } from '../export/model.js';
+import type { ExportedField, ExportedRecord } from './model.js';
 import type { FieldMap } from './field-map.js';
 import { disambiguateName } from './names.js';
 import { labelValue } from './options.js';

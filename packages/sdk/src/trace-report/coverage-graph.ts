@@ -1,5 +1,5 @@
 import { IntColumn } from '../export/int-column.js';
-import type { CoverageReport, CoverageRule, CoverageTopic, RuleCoverage } from './coverage.js';
+import type { CoverageReport, CoverageRule, CoverageTopic, RuleCoverage } from './coverage-types.js';
 
 /**
  * What a traceability report needs of an export, as numbers: each record a number with its

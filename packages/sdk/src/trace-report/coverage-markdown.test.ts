@@ -1,7 +1,8 @@
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import type { LinkType } from '../export/model.js';
-import { coverageMarkdown, coverageOf, markdownText, ruleName, type CoverageTopic } from './coverage.js';
+import { coverageMarkdown, coverageOf, markdownText, ruleName } from './coverage.js';
+import type { CoverageTopic } from './coverage-types.js';
 
 /** Texts of the data that are Markdown or HTML syntax, each to be read back as itself. */
 const HOSTILE = [

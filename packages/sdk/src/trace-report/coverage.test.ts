@@ -1,14 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LinkType } from '../export/model.js';
-import {
-  CoverageCollector,
-  coverageMarkdown,
-  coverageOf,
-  type CoverageRule,
-  type CoverageTopic,
-  type RuleCoverage,
-} from './coverage.js';
+import { CoverageCollector, coverageMarkdown, coverageOf } from './coverage.js';
+import type { CoverageRule, CoverageTopic, RuleCoverage } from './coverage-types.js';
 import { coverageHtml } from './html.js';
 
 const topic = (n: number): CoverageTopic => ({

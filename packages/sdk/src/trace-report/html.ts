@@ -1,10 +1,5 @@
-import {
-  coverageMatrix,
-  MATRIX_SUSPECT,
-  ruleName,
-  type CoverageReport,
-  type RuleCoverage,
-} from './coverage.js';
+import { coverageMatrix, MATRIX_SUSPECT, ruleName } from './coverage.js';
+import type { CoverageReport, RuleCoverage } from './coverage-types.js';
 
 /**
  * The traceability report as one self-contained HTML file: inline style, no script, no request to

@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import { addRow } from '../export/writers/xlsx.js';
-import { coverageMatrix, ruleName, type CoverageReport, type RuleCoverage } from './coverage.js';
+import { coverageMatrix, ruleName } from './coverage.js';
+import type { CoverageReport, RuleCoverage } from './coverage-types.js';
 
 /**
  * The traceability report as a workbook: a "Coverage" sheet (a row per rule) and a sheet per rule

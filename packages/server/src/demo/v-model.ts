@@ -1,7 +1,7 @@
 import type { FormSchema, RelationType } from '@rxs/sdk';
 import type { Services } from '../app.js';
 import type { Principal } from '../auth/principal.js';
-import type { DemoTopic } from './seed.js';
+import type { DemoTopic } from './demo-info.js';
 
 /**
  * The rest of the demo's V-model of a steam sterilizer (the device of the published sample

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import type { fragment } from 'xmlbuilder2';
 import type { FormComponent } from '../../contract/form.js';
 import { MULTI_VALUE_TYPES, OPTION_TYPES } from '../../mapping/options.js';
+import { componentsByKey } from '../../reqif/form-components.js';
 import type {
   ExportedField,
   ExportedRecord,
@@ -164,28 +165,6 @@ const TWIN_SUFFIX = ' (as text)';
 const COMMENT_WARNINGS = 50;
 /** Warnings kept word for word; beyond them only a count. */
 const KEPT_WARNINGS = 1000;
-
-/** Form components by the data path the field map gives their fields (groups with a path nest). */
-export function componentsByKey(
-  components: unknown,
-  prefix = '',
-  found = new Map<string, FormComponent>(),
-): Map<string, FormComponent> {
-  if (!Array.isArray(components)) return found;
-  for (const item of components as unknown[]) {
-    if (item === null || typeof item !== 'object') continue;
-    const component = item as FormComponent;
-    // A dynamiclist's items are objects in one value, written as text.
-    if (component.type === 'dynamiclist') continue;
-    if (Array.isArray(component.components)) {
-      const path = typeof component.path === 'string' ? component.path : '';
-      componentsByKey(component.components, [prefix, path].filter(Boolean).join('.'), found);
-    } else if (typeof component.key === 'string' && component.key) {
-      found.set([prefix, component.key].filter(Boolean).join('.'), component);
-    }
-  }
-  return found;
-}
 
 const wholeNumber = (value: unknown) =>
   (typeof value === 'number' && Number.isInteger(value)) ||
