@@ -2,11 +2,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from './client.js';
 import {
   ConflictError,
+  errorForStatus,
   ForbiddenError,
   NetworkError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  RecordDeletedSinceError,
+  RecordsStreamInterrupted,
+  keyedWriteError,
   ResponseFormatError,
   RxsApiError,
   ServerError,
@@ -217,7 +221,8 @@ describe.each(HTTP_CLIENTS)('over $name', ({ fetch }) => {
         clientAt(url, { retries: 2, onRetry: (event) => retries.push(event) }).records.getRecord(revisionId),
       );
       expect(error).toBeInstanceOf(NetworkError);
-      expect((error as NetworkError).code).toBe('ECONNREFUSED');
+      expect(error.code).toBe('RXS_ERR_NETWORK');
+      expect((error as NetworkError).systemCode).toBe('ECONNREFUSED');
       expect(error.status).toBeUndefined();
       expect(error.message).toContain(`Could not reach the records service at ${url}`);
       expect(error.message).toMatch(/connection refused/);
@@ -240,6 +245,7 @@ describe.each(HTTP_CLIENTS)('over $name', ({ fetch }) => {
       );
       expect(error).toBeInstanceOf(TimeoutError);
       expect(error).toBeInstanceOf(NetworkError);
+      expect(error.code).toBe('RXS_ERR_TIMEOUT');
       expect(error.message).toContain(`No answer from the techdoc service at ${server.url} within 0.1 s`);
       expect(server.requests).toHaveLength(2);
     });
@@ -314,5 +320,54 @@ describe.each(HTTP_CLIENTS)('over $name', ({ fetch }) => {
       expect(caught).toBeInstanceOf(TypeError);
       expect(caught!.message).not.toContain(API_KEY);
     });
+  });
+});
+
+describe('error codes', () => {
+  const request = { service: 'records', method: 'PUT', url: 'https://rxs.example/records/r1' } as const;
+
+  it.each([
+    [401, UnauthorizedError, 'RXS_ERR_UNAUTHORIZED'],
+    [403, ForbiddenError, 'RXS_ERR_FORBIDDEN'],
+    [404, NotFoundError, 'RXS_ERR_NOT_FOUND'],
+    [409, ConflictError, 'RXS_ERR_CONFLICT'],
+    [413, PayloadTooLargeError, 'RXS_ERR_PAYLOAD_TOO_LARGE'],
+    [422, ValidationError, 'RXS_ERR_VALIDATION'],
+    [429, RateLimitedError, 'RXS_ERR_RATE_LIMITED'],
+    [500, ServerError, 'RXS_ERR_SERVER'],
+    [503, ServerError, 'RXS_ERR_SERVER'],
+    [400, UnexpectedStatusError, 'RXS_ERR_UNEXPECTED_STATUS'],
+    [410, UnexpectedStatusError, 'RXS_ERR_UNEXPECTED_STATUS'],
+  ] as const)('%i: %o with code %s', (status, type, code) => {
+    const error = errorForStatus(request, { status, detail: 'Server says no.' });
+    expect(error).toBeInstanceOf(type);
+    expect(error).toBeInstanceOf(RxsApiError);
+    expect(error.code).toBe(code);
+    expect(error.name).toBe(type.name);
+    expect(error.status).toBe(status);
+  });
+
+  it('an error built directly has its status message and code, as one built from an answer', () => {
+    const direct = new ServerError(request, { status: 503, detail: 'down' });
+    expect(direct.message).toBe(errorForStatus(request, { status: 503, detail: 'down' }).message);
+    expect(direct.message).toBe(
+      "The records service failed to handle the request (503). Try again later; if it persists, the operator can find the cause in the server's logs. Server: down (records service: PUT https://rxs.example/records/r1 → 503)",
+    );
+    expect(direct.code).toBe('RXS_ERR_SERVER');
+  });
+
+  it('the errors not made from a status have their own codes', () => {
+    const answer = errorForStatus(request, { status: 410, detail: 'deleted' });
+    const deleted = keyedWriteError(answer, 'key-1') as RecordDeletedSinceError;
+    expect(deleted).toBeInstanceOf(RecordDeletedSinceError);
+    expect(deleted.code).toBe('RXS_ERR_RECORD_DELETED_SINCE');
+    expect(new ResponseFormatError('is not JSON', request, 200, false).code).toBe('RXS_ERR_RESPONSE_FORMAT');
+    expect(new RecordsStreamInterrupted(answer, 3, 'r3').code).toBe('RXS_ERR_RECORDS_STREAM_INTERRUPTED');
+    expect(new NetworkError('refused', request, 'ECONNREFUSED').code).toBe('RXS_ERR_NETWORK');
+    expect(new TimeoutError('no answer', request, 100)).toMatchObject({
+      code: 'RXS_ERR_TIMEOUT',
+      systemCode: 'ETIMEDOUT',
+    });
+    expect(new RxsApiError('redirected', request).code).toBe('RXS_ERR_API');
   });
 });

@@ -36,4 +36,4 @@ export {
   RecordsStreamInterrupted,
   formatValidationItems,
 } from './errors.js';
-export type { ServiceName, RequestSummary } from './errors.js';
+export type { ServiceName, RequestSummary, RxsApiErrorCode } from './errors.js';

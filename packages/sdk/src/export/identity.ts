@@ -1,3 +1,4 @@
+import { ExportDataError } from './errors.js';
 import { ClaimTable } from './id-table.js';
 import type { ExportedField, ExportedRecord, TopicPresentation } from './model.js';
 
@@ -89,7 +90,10 @@ function candidate(
 }
 
 /** Two records of one export derived the same readable id: never two needs or rows with one id. */
-export class DuplicateIdentifierError extends Error {
+export class DuplicateIdentifierError extends ExportDataError {
+  override name = 'DuplicateIdentifierError';
+  override readonly code = 'RXS_ERR_DUPLICATE_IDENTIFIER';
+
   constructor(
     readonly readableId: string,
     readonly firstRecordId: string,

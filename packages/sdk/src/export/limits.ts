@@ -1,3 +1,4 @@
+import { ExportDataError } from './errors.js';
 import type { ExportedField } from './model.js';
 
 /**
@@ -8,7 +9,10 @@ import type { ExportedField } from './model.js';
 export const DEFAULT_MAX_EXPORT_COLUMNS = 5000;
 
 /** A topic's records add more columns than the export allows; nothing was written. */
-export class TooManyColumnsError extends Error {
+export class TooManyColumnsError extends ExportDataError {
+  override name = 'TooManyColumnsError';
+  override readonly code = 'RXS_ERR_TOO_MANY_COLUMNS';
+
   constructor(
     readonly topicName: string,
     readonly revisionId: string,
@@ -20,7 +24,6 @@ export class TooManyColumnsError extends Error {
         `its records hold many keys that are not fields of its form. Remove the stray keys from those records, ` +
         `or raise the limit (maxColumns) if the columns are wanted.`,
     );
-    this.name = 'TooManyColumnsError';
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { MappingError } from '../mapping/errors.js';
 import {
   defaultPresentation,
   LEADING_ID_PATTERN,
@@ -21,7 +22,10 @@ export interface MappingProblem {
 }
 
 /** A mapping file that cannot be used: every mistake found, each with its place in the file. */
-export class MappingFileError extends Error {
+export class MappingFileError extends MappingError {
+  override name = 'MappingFileError';
+  override readonly code = 'RXS_ERR_MAPPING_FILE';
+
   constructor(
     readonly file: string,
     readonly problems: MappingProblem[],

@@ -3,6 +3,7 @@ import type { KnowledgeTopicRevision } from '../contract/knowledge-topic.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import { buildFieldMap, extendFieldMap, RecordMapper, type FieldMap } from '../mapping/index.js';
+import { ExportDataError } from './errors.js';
 import { checkExportColumns } from './limits.js';
 import { RecordEnds } from './record-ends.js';
 import { TraceTable } from './trace-table.js';
@@ -113,7 +114,10 @@ export interface ExportOptions {
 }
 
 /** A revision asked for whose topic was re-approved since: its records moved to another revision. */
-export class TopicReapprovedError extends Error {
+export class TopicReapprovedError extends ExportDataError {
+  override name = 'TopicReapprovedError';
+  override readonly code = 'RXS_ERR_TOPIC_REAPPROVED';
+
   constructor(
     readonly revisionId: string,
     readonly latestRevisionId: string,

@@ -11,7 +11,15 @@ import {
   type ImportLimits,
 } from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
-import { FIXED_COLUMNS, ImportFileError, type RowSource, type SourceRow } from './source-row.js';
+import { ImportFileError } from './errors.js';
+import { FIXED_COLUMNS, type RowSource, type SourceRow } from './source-row.js';
+
+/** csv-parse's codes for a quoted value that is not closed, or closed before the value ends. */
+const QUOTE_ERRORS: ReadonlySet<string> = new Set([
+  'CSV_QUOTE_NOT_CLOSED',
+  'CSV_INVALID_CLOSING_QUOTE',
+  'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE',
+]);
 
 /**
  * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
@@ -66,7 +74,8 @@ export class CsvSource implements RowSource {
       }
     } catch (error) {
       if (error instanceof ImportFileError) throw error;
-      if ((error as { code?: string }).code === 'CSV_MAX_RECORD_SIZE')
+      const code = (error as { code?: string }).code;
+      if (code === 'CSV_MAX_RECORD_SIZE')
         throw limitError(
           'maxRowBytes',
           this.limits.maxRowBytes,
@@ -75,7 +84,7 @@ export class CsvSource implements RowSource {
       const message = (error as Error).message;
       throw new ImportFileError(
         `${this.file} is not a readable CSV file after line ${line}: ${message}. ` +
-          (/quote/i.test(message)
+          (code !== undefined && QUOTE_ERRORS.has(code)
             ? 'A quoted value is not closed: the file may be cut short; export or save it again.'
             : 'Save it again from the spreadsheet as CSV.'),
       );

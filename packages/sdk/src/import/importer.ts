@@ -12,7 +12,7 @@ import type { ServiceRecord } from '../contract/record.js';
 import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
 import { readableIdOf } from '../export/identity.js';
-import { componentsByKey } from '../export/writers/reqif.js';
+import { componentsByKey } from '../reqif/form-components.js';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
@@ -26,7 +26,8 @@ import {
   type RowPlan,
   type RowPlannerOptions,
 } from './row-plan.js';
-import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
+import { ImportFileError } from './errors.js';
+import type { ImportFormat, RowSource } from './source-row.js';
 
 /**
  * The calls an import makes: an `RxsClient` has them, and a server can answer them in-process

@@ -8,12 +8,12 @@ export {
   type RowProblem,
 } from './importer.js';
 export { openRowSource, importFormatOf, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';
+export type { ImportFormat, RowSource, SourceRow, Cell } from './source-row.js';
 export {
   ImportFileError,
-  type ImportFormat,
-  type RowSource,
-  type SourceRow,
-  type Cell,
-} from './source-row.js';
+  ImportLimitError,
+  type ImportFileErrorCode,
+  type ImportLimitExceeded,
+} from './errors.js';
 export type { ColumnMapping } from './columns.js';
 export { CLI_WORDING, type ImportWording } from './wording.js';

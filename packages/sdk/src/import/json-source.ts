@@ -15,7 +15,8 @@ import {
   type ImportLimits,
 } from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
-import { ImportFileError, type RowSource, type SourceRow } from './source-row.js';
+import { ImportFileError } from './errors.js';
+import type { RowSource, SourceRow } from './source-row.js';
 
 /**
  * Records of a JSON file, streamed: an `rxs export --format json` document (the records of each

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_MAX_EXPORT_COLUMNS } from '../export/limits.js';
-import { ImportFileError, type SourceRow } from './source-row.js';
+import { ImportLimitError } from './errors.js';
+import type { SourceRow } from './source-row.js';
 
 const MiB = 1024 * 1024;
 
@@ -53,8 +54,8 @@ const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
 ]);
 
 /** A file past one of the import's limits (413 for its size, 422 for a row's shape): nothing of it is imported. */
-export function limitError(limit: keyof ImportLimits, value: number, message: string): ImportFileError {
-  return new ImportFileError(message, { limit, value, kind: SIZE_LIMITS.has(limit) ? 'size' : 'shape' });
+export function limitError(limit: keyof ImportLimits, value: number, message: string): ImportLimitError {
+  return new ImportLimitError(message, { limit, value, kind: SIZE_LIMITS.has(limit) ? 'size' : 'shape' });
 }
 
 /** `bytes` for people: "5 MiB", "1,024 bytes". */
@@ -117,7 +118,7 @@ const columnName = (column: string | number) =>
   typeof column === 'number' ? `column ${column}` : `column "${column.slice(0, 80)}"`;
 
 /** A cell past `maxCellBytes`, at `where`. */
-export function cellTooLarge(limits: ImportLimits, where: string): ImportFileError {
+export function cellTooLarge(limits: ImportLimits, where: string): ImportLimitError {
   return limitError(
     'maxCellBytes',
     limits.maxCellBytes,
@@ -126,7 +127,7 @@ export function cellTooLarge(limits: ImportLimits, where: string): ImportFileErr
 }
 
 /** A row or file with more columns than `maxColumns`: `what` says where and how many. */
-export function tooManyColumns(limits: ImportLimits, what: string): ImportFileError {
+export function tooManyColumns(limits: ImportLimits, what: string): ImportLimitError {
   return limitError(
     'maxColumns',
     limits.maxColumns,

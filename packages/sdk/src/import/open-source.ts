@@ -3,7 +3,8 @@ import { CsvSource } from './csv-source.js';
 import { JsonLinesSource, JsonSource } from './json-source.js';
 import type { ImportLimits } from './limits.js';
 import { ReqifSource } from './reqif-source.js';
-import { ImportFileError, type ImportFormat, type RowSource } from './source-row.js';
+import { ImportFileError } from './errors.js';
+import type { ImportFormat, RowSource } from './source-row.js';
 import { XlsxSource } from './xlsx-source.js';
 import type { ImportWording } from './wording.js';
 

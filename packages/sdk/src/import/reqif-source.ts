@@ -9,7 +9,8 @@ import {
   type ImportLimits,
 } from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
-import { ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
+import { ImportFileError } from './errors.js';
+import type { Cell, RowSource, SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 
 export interface ReqifSourceOptions {

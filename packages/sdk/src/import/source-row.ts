@@ -45,19 +45,6 @@ export interface RowSource {
 
 export type ImportFormat = 'csv' | 'xlsx' | 'json' | 'jsonl' | 'reqif';
 
-/** The file as a whole cannot be read: nothing of it is imported. The message says what to do. */
-export class ImportFileError extends Error {
-  override name = 'ImportFileError';
-
-  constructor(
-    message: string,
-    /** The import limit the file went past, when that is why. */
-    readonly exceeded?: { limit: string; value: number; kind: 'size' | 'shape' },
-  ) {
-    super(message);
-  }
-}
-
 /** What a fixed column holds: one of the record's facts, or 'skip' (exported, not imported). */
 export type FactColumn = keyof RecordFacts | 'skip';
 

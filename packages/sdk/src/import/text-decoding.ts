@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { ImportFileError } from './source-row.js';
+import { ImportFileError } from './errors.js';
 
 /**
  * A text file's characters, chunk by chunk, whatever Unicode encoding it was saved in: UTF-8 with

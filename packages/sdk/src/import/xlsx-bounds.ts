@@ -8,7 +8,7 @@ import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
 import { SaxesParser } from 'saxes';
 import { cellTooLarge, eventLoopTurns, limitError, sizeText, XmlRuns, type ImportLimits } from './limits.js';
-import { ImportFileError } from './source-row.js';
+import { ImportFileError } from './errors.js';
 
 /** An entry of unzipper's streaming parser, which exceljs reads workbooks with. */
 interface ZipEntry extends Readable {

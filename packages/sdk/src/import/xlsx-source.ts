@@ -1,7 +1,8 @@
 import type ExcelJS from 'exceljs';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
 import { eventLoopTurns, importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
-import { FIXED_COLUMNS, ImportFileError, type Cell, type RowSource, type SourceRow } from './source-row.js';
+import { ImportFileError } from './errors.js';
+import { FIXED_COLUMNS, type Cell, type RowSource, type SourceRow } from './source-row.js';
 import { boundedWorkbook } from './xlsx-bounds.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 

@@ -1,4 +1,5 @@
-import type { ExportedField } from '../export/model.js';
+import { MappingError } from './errors.js';
+import type { ExportedField } from './model.js';
 import { MULTI_VALUE_TYPES, OPTION_TYPES } from './options.js';
 import { isPlainObject, splitPath } from './paths.js';
 
@@ -9,13 +10,15 @@ import { isPlainObject, splitPath } from './paths.js';
  */
 
 /** A name that is no field, or two fields at once: the message lists the names that are. */
-export class FieldNameError extends Error {
+export class FieldNameError extends MappingError {
   override name = 'FieldNameError';
+  override readonly code = 'RXS_ERR_FIELD_NAME';
 }
 
 /** A value the field's component cannot hold: the message says what it takes. */
-export class FieldValueError extends Error {
+export class FieldValueError extends MappingError {
   override name = 'FieldValueError';
+  override readonly code = 'RXS_ERR_FIELD_VALUE';
 }
 
 /** Finds a topic's fields by semantic name or form key (nested list items aside: they come whole). */

@@ -81,6 +81,11 @@ export function watchPause(
   return Math.max(0, Math.round(intervalMs * (1 + jitterRatio * (2 * random() - 1))));
 }
 
+/**
+ * Whether `error` is the platform's abort: a signal's default reason (a DOMException) or Node's
+ * AbortError (timers, streams). Not our errors and not one class, so no `instanceof` covers both;
+ * their `name` is what the DOM standard and Node both fix as the mark of an abort.
+ */
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }

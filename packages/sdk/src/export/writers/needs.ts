@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { ExportDataError } from '../errors.js';
 import { LEADING_ID_PATTERN } from '../identity.js';
 import type { ExportedField, ExportedRecord, ExportedTopic, ExportPart, LinkType } from '../model.js';
 import { cellText } from './cells.js';
@@ -77,7 +78,10 @@ export function needId(readableId: string): string {
 }
 
 /** Two records of one export whose readable ids give one need id: never two needs with one id. */
-export class NeedIdCollisionError extends Error {
+export class NeedIdCollisionError extends ExportDataError {
+  override name = 'NeedIdCollisionError';
+  override readonly code = 'RXS_ERR_NEED_ID_COLLISION';
+
   constructor(
     readonly needId: string,
     readonly first: { recordId: string; readableId: string },

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
+import { ExportDataError } from '../errors.js';
 import type { ExportedRecord, ExportedTrace, ExportPart, ExportWriter } from '../model.js';
 import { cellText, xmlSafe } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';
@@ -37,7 +38,10 @@ const TRACE_COLUMNS = [
 ];
 
 /** A topic needs more columns than an XLSX sheet has; nothing usable was written. */
-export class SheetTooWideError extends Error {
+export class SheetTooWideError extends ExportDataError {
+  override name = 'SheetTooWideError';
+  override readonly code = 'RXS_ERR_SHEET_TOO_WIDE';
+
   constructor(
     readonly topicName: string,
     readonly revisionId: string,
@@ -48,7 +52,6 @@ export class SheetTooWideError extends Error {
         `${MAX_SHEET_COLUMNS.toLocaleString('en-US')} an XLSX sheet holds: its records carry many keys that are not ` +
         `fields of its form. Export it as CSV or JSON, or remove the stray keys from those records.`,
     );
-    this.name = 'SheetTooWideError';
   }
 }
 
