@@ -25,6 +25,8 @@ export interface ExportRunOptions {
   format: ExportFormat;
   /** A file path, or '-' for standard output, or undefined for no output (sync without --out). */
   out?: string;
+  /** `out` is written under rxs sync's lock: temporary files of it that are there are a killed run's. */
+  outLocked?: boolean;
   traces: boolean;
   labels: boolean;
   followLatest: boolean;
@@ -128,7 +130,7 @@ export async function runExport(
   if (options.out === '-') {
     writer = createWriter(options.format, process.stdout, {});
   } else if (options.out) {
-    file = await createAtomicFile(options.out);
+    file = await createAtomicFile(options.out, options.outLocked);
     writer = createWriter(options.format, file.stream, { tempDir: file.scratchDir, onRow: options.onRow });
   }
 

@@ -64,7 +64,7 @@ export async function runSplice(
   const mappingPath = options.mapping ?? connection.mapping;
   const mapping = mappingPath === undefined ? undefined : await loadMapping(mappingPath);
   const client = exportClient(connection, options, progress);
-  const file = await createAtomicFile(out);
+  const file = await createAtomicFile(out, options.outLocked);
   const summary: ExportSummary = {
     output: file.path,
     format,

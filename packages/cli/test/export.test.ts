@@ -2,7 +2,6 @@ import {
   chmodSync,
   chownSync,
   existsSync,
-  lchownSync,
   lstatSync,
   statSync,
   mkdirSync,
@@ -12,15 +11,16 @@ import {
   readlinkSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
-import { tempPrefix } from '@rxs/sdk/exporter';
+import { tempPath } from '@rxs/sdk/exporter';
 import { cliBin, runCli } from './run-cli.js';
 
 describe('rxs export against the real server', () => {
@@ -263,8 +263,8 @@ describe('rxs export against the real server', () => {
     for (const [out, reason] of [
       [missing, /the folder .*no-such-folder does not exist\. Create it/],
       [notFolder, /keep\.json is not a folder/],
-      [existingFolder, /a-folder: it is a folder\. Name a file in it/],
-      [`${join(dir, 'new-folder')}/`, /new-folder\/: it names a folder \(it ends with a slash\)/],
+      [existingFolder, /a-folder: it names a folder\. Name a file in it/],
+      [`${join(dir, 'new-folder')}/`, /new-folder\/: it names a folder\. Name a file in it/],
     ] as const) {
       const exported = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
       expect(exported.code).toBe(1);
@@ -313,33 +313,9 @@ describe('rxs export against the real server', () => {
 
     const looped = await runCli(exportArgs('--kt', requirements, '--out', join(links, 'loop-a.csv')));
     expect(looped.code).toBe(1);
-    expect(looped.stderr).toMatch(/loop-a\.csv: it leads through more than 40 symbolic links \(a loop\?\)/);
+    expect(looped.stderr).toMatch(/loop-a\.csv: ELOOP: too many symbolic links/);
     expect(looped.stderr).not.toMatch(/\n\s+at /);
   });
-
-  it.skipIf(process.getuid?.() !== 0)(
-    "a link another user planted in a folder anyone may write to (/tmp) is not followed: the export cannot be made to replace that user's victim file (run as root to make the other user's link)",
-    async () => {
-      const shared = join(dir, 'world-writable');
-      mkdirSync(shared);
-      chmodSync(shared, 0o1777); // as /tmp: sticky, anyone may write
-      const victim = join(dir, 'authorized_keys');
-      writeFileSync(victim, 'ssh-ed25519 AAAA... me@host\n');
-      const planted = join(shared, 'reqs.csv');
-      symlinkSync(victim, planted);
-      lchownSync(planted, 65534, 65534); // made by another user (nobody)
-      const refused = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', planted));
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/is a symbolic link another user made; rxs does not follow it/);
-      expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
-      expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-      // The same link made by this user is followed.
-      lchownSync(planted, process.getuid!(), process.getgid!());
-      const followed = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', planted));
-      expect(followed.code, followed.stderr).toBe(0);
-      expect(readFileSync(victim, 'utf8')).toMatch(/^\ufeff_id,/);
-    },
-  );
 
   it('links are followed component by component as the kernel does: a ".." after a folder link leaves the folder it led to; a link to a folder says so', async () => {
     const base = join(dir, 'dotdot');
@@ -358,7 +334,7 @@ describe('rxs export against the real server', () => {
     symlinkSync('proj', join(base, 'to-folder'));
     const folder = await runCli(exportArgs('--kt', requirements, '--out', join(base, 'to-folder')));
     expect(folder.code).toBe(1);
-    expect(folder.stderr).toMatch(/proj: it is a folder \(.*to-folder leads there through a symbolic link\)/);
+    expect(folder.stderr).toMatch(/to-folder: it names a folder/);
   });
 
   it('a device or named pipe is written into, never replaced by a file: --out /dev/stdout, a FIFO another program reads, a link to it', async () => {
@@ -480,7 +456,7 @@ describe('rxs export against the real server', () => {
       ),
     );
     expect(dotdot.code).toBe(1);
-    expect(dotdot.stderr).toMatch(/a-file is not a folder\. Name a file in an existing folder/);
+    expect(dotdot.stderr).toMatch(/a-file\/\.\. is not a folder\. Name a file in an existing folder/);
     expect(existsSync(join(dir, 'z.csv'))).toBe(false);
 
     const long = join(dir, `${'r'.repeat(236)}.csv`);
@@ -489,72 +465,31 @@ describe('rxs export against the real server', () => {
     expect(readFileSync(long, 'utf8')).toMatch(/^\ufeff_id,/);
   });
 
-  it.skipIf(process.getuid?.() !== 0)(
-    "another user's link on the way, or in a folder of theirs, is not followed either (run as root to make the other user's links)",
-    async () => {
-      const shared = join(dir, 'world-writable-2');
-      mkdirSync(shared);
-      chmodSync(shared, 0o1777);
-      const theirs = join(shared, 'their-folder');
-      mkdirSync(theirs);
-      chownSync(theirs, 65534, 65534);
-      const victim = join(dir, 'authorized_keys_2');
-      writeFileSync(victim, 'ssh-ed25519 AAAA... me@host\n');
-      symlinkSync(victim, join(theirs, 'reqs.csv'));
-      lchownSync(join(theirs, 'reqs.csv'), 65534, 65534);
-      symlinkSync(theirs, join(shared, 'exports'));
-      lchownSync(join(shared, 'exports'), 65534, 65534);
-      // A named pipe another user made, that they read: it would hand them the export.
-      execFileSync('mkfifo', ['-m', '622', join(shared, 'pipe.csv')]);
-      chownSync(join(shared, 'pipe.csv'), 65534, 65534);
-      const piped = await runCli(exportArgs('--kt', requirements, '--out', join(shared, 'pipe.csv')));
-      expect(piped.code).toBe(1);
-      expect(piped.stderr).toMatch(
-        /pipe\.csv is a named pipe or device another user made; rxs does not write into it/,
-      );
-      for (const [out, link] of [
-        [join(shared, 'exports', 'reqs.csv'), /exports is a symbolic link another user made/],
-        [join(theirs, 'reqs.csv'), /reqs\.csv is a symbolic link another user made/],
-      ] as const) {
-        const refused = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
-        expect(refused.code).toBe(1);
-        expect(refused.stderr).toMatch(link);
-        expect(refused.stderr).toMatch(/rxs does not follow it/);
-        expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA... me@host\n');
-      }
-    },
-  );
-
-  it("a killed export's half-written file and spooled rows are removed by the next export there, not a live one's, nor another machine's or container's", async () => {
+  it("a killed export's half-written file and spooled rows are removed by the next export there once a day old, not a live one's", async () => {
     const folder = join(dir, 'killed');
     mkdirSync(folder);
     const out = join(folder, 'reqs.csv');
-    const ours = tempPrefix(out); // `.reqs.csv.<host>-<process space>.`
-    const host = hostname().replace(/[^A-Za-z0-9-]/g, '-') || 'host';
-    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has ended
     const temps = {
-      killed: `${ours}${gone}.1795700000000.tmp`,
-      live: `${ours}${process.pid}.1795700000001.tmp`,
-      elsewhere: `.reqs.csv.another-machine-0123456789ab.${gone}.1795700000002.tmp`,
-      // The same host name, another PID namespace (a container sharing the folder and the name).
-      otherContainer: `.reqs.csv.${host}-000000000000.${gone}.1795700000003.tmp`,
-      otherOutput: `.other.csv.${ours.slice('.reqs.csv.'.length)}${gone}.1795700000004.tmp`,
+      killed: tempPath(out),
+      live: tempPath(out),
+      otherOutput: tempPath(join(folder, 'other.csv')),
     };
-    expect(ours.startsWith(`.reqs.csv.${host}-`)).toBe(true);
-    for (const name of Object.values(temps)) writeFileSync(join(folder, name), 'half written');
+    for (const name of Object.values(temps)) writeFileSync(name, 'half written');
     // The folder an export spools its rows in, beside the output: a killed one's and a live one's.
     const spools = {
-      killed: `${tempPrefix(join(folder, 'rxs-export'))}${gone}.1795700000005.tmp`,
-      live: `${tempPrefix(join(folder, 'rxs-export'))}${process.pid}.1795700000006.tmp`,
+      killed: tempPath(join(folder, 'rxs-export')),
+      live: tempPath(join(folder, 'rxs-export')),
     };
     for (const name of Object.values(spools)) {
-      mkdirSync(join(folder, name));
-      writeFileSync(join(folder, name, 'rows.csv'), 'half written');
+      mkdirSync(name);
+      writeFileSync(join(name, 'rows.csv'), 'half written');
     }
+    const dayAgo = (Date.now() - 25 * 60 * 60 * 1000) / 1000;
+    for (const name of [temps.killed, temps.otherOutput, spools.killed]) utimesSync(name, dayAgo, dayAgo);
     const result = await runCli(exportArgs('--kt', requirements, '--format', 'csv', '--out', out));
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(folder).sort()).toEqual(
-      [temps.live, temps.elsewhere, temps.otherContainer, temps.otherOutput, spools.live, 'reqs.csv'].sort(),
+      [basename(temps.live), basename(spools.live), 'reqs.csv'].sort(),
     );
   });
 });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import {
   existsSync,
@@ -8,10 +7,11 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { tempPath } from '@rxs/sdk/exporter';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,12 +187,13 @@ describe('rxs sync: an unchanged poll downloads nothing', () => {
     expect(reports('a')).toBe(1);
 
     // What a run killed after its commit left (a report being written, the feed cache being
-    // renamed) goes with the next poll, even one that finds nothing changed.
-    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const left = (target: string) =>
-      basename(tempPath(join(dir, 'a.state', target))).replace(`.${process.pid}.`, `.${gone}.`);
-    writeFileSync(join(dir, 'a.state', 'reports', left('2026-11-27T00-00-00.000Z.json')), '{"half":');
-    mkdirSync(join(dir, 'a.state', left('feed')));
+    // renamed) goes with the next poll a day later, even one that finds nothing changed.
+    const dayAgo = (Date.now() - 25 * 60 * 60 * 1000) / 1000;
+    const report = tempPath(join(dir, 'a.state', 'reports', '2026-11-27T00-00-00.000Z.json'));
+    writeFileSync(report, '{"half":');
+    const feed = tempPath(join(dir, 'a.state', 'feed'));
+    mkdirSync(feed);
+    for (const left of [report, feed]) utimesSync(left, dayAgo, dayAgo);
     const third = await sync(tagged.url, 'a');
     expect(JSON.parse(third.stdout)).toMatchObject({ changed: false, unchanged: { checkedBy: 'etag' } });
     expect(readdirSync(join(dir, 'a.state')).filter((name) => name.endsWith('.tmp'))).toEqual([]);

@@ -145,7 +145,7 @@ Examples:
     const output = options.out === undefined ? undefined : resolve(options.out);
     // The probe's requests keep the run's --timeout and --retries: a stalled service fails the poll
     // as it fails an export, instead of holding it.
-    const runOptions = exportRunOptions(options, options.out);
+    const runOptions = { ...exportRunOptions(options, options.out), outLocked: true };
     const client = clientFor(connection, { timeoutMs: runOptions.timeoutMs, retries: runOptions.retries });
 
     const once = async (): Promise<SyncOutcome> => {

@@ -7,8 +7,7 @@ import { recordText } from '../client/record-lines.js';
 import type { RecordListQuery, ServiceRecord } from '../contract/record.js';
 import type { BatchRetrieveNode, TraceEdge } from '../contract/trace.js';
 import type { ExportSource } from '../export/procedure.js';
-import { fsyncPath, writeFileAtomic } from '../files/durable.js';
-import { tempPath } from '../files/temp-files.js';
+import { fsyncPath, tempPath, writeFileAtomic } from '../files/index.js';
 import { compareIds } from './json-values.js';
 import { JsonLinesSink, readJsonLines } from './jsonl.js';
 import { applyTraceChanges, feedUnavailable, planTraces, type TracePlan } from './feed-traces.js';
@@ -213,10 +212,10 @@ export class FeedCacheWriter {
     revisionIds: readonly string[],
     source: ({ cursors: Map<string, string> } | { plan: FeedPlan }) & { traceCursor?: string },
   ): Promise<FeedCacheWriter> {
-    // Named as every temporary file: the next sync holding the lock removes it once its writer is
-    // gone (`removeStrayGenerations`), not while it may still be renamed after the lock's release.
+    // Named as every temporary file: a killed sync's is removed once a day old (`removeLeftovers`),
+    // not while it may still be renamed after the lock's release.
     const temp = tempPath(join(dir, 'feed'));
-    // Writable by this user only: the next sync may remove it whole (temp-files.ts, mayRemove).
+    // Writable by this user only: a later sync may remove it whole (`removeLeftovers`).
     await mkdir(temp, { mode: 0o755 });
     const plan = 'plan' in source ? source.plan : undefined;
     const cursors = plan

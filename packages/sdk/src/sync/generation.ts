@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncPath, writeFileAtomic } from '../files/durable.js';
+import { fsyncPath, removeLeftovers, writeFileAtomic } from '../files/index.js';
 import { REPORTS_DIR } from './report-file.js';
-import { isAbandonedTemp, removeAbandoned, tempNameParts } from '../files/temp-files.js';
-import { processAlive } from '../files/process-space.js';
 import { GENERATION_PREFIX, STATE_FILE, TEMP_GENERATION_PREFIX, type SyncState } from './state.js';
 
 /**
@@ -72,50 +70,16 @@ export class Generation {
   }
 }
 
-/**
- * Temporary files and folders of earlier versions, which do not say their process space and are
- * judged by their PID alone: `NAME.PID.STAMP.tmp` (state, probe, feed cache, lock, reports) and the
- * feed cache's `.tmp-feed-PID-STAMP`.
- */
-function isEarlierVersionsTemp(name: string): boolean {
-  const pid =
-    /^[^.].*\.(?:json|lock)\.(\d+)\.[0-9a-z]+\.tmp$/s.exec(name)?.[1] ??
-    /^\.tmp-feed-(\d+)-[0-9a-z]+$/.exec(name)?.[1];
-  return pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid));
-}
-
-/** A temporary `state.json` (of any writer, any version): only a lock holder writes one. */
-function isStateTemp(name: string): boolean {
-  return (
-    tempNameParts(name)?.target === STATE_FILE || (name.startsWith(`${STATE_FILE}.`) && name.endsWith('.tmp'))
-  );
-}
-
-/** A temporary file or folder of a state folder (or its reports) whose writer is gone (killed). */
-function isAbandonedStateTemp(entry: Dirent): boolean {
-  return (
-    (entry.isFile() || entry.isDirectory()) &&
-    (isAbandonedTemp(entry.name) || isEarlierVersionsTemp(entry.name))
-  );
-}
-
-/** Removes `entry` of `folder`, tidying only: what cannot be removed is left. */
-const tidy = (folder: string, entry: Dirent) => removeAbandoned(join(folder, entry.name));
-
-/** Removes the abandoned temporary files and folders of one folder (nothing if it cannot be listed). */
-async function removeAbandonedIn(folder: string): Promise<void> {
-  for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => []))
-    if (isAbandonedStateTemp(entry)) await tidy(folder, entry);
-}
+/** A temporary `state.json` (`tempPath`) of any writer: only a lock holder writes one. */
+const isStateTemp = (name: string) => name.startsWith(`.${STATE_FILE}.rxs-`) && name.endsWith('.tmp');
 
 /**
- * Removes from a state folder, and its reports, the temporary files and folders whose writers are
- * gone (killed): safe without the lock, so also on a poll that found nothing changed. Tidying
- * only: what cannot be listed or removed is left.
+ * Removes from a state folder, and its reports, the temporary files and folders of killed writers
+ * (`removeLeftovers`): safe without the lock, so also on a poll that found nothing changed.
  */
 export async function removeAbandonedStateTemps(dir: string): Promise<void> {
-  await removeAbandonedIn(dir);
-  await removeAbandonedIn(join(dir, REPORTS_DIR));
+  await removeLeftovers(dir);
+  await removeLeftovers(join(dir, REPORTS_DIR));
 }
 
 /**
@@ -130,13 +94,12 @@ export async function removeStrayGenerations(dir: string, current: string | unde
         entry.name.startsWith(TEMP_GENERATION_PREFIX))) ||
     (entry.isFile() && isStateTemp(entry.name));
   let removed = false;
-  // One listing for both: the generations must go (an error here fails the sync), the rest is tidying.
+  // The generations must go (an error here fails the sync); the rest is tidying.
   for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (stray(entry)) {
-      await rm(join(dir, entry.name), { recursive: true, force: true });
-      removed = true;
-    } else if (isAbandonedStateTemp(entry)) await tidy(dir, entry);
+    if (!stray(entry)) continue;
+    await rm(join(dir, entry.name), { recursive: true, force: true });
+    removed = true;
   }
   if (removed) await fsyncPath(dir);
-  await removeAbandonedIn(join(dir, REPORTS_DIR));
+  await removeAbandonedStateTemps(dir);
 }

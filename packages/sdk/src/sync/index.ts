@@ -16,7 +16,7 @@ export {
   type StoredTrace,
   type SyncState,
 } from './state.js';
-export { acquireSyncLock, LOCK_FILE, SyncLockedError, type SyncLock } from './lock.js';
+export { acquireSyncLock, LOCK_FILE, processAlive, SyncLockedError, type SyncLock } from './lock.js';
 export {
   CHANGE_REPORT_FORMAT,
   CHANGE_REPORT_VERSION,

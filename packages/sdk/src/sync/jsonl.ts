@@ -1,7 +1,7 @@
-import { createReadStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { endOutput, writeAndWait, writeChunk } from '../export/writers/output.js';
-import { durableWriteStream, fsyncPath } from '../files/durable.js';
+import { fsyncPath } from '../files/index.js';
 
 /** Lines gathered by `push` are written in pieces of about this many bytes. */
 const PIECE_BYTES = 1024 * 1024;
@@ -23,7 +23,7 @@ export class JsonLinesSink {
   count = 0;
 
   constructor(readonly path: string) {
-    this.stream = durableWriteStream(path, { flags: 'wx', mode: 0o644 });
+    this.stream = createWriteStream(path, { flags: 'wx', mode: 0o644 });
   }
 
   /**

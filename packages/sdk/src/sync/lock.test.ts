@@ -1,16 +1,31 @@
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Worker } from 'node:worker_threads';
 import { acquireSyncLock, LOCK_FILE, SyncLockedError } from './lock.js';
-import { processLife, processSpace } from '../files/process-space.js';
 
 const root = mkdtempSync(join(tmpdir(), 'rxs-lock-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const freshDir = () => {
+  const dir = join(root, `lock-${++dirs}`);
+  mkdirSync(dir);
+  return dir;
+};
+/** The PID of a process that has ended. */
+const gonePid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
+const lockOf = (pid: number, host = hostname(), startedAt = '2026-08-11T09:00:00.000Z') =>
+  JSON.stringify({ pid, hostname: host, startedAt });
 
 /** A process that tries to take the lock of `dir` at `at` (ms), holds it a while and says when. */
 function contender(dir: string, at: number): Promise<string> {
@@ -40,97 +55,62 @@ function contender(dir: string, at: number): Promise<string> {
 }
 
 describe('sync lock', () => {
-  it("a worker thread is this process: the same life, and it does not take the main thread's lock over", async () => {
-    const built = fileURLToPath(new URL('../../dist/exporter.js', import.meta.url));
-    if (!existsSync(built))
-      throw new Error('Build the sdk first (npm run build): this test runs its output.');
-    const dir = join(root, 'threads');
-    mkdirSync(dir);
+  it('is refused while held, naming the holder and what to do; released, it is free again', async () => {
+    const dir = freshDir();
     const lock = await acquireSyncLock(dir);
-    try {
-      const script = `
-        const { parentPort } = require('node:worker_threads');
-        import(${JSON.stringify(built)}).then(async ({ acquireSyncLock, processLife }) => {
-          const taken = await acquireSyncLock(${JSON.stringify(dir)}).then(() => 'taken', (error) => error.constructor.name);
-          parentPort.postMessage({ life: processLife(), taken });
-        });`;
-      const answer = await new Promise<{ life: string; taken: string }>((resolve, reject) => {
-        const worker = new Worker(script, { eval: true });
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
-      expect(answer).toEqual({ life: processLife(), taken: 'SyncLockedError' });
-    } finally {
-      await lock.release();
-    }
-  });
-
-  it('a chain of takeover files left by takers killed one after another does not block the folder', async () => {
-    const dir = join(root, 'chain');
-    mkdirSync(dir);
-    const dead = (token: string) =>
-      JSON.stringify({ pid: 4_000_000, hostname: hostname(), space: processSpace(), startedAt: 'x', token });
-    const takeoverOf = (token: string) =>
-      join(dir, `${LOCK_FILE}.takeover-${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
-    writeFileSync(join(dir, LOCK_FILE), dead('t0'));
-    // Each taker was killed holding the takeover file of the one before it.
-    for (let i = 0; i < 12; i++) writeFileSync(takeoverOf(`t${i}`), dead(`t${i + 1}`));
-    // One file for every lock, as an early version named it, left by a taker killed then.
-    writeFileSync(join(dir, `${LOCK_FILE}.takeover`), dead('t0'));
-    const lock = await acquireSyncLock(dir);
-    expect(lock.staleHolder).toBe(4_000_000);
-    expect(readdirSync(dir).filter((name) => name.startsWith(`${LOCK_FILE}.takeover`))).toEqual([]);
-    await lock.release();
-  });
-
-  it('a sync that finds another taking the dead lock over waits for it, then names it, not the dead one', async () => {
-    const dir = join(root, 'taker');
-    mkdirSync(dir);
-    const lockOf = (pid: number, token: string) =>
-      JSON.stringify({ pid, hostname: hostname(), space: processSpace(), startedAt: 'then', token });
-    writeFileSync(join(dir, LOCK_FILE), lockOf(4_000_000, 't0'));
-    // A live process (the test runner) holds the takeover file and never finishes.
-    writeFileSync(
-      join(dir, `${LOCK_FILE}.takeover-${createHash('sha256').update('t0').digest('hex').slice(0, 16)}`),
-      lockOf(process.ppid, 'taker'),
+    expect(lock.staleHolder).toBeUndefined();
+    await expect(acquireSyncLock(dir)).rejects.toThrow(
+      `${join(dir, LOCK_FILE)} is held by this process (PID ${process.pid}), since `,
     );
-    const started = Date.now();
-    const refused = await acquireSyncLock(dir).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(SyncLockedError);
-    expect((refused as SyncLockedError).pid).toBe(process.ppid);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900); // it waited about a second
+    await lock.release();
+    await lock.release(); // twice: no effect
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    const next = await acquireSyncLock(dir);
+    await next.release();
   });
 
-  it("several syncs finding a dead sync's lock at the same moment (also one a taker was killed taking over): one takes it over, never two at once", async () => {
-    for (let round = 0; round < 6; round++) {
-      const dir = join(root, `race-${round}`);
-      mkdirSync(dir);
-      // The lock of a process of this machine that is gone (no PID this high runs).
-      writeFileSync(
-        join(dir, LOCK_FILE),
-        JSON.stringify({
-          pid: 4_000_000,
-          hostname: hostname(),
-          space: processSpace(),
-          startedAt: 'x',
-          token: 'dead',
-        }),
-      );
-      if (round % 2 === 1)
-        // A sync killed while it took that lock over: its takeover file, named by the dead lock's token.
-        writeFileSync(
-          join(
-            dir,
-            `${LOCK_FILE}.takeover-${createHash('sha256').update('dead').digest('hex').slice(0, 16)}`,
-          ),
-          JSON.stringify({
-            pid: 4_000_001,
-            hostname: hostname(),
-            space: processSpace(),
-            startedAt: 'x',
-            token: 'taker',
-          }),
-        );
+  it("respects a live process's lock, another host's, and an unreadable one, each with its message", async () => {
+    const dir = freshDir();
+    const refusal = async (content: string) => {
+      writeFileSync(join(dir, LOCK_FILE), content);
+      const error = await acquireSyncLock(dir).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SyncLockedError);
+      expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(content);
+      return (error as SyncLockedError).message;
+    };
+    expect(await refusal(lockOf(process.ppid))).toBe(
+      `Another sync is running on this folder: ${join(dir, LOCK_FILE)} is held by process ${process.ppid}, ` +
+        `since 2026-08-11T09:00:00.000Z. Wait for it to finish, or remove the lock file if process ${process.ppid} is not an rxs sync.`,
+    );
+    expect(await refusal(lockOf(gonePid(), 'another-host'))).toMatch(
+      /held by process \d+ on another-host, since/,
+    );
+    expect(await refusal('{"pid":')).toMatch(/is unreadable\. Remove it if no sync runs here/);
+  });
+
+  it("takes over a gone process's lock, and one of this PID taken before this process started (a restarted container)", async () => {
+    const dir = freshDir();
+    const gone = gonePid();
+    writeFileSync(join(dir, LOCK_FILE), lockOf(gone));
+    const lock = await acquireSyncLock(dir);
+    expect(lock.staleHolder).toBe(gone);
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    await lock.release();
+    // A taker killed after it removed the dead lock left its takeover file: the next holder removes it.
+    writeFileSync(join(dir, `${LOCK_FILE}.takeover`), '');
+    const next = await acquireSyncLock(dir);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    await next.release();
+    writeFileSync(join(dir, LOCK_FILE), lockOf(process.pid, hostname(), '2020-01-01T00:00:00.000Z'));
+    const again = await acquireSyncLock(dir);
+    expect(again.staleHolder).toBe(process.pid);
+    await again.release();
+  });
+
+  it("several syncs finding a dead sync's lock at the same moment: one takes it over, never two at once", async () => {
+    for (let round = 0; round < 4; round++) {
+      const dir = freshDir();
+      writeFileSync(join(dir, LOCK_FILE), lockOf(gonePid()));
       const at = Date.now() + 700; // after the processes started
       const results = (await Promise.all(Array.from({ length: 6 }, () => contender(dir, at)))).map(
         (out) => JSON.parse(out) as { from?: number; to?: number; refused?: string },
@@ -143,7 +123,7 @@ describe('sync lock', () => {
         expect(held[i]!.from!, `round ${round}: ${JSON.stringify(held)}`).toBeGreaterThanOrEqual(
           held[i - 1]!.to!,
         );
-      expect(readdirSync(dir).filter((name) => name.startsWith(`${LOCK_FILE}.takeover`))).toEqual([]);
+      expect(readdirSync(dir)).toEqual([]);
     }
   }, 60_000);
 });

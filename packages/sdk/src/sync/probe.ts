@@ -2,7 +2,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RxsClient } from '../client/client.js';
 import type { BatchRetrieveRequest } from '../contract/trace.js';
-import { writeFileAtomic } from '../files/durable.js';
+import { writeFileAtomic } from '../files/index.js';
 import type { SyncState } from './state.js';
 
 /**

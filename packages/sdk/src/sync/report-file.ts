@@ -1,6 +1,6 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../files/durable.js';
+import { writeFileAtomic } from '../files/index.js';
 import type { ChangeReport } from './report.js';
 
 export const REPORTS_DIR = 'reports';

@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -33,7 +34,7 @@ import {
   type StoredRecord,
   type SyncSessionOptions,
 } from './index.js';
-import { earlierProcessSpace, processLife, processSpace, tempPath, tempPrefix } from '../files/index.js';
+import { tempPath } from '../files/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: topics, records and whole exports as parts, and a sync that consumes them.
@@ -628,7 +629,7 @@ describe('crash safety', () => {
     // and of a state.json replacement that never got renamed.
     mkdirSync(join(dir, 'gen-zzzz'));
     writeFileSync(join(dir, 'gen-zzzz', 'topic-1.jsonl'), '{"id":"garbage"}\n');
-    writeFileSync(join(dir, 'state.json.1234.abc.tmp'), '{"half":');
+    writeFileSync(tempPath(join(dir, 'state.json')), '{"half":');
     expect(await readSyncState(dir)).toEqual(before);
 
     await expectComparedWithBase(dir);
@@ -715,29 +716,10 @@ describe('locking', () => {
       child.kill();
     }
     const dead = deadPid();
-    // A dead PID of another PID namespace on a host of the same name (another container sharing
-    // the folder): its process may well run; the lock is respected.
-    writeFileSync(
-      join(dir, LOCK_FILE),
-      JSON.stringify({ pid: dead, hostname: hostname(), space: '000000000000', startedAt: 'x', token: 't' }),
-    );
-    expect(await createSyncSession(dir).catch((e: unknown) => e)).toBeInstanceOf(SyncLockedError);
-    writeFileSync(
-      join(dir, LOCK_FILE),
-      JSON.stringify({ pid: dead, hostname: hostname(), space: processSpace(), startedAt: 'x', token: 't' }),
-    );
-    // Temporary lock files: one of a sync killed while taking the lock, one of a live process
-    // taking it right now (another host's PID that is not ours and alive here).
-    const abandoned = `${LOCK_FILE}.${dead}.0123456789abcdef.tmp`;
-    const live = `${LOCK_FILE}.${process.ppid}.fedcba9876543210.tmp`;
-    writeFileSync(join(dir, abandoned), '{"pid":');
-    writeFileSync(join(dir, live), '{}');
-    // The session names the process whose lock it took over (its half-written files may go).
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: dead, hostname: hostname(), startedAt: 'x' }));
+    // The session names the process whose lock it took over.
     const session = await createSyncSession(dir);
     expect(session.staleHolder).toBe(dead);
-    expect(existsSync(join(dir, abandoned))).toBe(false);
-    expect(existsSync(join(dir, live))).toBe(true);
-    rmSync(join(dir, live));
     await session.abort();
     const report = await sync(dir, one([rec(1)]));
     expect(report.initial).toBe(true);
@@ -749,98 +731,28 @@ describe('locking', () => {
 });
 
 describe('temporary files killed writers left in the state folder', () => {
-  it("a lock naming this process's PID is an earlier process's when its life is another of this boot (taken over); respected when of another boot or saying none", async () => {
-    const dir = freshDir();
-    mkdirSync(dir, { recursive: true });
-    const lock = (life: string | undefined) =>
-      writeFileSync(
-        join(dir, LOCK_FILE),
-        JSON.stringify({
-          pid: process.pid,
-          hostname: hostname(),
-          space: processSpace(),
-          life,
-          startedAt: 'x',
-          token: 't',
-        }),
-      );
-    const life = processLife()!;
-    expect(life).toMatch(/^[0-9a-f]{6}[0-9a-z]{11}$/); // this boot, this process's start
-    const otherBoot = `${(parseInt(life[0]!, 16) ^ 1).toString(16)}${life.slice(1)}`;
-    for (const respected of [undefined, life, otherBoot]) {
-      lock(respected);
-      const refused = await createSyncSession(dir).catch((e: unknown) => e);
-      expect(refused, String(respected)).toBeInstanceOf(SyncLockedError);
-      // Not "this process" unless of its life (another thread's); else the message says how to get out.
-      const message = (refused as Error).message;
-      if (respected === life) expect(message).toContain('another thread, or another copy of the SDK');
-      else {
-        expect(message).toContain(`the PID of this process, which does not hold it`);
-        expect(message).toContain(`remove the lock file if process ${process.pid} is not an rxs sync`);
-      }
-    }
-    // An earlier process of this PID in this boot (a restarted container's PID 1, say).
-    lock(`${life.slice(0, 6)}${'0'.repeat(11)}`);
-    const session = await createSyncSession(dir);
-    expect(session.staleHolder).toBe(process.pid);
-    await session.abort();
-  });
-
-  it("the next sync removes those of gone processes of this process space (state, probe, feed cache, lock, reports), not a live writer's nor another machine's or container's", async () => {
+  it("the next sync removes those a day old (state, probe, feed cache, reports), not a live writer's", async () => {
     const dir = freshDir();
     await sync(dir, one([rec(1)]));
     const reports = join(dir, 'reports');
     mkdirSync(reports, { recursive: true });
-    const gone = deadPid();
-    const host = hostname().replace(/[^A-Za-z0-9-]/g, '-');
-    const ours = (target: string, pid: number) =>
-      basename(tempPath(join(dir, target))).replace(`.${process.pid}.`, `.${pid}.`);
-    expect(ours('probe.json', gone)).toMatch(
-      new RegExp(`^\\.probe\\.json\\..+-${processSpace()}\\.${gone}\\.${processLife()!}[0-9a-z]+\\.tmp$`),
-    );
-    const abandoned = [
-      ...['state.json', 'probe.json', 'feed.json', LOCK_FILE, 'odd\nname\u2028.json'].map((target) =>
-        ours(target, gone),
-      ),
-      // An earlier process of this PID (a restarted container's PID 1): not this process's life.
-      `${tempPrefix(join(dir, 'probe.json'))}${process.pid}.${processLife()!.slice(0, 6)}${'0'.repeat(11)}1.tmp`,
-      // Named by an earlier version on this machine (its count of the process space), by PID.
-      `.probe.json.${host}-${earlierProcessSpace()}.${gone}.1795700000000.tmp`,
-      // state.json is written only under the lock: another process space's is abandoned too.
-      `.state.json.another-machine-0123456789ab.${process.ppid}.0a0b.tmp`,
-      // Written the earlier way, without the process space.
-      `probe.json.${gone}.mf3k2x.tmp`,
-      `feed.json.${gone}.mf3k2x.tmp`,
-      `${LOCK_FILE}.${gone}.0123456789abcdef.tmp`,
-    ];
-    const kept = [
-      ours('probe.json', process.ppid), // a live writer (the test runner)
-      basename(tempPath(join(dir, 'feed.json'))), // this process's own
-      // This PID in another boot: a machine of the same process space may run it.
-      `${tempPrefix(join(dir, 'probe.json'))}${process.pid}.${(parseInt(processLife()![0]!, 16) ^ 1).toString(16)}${processLife()!.slice(1)}1.tmp`,
-      `.probe.json.another-machine-0123456789ab.${gone}.0a0b.tmp`,
-      `.probe.json.${host}-000000000000.${gone}.0a0b.tmp`, // another container
-      `feed.json.${process.ppid}.mf3k2x.tmp`,
-    ];
+    const temp = (folder: string, target: string) => basename(tempPath(join(folder, target)));
+    const dayAgo = (Date.now() - 25 * 60 * 60 * 1000) / 1000;
+    const abandoned = ['probe.json', 'feed.json', 'odd\nname\u2028.json'].map((target) => temp(dir, target));
+    const kept = [temp(dir, 'probe.json'), 'probe.json.4000000.mf3k2x.tmp'];
     for (const name of [...abandoned, ...kept]) writeFileSync(join(dir, name), '{"half":');
-    // The feed cache's temporary folders: a killed sync's, of each naming; a live one's.
-    const folders = {
-      abandoned: [ours('feed', gone), `.tmp-feed-${gone}-mf3k2x`],
-      kept: [ours('feed', process.ppid), `.tmp-feed-${process.ppid}-mf3k2x`],
-    };
+    // The feed cache's temporary folders: a killed sync's, a live one's.
+    const folders = { abandoned: [temp(dir, 'feed')], kept: [temp(dir, 'feed')] };
     for (const name of [...folders.abandoned, ...folders.kept]) {
       mkdirSync(join(dir, name));
       writeFileSync(join(dir, name, 'topic-0.jsonl'), '{"id":');
     }
-    const reportTemps = {
-      abandoned: [
-        ours('2026-11-26T10-00-00.000Z.json', gone),
-        `2026-11-26T10-00-00.000Z.json.${gone}.mf3k2x.tmp`,
-      ],
-      live: [ours('x.json', process.ppid)],
-    };
+    const reportTemps = { abandoned: [temp(reports, 'x.json')], live: [temp(reports, 'y.json')] };
     for (const name of [...reportTemps.abandoned, ...reportTemps.live])
       writeFileSync(join(reports, name), '{"half":');
+    for (const name of [...abandoned, kept[1]!, ...folders.abandoned])
+      utimesSync(join(dir, name), dayAgo, dayAgo);
+    for (const name of reportTemps.abandoned) utimesSync(join(reports, name), dayAgo, dayAgo);
 
     await sync(dir, one([rec(1), rec(2)]));
     const left = readdirSync(dir);

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, WriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { makeScratchFolder } from '../../files/temp-files.js';
+import { makeScratchFolder } from '../../files/index.js';
 import type { ExportedRecord, ExportPart, ExportWriter, RowObserver } from '../model.js';
 import { cellText } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeScratchFolder } from '../../files/temp-files.js';
+import { makeScratchFolder } from '../../files/index.js';
 import { endOutput, writeChunk } from './output.js';
 
 /**
