@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { authenticateApiKey } from './auth/authenticate.js';
-import { Accounts } from './auth/accounts.js';
 import type { ServerConfig, ServiceName } from './config.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { HttpError } from './http/errors.js';
@@ -12,59 +11,16 @@ import { RateLimits } from './http/rate-limit.js';
 import { registerResponseTimeout, requestTimeoutOptions } from './http/timeouts.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidators } from './http/validation.js';
+import { createServices, type Services } from './services/index.js';
 import { recordsRoutes } from './services/records/routes.js';
-import { RecordChangesFeed } from './services/records/changes-feed.js';
-import { TraceChangesFeed } from './services/tracer/changes-feed.js';
-import { RecordsService, type RecordLimits } from './services/records/service.js';
+import { RecordListings } from './services/records/listing.js';
 import { techdocRoutes } from './services/techdoc/routes.js';
-import { TechdocService } from './services/techdoc/service.js';
-import { asOfReader, type AsOfReader } from './services/history/as-of.js';
 import { baselinesRoutes } from './services/history/baselines-routes.js';
-import { BaselinesService } from './services/history/baselines.js';
-import { RecordHistoryService } from './services/history/record-history.js';
-import { ExpensiveReads } from './http/expensive-reads.js';
-import { ExportSlots } from './webapp/export-slots.js';
 import { tracerRoutes } from './services/tracer/routes.js';
-import { TracerService } from './services/tracer/service.js';
 import type { Storage } from './storage/database.js';
 import type { ListingCache } from './services/records/listing-cache.js';
 import { prettyLogs, prettyStream, type LogFormat } from './logging/pretty.js';
 import { webApp } from './webapp/index.js';
-
-/** The service layer, independent of HTTP: the CLI, the web app and tests use it directly too. */
-export interface Services {
-  storage: Storage;
-  accounts: Accounts;
-  techdoc: TechdocService;
-  records: RecordsService;
-  tracer: TracerService;
-  /** Records' audit trails. */
-  history: RecordHistoryService;
-  baselines: BaselinesService;
-  /** Reads an `as_of` for a tenant (422 for a bad one). */
-  readAsOf: AsOfReader;
-  /** `GET /records/changes`. */
-  recordChanges: RecordChangesFeed;
-  /** `GET /traces/changes`. */
-  traceChanges: TraceChangesFeed;
-}
-
-export function createServices(storage: Storage, limits: RecordLimits = {}): Services {
-  const techdoc = new TechdocService(storage);
-  const records = new RecordsService(storage, techdoc, limits);
-  return {
-    storage,
-    accounts: new Accounts(storage),
-    techdoc,
-    records,
-    recordChanges: new RecordChangesFeed(storage, records),
-    tracer: new TracerService(storage),
-    traceChanges: new TraceChangesFeed(storage),
-    history: new RecordHistoryService(storage, new ExpensiveReads(ExportSlots.fromEnv())),
-    baselines: new BaselinesService(storage),
-    readAsOf: asOfReader(storage),
-  };
-}
 
 export interface AppOptions {
   config: Pick<ServerConfig, 'bodyLimit' | 'services' | 'logLevel' | 'limits' | 'maxRecordKeys'> &
@@ -199,10 +155,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     records: () =>
       recordsRoutes(
         services.records,
+        new RecordListings(storage, services.records, services.techdoc, options.listingCache),
         services.history,
         services.readAsOf,
         services.recordChanges,
-        options.listingCache,
       ),
     tracer: () => tracerRoutes(services.tracer, services.readAsOf, services.traceChanges),
   };

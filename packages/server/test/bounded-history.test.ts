@@ -3,8 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type RecordVersion } from '@rxs/sdk';
-import { AS_OF_FETCH_ROWS } from '../src/services/records/as-of-query.js';
-import { createTextTopic, startTestServer, testDatabase, type TestServer } from './harness.js';
+import { createTextTopic, startTestServer, type TestServer } from './harness.js';
 import { webClient, type WebClient } from './web-client.js';
 
 /**
@@ -202,7 +201,7 @@ describe('bounded history: versions, web history, as-of listings and feeds by by
     expect(listed).toEqual(then);
     // The listing is RECORDS records; the server held the rows of one fetch from the database and
     // a chunk or two of lines at a time.
-    expect(held).toBeLessThan((AS_OF_FETCH_ROWS[testDatabase] + 4) * RECORD_BYTES);
+    expect(held).toBeLessThan((t.server.storage.largeRowsPerFetch + 4) * RECORD_BYTES);
 
     // Paged with limit: pages of at most a page's bytes, together the same records.
     const paged = new Map<string, string>();

@@ -6,7 +6,7 @@ import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServices, openStorage, type Storage } from '@rxs/server';
 import * as initial from '../src/storage/migrations/001_initial.js';
-import { openPostgres } from '../src/storage/postgres.js';
+import { openPostgres } from '../src/storage/postgres/storage.js';
 import type { Database } from '../src/storage/schema.js';
 import { createTestPostgresDatabase, testDatabase } from './harness.js';
 

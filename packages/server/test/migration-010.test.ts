@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createServices, openStorage } from '@rxs/server';
 import { recordJson } from '../src/services/records/repository.js';
 import type { RecordFilter } from '../src/services/records/filter.js';
-import type { Services } from '../src/app.js';
+import type { Services } from '../src/services/index.js';
 import { createTestPostgresDatabase, createTextTopic, startTestServer, testDatabase } from './harness.js';
 
 /**

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app.js';
 import { DEFAULT_BODY_LIMIT, SERVICES } from '../src/config.js';
-import { openStorage, type Storage } from '../src/storage/database.js';
+import type { Storage } from '../src/storage/database.js';
+import { openStorage } from '../src/storage/open.js';
 
 const SECRET = 'rxs_SECRETkey0123456789';
 

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WAL_SIZE_LIMIT_BYTES } from '../src/storage/database.js';
+import { WAL_SIZE_LIMIT_BYTES } from '../src/storage/sqlite/storage.js';
 import { startTestServer, testDatabase, type TestServer } from './harness.js';
 
 const RESPONSE_TIMEOUT_MS = 3000;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportSlots, IMPORT_SLOTS } from '../src/webapp/export-slots.js';
+import { ExportSlots, IMPORT_SLOTS } from '../src/http/export-slots.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { webClient, type WebClient } from './web-client.js';
 

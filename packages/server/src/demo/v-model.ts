@@ -1,5 +1,5 @@
 import type { FormSchema, RelationType } from '@rxs/sdk';
-import type { Services } from '../app.js';
+import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { DemoTopic } from './demo-info.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import { ExportSlots } from '../webapp/export-slots.js';
+import { ExportSlots } from './export-slots.js';
 import { pageBytes } from './page-bytes.js';
 
 /** A page counts as expensive once its JSON passes this share of a page's bytes (pageBytes). */

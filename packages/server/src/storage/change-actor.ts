@@ -1,5 +1,16 @@
-import type { Principal } from '../auth/principal.js';
 import { nowIso } from './ids.js';
+
+/**
+ * Who acts, as far as a history row records it. Storage names no caller's type: auth's Principal
+ * (and anything else with these fields) is one.
+ */
+export interface Acting {
+  userId: string;
+  /** The API key used, when there was one. */
+  keyId?: string;
+  /** How the call came: absent means `api-key` when keyId is set, else `session`. */
+  via?: ChangeActor['via'];
+}
 
 /** Who makes a change, how, when and why: what every history row records. */
 export interface ChangeActor {
@@ -11,15 +22,11 @@ export interface ChangeActor {
   at: string;
 }
 
-export function changeActor(
-  principal: Principal,
-  reason?: string | null,
-  at: string = nowIso(),
-): ChangeActor {
+export function changeActor(acting: Acting, reason?: string | null, at: string = nowIso()): ChangeActor {
   return {
-    userId: principal.userId,
-    keyId: principal.keyId ?? null,
-    via: principal.via ?? (principal.keyId ? 'api-key' : 'session'),
+    userId: acting.userId,
+    keyId: acting.keyId ?? null,
+    via: acting.via ?? (acting.keyId ? 'api-key' : 'session'),
     reason: reason?.trim() ? reason.trim() : null,
     at,
   };

@@ -1,7 +1,6 @@
 import { CompiledQuery, sql, type Transaction } from 'kysely';
-import type { RecordRow } from '../services/records/repository.js';
 import { actorColumns, type ChangeActor } from './change-actor.js';
-import type { Database } from './schema.js';
+import type { Database, RecordRow } from './schema.js';
 import { deleteTracesTouching, markTracesSuspect } from './traces-write.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * The tables, as Kysely sees them. JSON columns hold JSON text on SQLite; on PostgreSQL records' (and
@@ -103,6 +103,13 @@ export interface KtRevisionTable {
   approval_signature: string | null;
 }
 
+/**
+ * Rows as read. They live beside their tables so that storage's writers and the services above them
+ * share one type without storage importing a service.
+ */
+export type RevisionRow = Selectable<KtRevisionTable>;
+export type HistoryRow = Selectable<KtHistoryTable>;
+
 export interface RecordTable {
   id: string;
   tenant_id: string;
@@ -122,6 +129,8 @@ export interface RecordTable {
   last_action: string;
 }
 
+export type RecordRow = Selectable<RecordTable>;
+
 export interface TraceTable {
   id: string;
   tenant_id: string;
@@ -139,6 +148,8 @@ export interface TraceTable {
   source_version: string | null;
   target_version: string | null;
 }
+
+export type TraceRow = Selectable<TraceTable>;
 
 export interface SessionTable {
   /** SHA-256 of the session token, hex. */

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { Services } from '../app.js';
+import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import { unauthorized } from '../http/errors.js';
 import type { Sessions, Session } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 import type { WebQueries } from './queries.js';
-import type { ExportSlots } from './export-slots.js';
+import type { ExportSlots } from '../http/export-slots.js';
 
 /** What the web API's route modules share. */
 export interface WebContext {

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { Services } from '../app.js';
+import type { Services } from '../services/index.js';
 import { SERVICES, type ServerConfig } from '../config.js';
 import type { WebContext } from './context.js';
 import { permissionGuard, secureCookiePolicy, sessionGuard } from './guard.js';

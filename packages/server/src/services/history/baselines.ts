@@ -23,8 +23,6 @@ function toBaseline(row: BaselineRow): Baseline {
   };
 }
 
-/** A unique index refused the row (SQLite's message, PostgreSQL's SQLSTATE). */
-
 /**
  * Baselines: a named, immutable moment over some KT revisions. Exporting a baseline is exporting
  * its revisions as of its moment (`as_of`), so it needs no copy of the data: history holds it.

@@ -84,7 +84,7 @@ export class RecordHistoryService {
       .selectFrom('record_versions as v')
       .select([
         'v.n',
-        sql<number>`${storedRecordBytes(this.storage.dialect, 'v')} + coalesce(octet_length(${sql.ref('v.reason')}), 0)`.as(
+        sql<number>`${storedRecordBytes(this.storage.syntax, 'v')} + coalesce(octet_length(${sql.ref('v.reason')}), 0)`.as(
           'bytes',
         ),
       ])

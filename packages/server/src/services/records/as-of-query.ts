@@ -1,6 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Dialect, Storage } from '../../storage/database.js';
-import { unindexed } from '../../storage/unindexed.js';
+import type { SqlSyntax, Storage } from '../../storage/database.js';
 import { CHUNK_BYTES } from '../../http/json-array-stream.js';
 import { eventLoopSlices } from '../../http/event-loop-slices.js';
 import { ITEM_OVERHEAD_BYTES } from '../../http/page-bytes.js';
@@ -27,12 +26,11 @@ const RECORD_COLUMNS = [
 
 /**
  * About the bytes of a stored record's JSON (of a `record_versions` or `records` row under
- * `alias`), without reading its values: SQLite's octet_length() takes a text's length from the row
- * header, so a 2 MB record costs no page read. What pages are cut by before they are read.
+ * `alias`), without reading its values (SQLite's octet_length() takes a text's length from the row
+ * header, so a 2 MB record costs no page read). What pages are cut by before they are read.
  */
-export function storedRecordBytes(dialect: Dialect, alias: string): RawBuilder<number> {
-  const column = (name: string) =>
-    dialect === 'sqlite' ? sql.ref(`${alias}.${name}`) : sql`${sql.ref(`${alias}.${name}`)}::text`;
+export function storedRecordBytes(syntax: SqlSyntax, alias: string): RawBuilder<number> {
+  const column = (name: string) => syntax.asText(sql.ref(`${alias}.${name}`));
   const length = (name: string) => sql`coalesce(octet_length(${column(name)}), 0)`;
   return sql<number>`(${length('name')} + ${length('form')} + ${length('data')} + ${length('context')} + ${ITEM_OVERHEAD_BYTES})`;
 }
@@ -44,19 +42,20 @@ export function storedRecordBytes(dialect: Dialect, alias: string): RawBuilder<n
  * ordered by id for keyset paging.
  */
 function asOfRows(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
-  // `at` stays out of SQLite's index choice (see unindexed): the listing walks the as-of index
-  // (tenant, revision, record, n) in id order and streams; the inner lookup uses the primary key.
+  // `at` stays out of the planner's index choice (SqlSyntax.unindexed): the listing walks the as-of
+  // index (tenant, revision, record, n) in id order and streams; the inner lookup uses the primary key.
+  const unindexed = storage.syntax.unindexed;
   let query = storage.db
     .selectFrom('record_versions as v')
     .where('v.tenant_id', '=', tenantId)
-    .where(sql<boolean>`${unindexed(storage, 'v.at')} <= ${asOf}`)
+    .where(sql<boolean>`${unindexed('v.at')} <= ${asOf}`)
     .where('v.action', '!=', 'deleted')
     // The latest version at that moment. Version numbers of a record id never repeat, even across
     // tenants (see insertRecords), so the record id alone finds them.
     .where(
       'v.n',
       '=',
-      sql<number>`(SELECT max(w.n) FROM record_versions w WHERE w.record_id = v.record_id AND ${unindexed(storage, 'w.at')} <= ${asOf})`,
+      sql<number>`(SELECT max(w.n) FROM record_versions w WHERE w.record_id = v.record_id AND ${unindexed('w.at')} <= ${asOf})`,
     )
     .orderBy('v.record_id');
   if (filter.revisionIds) query = query.where('v.kt_revision_id', 'in', filter.revisionIds);
@@ -77,22 +76,16 @@ export function recordsAsOfQuery(storage: Storage, tenantId: string, filter: Rec
 export function recordsAsOfSizes(storage: Storage, tenantId: string, filter: RecordFilter, asOf: string) {
   return asOfRows(storage, tenantId, filter, asOf).select([
     'v.record_id as id',
-    storedRecordBytes(storage.dialect, 'v').as('bytes'),
+    storedRecordBytes(storage.syntax, 'v').as('bytes'),
   ]);
 }
 
 /**
- * Rows fetched at a time by an as-of listing: SQLite hands rows out one by one from its cursor at no
- * cost, PostgreSQL per round trip, where a few rows save most of the trips while holding a few
- * records (8 of 2 MB are 16 MB).
- */
-export const AS_OF_FETCH_ROWS = { sqlite: 1, postgres: 8 } as const;
-
-/**
  * The JSON lines (`recordJson`'s, built by the database) of the as-of rows, `count` of them at most,
- * from one statement (one snapshot), in batches of about CHUNK_BYTES (one line when a line is
- * larger): memory holds a batch, never the listing, whatever the records weigh. The event loop gets
- * a turn every few milliseconds.
+ * from one statement (one snapshot), fetched as rows that may weigh megabytes
+ * (Storage.largeRowsPerFetch), in batches of about CHUNK_BYTES (one line when a line is larger):
+ * memory holds a batch, never the listing, whatever the records weigh. The event loop gets a turn
+ * every few milliseconds.
  */
 export async function* recordsAsOfLines(
   storage: Storage,
@@ -106,7 +99,7 @@ export async function* recordsAsOfLines(
     tenantId,
     revisionId: filter.revisionIds?.length === 1 ? filter.revisionIds[0] : undefined,
   };
-  const line = recordJsonSql(storage.dialect, '', known);
+  const line = recordJsonSql(storage.syntax, '', known);
   const limit = Number.isFinite(count) ? count : undefined;
   const query = storage.db
     .selectFrom(recordsAsOfQuery(storage, tenantId, { ...filter, limit }, asOf).as('r'))
@@ -116,10 +109,7 @@ export async function* recordsAsOfLines(
   const turn = eventLoopSlices();
   let batch: string[] = [];
   let bytes = 0;
-  for await (const rows of storage.streamBatches<{ line: string }>(
-    query,
-    AS_OF_FETCH_ROWS[storage.dialect],
-  )) {
+  for await (const rows of storage.streamBatches<{ line: string }>(query, storage.largeRowsPerFetch)) {
     for (const row of rows) {
       batch.push(row.line);
       bytes += row.line.length;

@@ -94,7 +94,7 @@ export class RecordChangesFeed {
   private async sizes(tenantId: string, revisionId: string, ids: string[]): Promise<Map<string, number>> {
     const rows = await this.storage.db
       .selectFrom('records')
-      .select(['id', storedRecordBytes(this.storage.dialect, 'records').as('bytes')])
+      .select(['id', storedRecordBytes(this.storage.syntax, 'records').as('bytes')])
       .where('tenant_id', '=', tenantId)
       .where('kt_revision_id', '=', revisionId)
       .where('id', 'in', ids)
@@ -119,7 +119,7 @@ export class RecordChangesFeed {
    * `recordJson`, without a row object per record).
    */
   private currentLines(tenantId: string, revisionId: string, ids: string[], removed: string[]) {
-    const line = recordJsonSql(this.storage.dialect, '', { tenantId, revisionId });
+    const line = recordJsonSql(this.storage.syntax, '', { tenantId, revisionId });
     return presentLines(
       ids,
       async (batch) => {

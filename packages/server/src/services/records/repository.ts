@@ -1,10 +1,8 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { RecordContext, ServiceRecord } from '@rxs/sdk';
-import type { RecordTable } from '../../storage/schema.js';
+import type { RecordRow } from '../../storage/schema.js';
+import type { SqlSyntax } from '../../storage/database.js';
 import { jsonText } from '../../storage/json.js';
-import type { Dialect } from '../../storage/database.js';
-
-export type RecordRow = Selectable<RecordTable>;
 
 /**
  * A record as one line of JSON, built from the stored JSON text without parsing it: listings of
@@ -28,32 +26,21 @@ export function recordJson(row: RecordRow): string {
 
 /**
  * SQL for `prefix` + `recordJson(row)`, byte for byte, built by the database itself: a listing then
- * never materialises rows as JS objects. SQLite's `json_quote` and PostgreSQL's `to_json` of text
- * escape exactly like `JSON.stringify` (`\"`, `\\`, `\b\f\n\r\t`, other control characters as
- * lowercase `\u00xx`, nothing else), and the stored JSON columns (text on SQLite, `json` on
- * PostgreSQL: the text as written) are spliced in as stored. Columns the query pins to one value
- * (`known`) come in as parameters, already JSON. The records-listing tests hold this and
- * `recordJson` together.
+ * never materialises rows as JS objects. Text is quoted as `JSON.stringify` quotes it
+ * (`syntax.jsonString`), and the stored JSON columns are spliced in as the text written. Columns the
+ * query pins to one value (`known`) come in as parameters, already JSON. The records-listing tests
+ * hold this and `recordJson` together.
  */
 export function recordJsonSql(
-  dialect: Dialect,
+  syntax: SqlSyntax,
   prefix: string,
   known: { tenantId?: string; revisionId?: string } = {},
 ): RawBuilder<string> {
   const text = (value: string) => sql.lit(value);
-  // to_json(NULL) is NULL, which concat() would leave out: JSON's null instead, as json_quote gives.
-  const quote = (column: keyof RecordRow) =>
-    dialect === 'sqlite'
-      ? sql`json_quote(${sql.ref(column)})`
-      : sql`coalesce(to_json(${sql.ref(column)})::text, 'null')`;
-  // Typed on PostgreSQL: a parameter inside concat() has no type it could infer.
+  const quote = (column: keyof RecordRow) => syntax.jsonString(sql.ref(column));
   const pinned = (column: keyof RecordRow, value: string | undefined) =>
-    value === undefined
-      ? quote(column)
-      : dialect === 'sqlite'
-        ? sql`${JSON.stringify(value)}`
-        : sql`${JSON.stringify(value)}::text`;
-  const context = dialect === 'sqlite' ? sql.ref('context') : sql`${sql.ref('context')}::text`;
+    value === undefined ? quote(column) : syntax.asText(sql`${JSON.stringify(value)}`);
+  const context = syntax.asText(sql.ref('context'));
   const parts = [
     text(`${prefix}{"_id":"`),
     sql.ref('id'),

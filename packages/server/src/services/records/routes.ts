@@ -1,5 +1,4 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AsOf,
@@ -24,7 +23,7 @@ import {
 import { toValidationItems } from '../../http/validation.js';
 import type { IdempotentRequest } from '../../storage/idempotency-keys.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
-import { jsonArrayParts, jsonArrayStream, lineChunks } from '../../http/json-array-stream.js';
+import { jsonArrayStream, lineChunks } from '../../http/json-array-stream.js';
 import { isExpensivePage } from '../../http/expensive-reads.js';
 import { parseIsoDate } from '../../http/iso-date.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
@@ -43,8 +42,7 @@ import {
 import type { AsOfReader } from '../history/as-of.js';
 import type { RecordHistoryService } from '../history/record-history.js';
 import type { RecordFilter, RecordsService } from './service.js';
-import { wholeRevision } from './filter.js';
-import type { ListingCache } from './listing-cache.js';
+import type { RecordListings } from './listing.js';
 import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE, type RecordChangesFeed } from './changes-feed.js';
 import { feedStart, sendFeedPage } from '../feeds/reply.js';
 
@@ -129,11 +127,10 @@ const ChangeReasonBody = Type.Object(
 /** records: `/records/...`, and the records' history (`/records/{id}/versions`). */
 export function recordsRoutes(
   service: RecordsService,
+  listings: RecordListings,
   history: RecordHistoryService,
   readAsOf: AsOfReader,
   feed: RecordChangesFeed,
-  /** Finished listings kept on disk (listing-cache.ts); none: every listing is built. */
-  listingCache?: ListingCache,
 ): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -161,37 +158,21 @@ export function recordsRoutes(
       },
       async (request, reply) => {
         requirePermission(request.principal!, 'records:read');
+        const principal = request.principal!;
         const filter = toFilter(request.query);
-        filter.asOf = await readAsOf(request.principal!.tenantId, request.query.as_of, ['query', 'as_of']);
-        await service.assertPagingCurrent(request.principal!, filter);
-        const etag = await service.listingTag(request.principal!, filter);
+        filter.asOf = await readAsOf(principal.tenantId, request.query.as_of, ['query', 'as_of']);
+        const etag = await listings.tag(principal, filter);
         if (answeredNotModified(request, reply, etag)) return reply;
         void reply.type('application/json; charset=utf-8');
-        if (filter.limit !== undefined) {
-          const page = await service.page(request.principal!, { ...filter, limit: filter.limit });
-          setNextLink(request, reply, page.next);
-          // The records are already serialised, one per line.
-          return reply.send(jsonArrayStream(lineChunks(page.lines)) as never);
-        }
-        const revisionId = listingCache && request.method === 'GET' ? wholeRevision(filter) : undefined;
-        if (listingCache && revisionId) {
-          const principal = request.principal!;
-          // The kept bytes do not depend on with_revision: they are keyed by the plain listing's tag.
-          const plain = { ...filter, withRevision: false };
-          const tag = filter.withRevision ? await service.listingTag(principal, plain) : etag;
-          // Bytes the response still holds (a write counts until the kernel took it): the kept
-          // file's buffers of the bytes before them are read into again.
-          const held = () => reply.raw.writableLength;
-          const kept = await listingCache.find(principal.tenantId, revisionId, tag, held);
-          if (kept) return reply.header('content-length', kept.size).send(kept.stream as never);
-          const parts = jsonArrayParts(service.streamJsonChunks(principal, filter));
-          const unchanged = async () => (await service.listingTag(principal, plain)) === tag;
-          const body = listingCache.record(principal.tenantId, revisionId, tag, parts, unchanged);
-          return reply.send(Readable.from(body, { objectMode: false }) as never);
-        }
-        // A whole as-of listing rebuilds every record from its versions: as costly as an export.
-        if (filter.asOf !== undefined) history.expensiveReads.hold(request.principal!, reply);
-        return reply.send(jsonArrayStream(service.streamJsonChunks(request.principal!, filter)) as never);
+        const body = await listings.body(principal, filter, etag, {
+          reads: request.method === 'GET',
+          // A write counts until the kernel took it.
+          held: () => reply.raw.writableLength,
+        });
+        setNextLink(request, reply, body.next);
+        if (body.size !== undefined) void reply.header('content-length', body.size);
+        if (body.expensive) history.expensiveReads.hold(principal, reply);
+        return reply.send(body.stream as never);
       },
     );
 

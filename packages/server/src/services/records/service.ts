@@ -1,19 +1,17 @@
-import { isUtf8 } from 'node:buffer';
-import { sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import type { RecordCreate, RecordUpdate, ServiceRecord, FormSchema, ValidationErrorItem } from '@rxs/sdk';
 import { isObjectId, nextRecordVersion } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, HttpError, notFound, unprocessable, validationItem } from '../../http/errors.js';
-import type { Storage } from '../../storage/database.js';
+import type { LineListing, Storage } from '../../storage/database.js';
+import type { RecordRow } from '../../storage/schema.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
-import { copyRowsAsLines } from '../../storage/copy-text.js';
 import { jsonText, jsonValue } from '../../storage/json.js';
 import { CHUNK_BYTES, lineChunks } from '../../http/json-array-stream.js';
 import { changeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
 import { nextRecordNumber } from '../../storage/record-numbers.js';
-import { recordListingTag } from './listing-tag.js';
 import {
   findAnswer,
   keepAnswer,
@@ -22,7 +20,7 @@ import {
 } from '../../storage/idempotency-keys.js';
 import type { TechdocService } from '../techdoc/service.js';
 export type { RecordFilter } from './filter.js';
-import { recordJson, recordJsonSql, storedContext, toServiceRecord, type RecordRow } from './repository.js';
+import { recordJson, recordJsonSql, storedContext, toServiceRecord } from './repository.js';
 import { recordsAsOfLines, recordsAsOfQuery, recordsAsOfSizes, storedRecordBytes } from './as-of-query.js';
 import { itemsWithin, pageBytes } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
@@ -32,35 +30,6 @@ import { eventLoopSlices } from '../../http/event-loop-slices.js';
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */
   maxRecordKeys?: number;
-}
-
-/** Rows in a listing's first SQLite page, and at most in any (the page size adapts to the records). */
-const FIRST_PAGE_ROWS = 16;
-const MAX_PAGE_ROWS = 256;
-
-/** One SQLite page of a listing: its lines, the ids in the order their lines were joined, the last id. */
-type Page = { chunk: Buffer | null; ids: string | null; last: string | null; count: number };
-interface PageStatement {
-  query: CompiledQuery<Page>;
-  /** Where `after` and `limit` sit in the parameters. */
-  after: number;
-  limit: number;
-}
-const AFTER_PROBE = '\u0000after';
-const LIMIT_PROBE = 987_654_321;
-
-/** Whether comma separated ids are strictly ascending. */
-function ascending(ids: string): boolean {
-  let previous = '';
-  let start = 0;
-  for (;;) {
-    const end = ids.indexOf(',', start);
-    const id = ids.slice(start, end < 0 ? undefined : end);
-    if (id <= previous) return false;
-    if (end < 0) return true;
-    previous = id;
-    start = end + 1;
-  }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -182,105 +151,38 @@ export class RecordsService {
 
   /**
    * The same lines in chunks of about CHUNK_BYTES, each line preceded by `,\n`: how `GET /records/`
-   * streams a listing (`jsonArrayStream`). The database builds the lines itself from the stored JSON
-   * text, so a record costs no JavaScript: on SQLite a keyset page per statement, on PostgreSQL one
-   * COPY whose bytes go out as they come; as-of listings (from history) in keyset pages of about a
-   * chunk. Memory holds a page, a batch or a chunk, never the listing.
+   * streams a whole listing (`jsonArrayStream`). The database builds the lines itself from the
+   * stored JSON text, so a record costs no JavaScript (Storage.streamLines); as-of listings (from
+   * history) come in batches of about a chunk. Memory holds a page, a batch or a chunk, never the
+   * listing.
    */
   streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
     if (noneCanMatch(filter)) return (async function* () {})();
-    if (filter.asOf === undefined) {
-      if (this.storage.dialect === 'sqlite' && filter.limit === undefined)
-        return this.sqliteChunks(principal.tenantId, filter);
-      if (this.storage.copyOut) return this.copiedChunks(this.storage.copyOut, principal.tenantId, filter);
-    }
+    if (filter.asOf === undefined && filter.limit === undefined)
+      return this.storage.streamLines(this.lineListing(principal.tenantId, filter), CHUNK_BYTES);
     return lineChunks(this.lineBatches(principal.tenantId, filter));
   }
 
-  /** `,\n`-prefixed lines built by PostgreSQL, read from one COPY as bytes. */
-  private copiedChunks(
-    copyOut: NonNullable<Storage['copyOut']>,
-    tenantId: string,
-    filter: RecordFilter,
-  ): AsyncIterable<Buffer> {
-    const line = recordJsonSql('postgres', '', sameOnEveryLine(tenantId, filter));
-    const query = this.listQuery(tenantId, filter).select(line.as('line')).compile();
-    return copyRowsAsLines(copyOut(query), CHUNK_BYTES);
+  /** The listing's lines as the database builds them, in id order, for Storage.streamLines. */
+  private lineListing(tenantId: string, filter: RecordFilter): LineListing {
+    const known = sameOnEveryLine(tenantId, filter);
+    const rows = this.listQuery(tenantId, { ...filter, after: undefined, limit: undefined });
+    return {
+      key: 'id',
+      after: filter.after,
+      rows: (page) => {
+        let query = rows;
+        if (page.after !== undefined) query = query.where('id', '>', page.after);
+        if (page.limit !== undefined) query = query.limit(page.limit);
+        return query;
+      },
+      line: (prefix) => recordJsonSql(this.storage.syntax, prefix, known),
+    };
   }
 
   private async *rowBatches(tenantId: string, filter: RecordFilter): AsyncGenerator<RecordRow[]> {
     if (noneCanMatch(filter)) return;
     yield* this.storage.streamBatches<RecordRow>(this.selectRows(tenantId, filter).compile());
-  }
-
-  /** `,\n`-prefixed lines built by SQLite, one keyset page (about CHUNK_BYTES) per statement. */
-  private async *sqliteChunks(tenantId: string, filter: RecordFilter): AsyncGenerator<Buffer> {
-    const compiled = new Map<string, PageStatement>();
-    // Each line with its separator.
-    const line = recordJsonSql('sqlite', ',\n', sameOnEveryLine(tenantId, filter));
-    // Pages differ only in `after` and `limit`: compile each shape once, then swap those two values.
-    const pageQuery = (after: string | undefined, limit: number, ordered: boolean): CompiledQuery<Page> => {
-      const key = `${after === undefined}:${ordered}`;
-      let statement = compiled.get(key);
-      if (!statement) {
-        const probe = after === undefined ? undefined : AFTER_PROBE;
-        const query = this.db
-          .selectFrom(
-            this.listQuery(tenantId, { ...filter, after: probe, limit: LIMIT_PROBE })
-              .select([line.as('line'), 'id'])
-              .as('page'),
-          )
-          .select([
-            // The page's rows reach the aggregates in id order (the subquery's ORDER BY ... LIMIT); a
-            // sort inside group_concat would cost as much again. `ids` proves the order (see below),
-            // and the `ordered` form, for a page that fails the proof, sorts explicitly.
-            ordered
-              ? sql<Buffer | null>`CAST(group_concat(line, '' ORDER BY id) AS BLOB)`.as('chunk')
-              : sql<Buffer | null>`CAST(group_concat(line, '') AS BLOB)`.as('chunk'),
-            ordered
-              ? sql<string | null>`NULL`.as('ids')
-              : sql<string | null>`group_concat(id, ',')`.as('ids'),
-            sql<string | null>`max(id)`.as('last'),
-            sql<number>`count(*)`.as('count'),
-          ])
-          .compile();
-        const parameters = query.parameters as unknown[];
-        statement = {
-          query,
-          after: probe === undefined ? -1 : parameters.indexOf(AFTER_PROBE),
-          limit: parameters.indexOf(LIMIT_PROBE),
-        };
-        if (statement.limit < 0 || (probe !== undefined && statement.after < 0))
-          throw new Error('A listing page query lost its `after`/`limit` parameters.');
-        compiled.set(key, statement);
-      }
-      const parameters = [...statement.query.parameters];
-      if (statement.after >= 0) parameters[statement.after] = after;
-      parameters[statement.limit] = limit;
-      return { ...statement.query, parameters };
-    };
-    let after = filter.after;
-    let limit = FIRST_PAGE_ROWS;
-    let retry = false;
-    const pages = this.storage.streamPages<Page>((previous) => {
-      if (!previous) return pageQuery(after, limit, false);
-      if (retry) return pageQuery(after, limit, true);
-      const { chunk, last, count } = previous[0]!;
-      if (count < limit || !chunk || !last) return undefined;
-      after = last;
-      // Rows per page follow the records' size, so a page stays near CHUNK_BYTES.
-      limit = Math.max(1, Math.min(MAX_PAGE_ROWS, Math.floor((CHUNK_BYTES * count) / chunk.length)));
-      return pageQuery(after, limit, false);
-    });
-    for await (const [page] of pages) {
-      const { chunk, ids } = page!;
-      // Not provably in id order: ask for the same page again, sorted explicitly.
-      retry = ids !== null && !ascending(ids);
-      if (!chunk || retry) continue;
-      // SQLite passes text through as stored; the old path decoded it to a JS string, which turns
-      // invalid UTF-8 (never written by this server) into U+FFFD. Same bytes either way.
-      yield isUtf8(chunk) ? chunk : Buffer.from(chunk.toString('utf8'));
-    }
   }
 
   /**
@@ -318,25 +220,6 @@ export class RecordsService {
     return row?.current ? { id: row.id, current: row.current } : undefined;
   }
 
-  /**
-   * The listing's ETag (listing-tag.ts); taken before the listing is read. With `withRevision`, it
-   * also covers each listed revision as `GET /kt/{id}` answers it (null for one the tenant has not).
-   */
-  async listingTag(principal: Principal, filter: RecordFilter): Promise<string> {
-    const revisions = filter.withRevision
-      ? await Promise.all(
-          [...new Set(filter.revisionIds ?? [])].sort().map((id) =>
-            this.techdoc.getRevision(principal, id, { asOf: filter.asOf }).catch((error: unknown) => {
-              // A revision the tenant has not (or not yet, as of then) is part of the tag as such.
-              if (error instanceof HttpError && error.statusCode === 404) return null;
-              throw error;
-            }),
-          ),
-        )
-      : undefined;
-    return recordListingTag(this.storage, principal.tenantId, filter, revisions);
-  }
-
   /** The answer kept for an Idempotency-Key of the tenant within its 24 hours, if any. */
   keptAnswer(principal: Principal, key: string): Promise<KeptAnswer | undefined> {
     return findAnswer(this.db, principal.tenantId, key);
@@ -359,7 +242,7 @@ export class RecordsService {
     const sizes =
       filter.asOf === undefined
         ? await this.listQuery(tenantId, ahead)
-            .select(['id', storedRecordBytes(this.storage.dialect, 'records').as('bytes')])
+            .select(['id', storedRecordBytes(this.storage.syntax, 'records').as('bytes')])
             .execute()
         : await recordsAsOfSizes(this.storage, tenantId, ahead, filter.asOf).execute();
     const count = itemsWithin(
@@ -488,11 +371,11 @@ export class RecordsService {
     let record: ServiceRecord | undefined;
     await inTransaction(this.db, async (trx) => {
       // A re-approval moves the topic's records in the transaction that updates its history row:
-      // reading that row again here, share-locked on PostgreSQL (SQLite runs one transaction at a
-      // time), orders the two, so no record is left behind under the old revision.
-      let current = trx.selectFrom('kt_histories').select('current_revision_id').where('id', '=', history.id);
-      if (this.storage.dialect !== 'sqlite') current = current.forShare();
-      const now = await current.executeTakeFirstOrThrow();
+      // reading that row again here, share-locked (SqlSyntax.forShare), orders the two, so no
+      // record is left behind under the old revision.
+      const now = await this.storage.syntax
+        .forShare(trx.selectFrom('kt_histories').select('current_revision_id').where('id', '=', history.id))
+        .executeTakeFirstOrThrow();
       assertNotSuperseded(revision, now.current_revision_id);
       // The number is taken in this transaction: concurrent creates get distinct ones.
       if (input.auto_number)

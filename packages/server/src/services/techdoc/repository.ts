@@ -1,10 +1,6 @@
 import type { KnowledgeTopicRevision, KnowledgeTopicStatus, KnowledgeTopicType, FormSchema } from '@rxs/sdk';
-import type { Selectable } from 'kysely';
-import type { KtHistoryTable, KtRevisionTable } from '../../storage/schema.js';
+import type { HistoryRow, RevisionRow } from '../../storage/schema.js';
 import { jsonValue } from '../../storage/json.js';
-
-export type RevisionRow = Selectable<KtRevisionTable>;
-export type HistoryRow = Selectable<KtHistoryTable>;
 
 /** A stored revision and its topic's history row, as the API shows them. */
 export function toKnowledgeTopicRevision(row: RevisionRow, history: HistoryRow): KnowledgeTopicRevision {

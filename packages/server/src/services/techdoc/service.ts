@@ -15,7 +15,8 @@ import { changeActor } from '../../storage/change-actor.js';
 import { moveRecords } from '../../storage/records-write.js';
 import { appendRevisionVersion } from '../../storage/revisions-write.js';
 import { jsonText } from '../../storage/json.js';
-import { toKnowledgeTopicRevision, type HistoryRow, type RevisionRow } from './repository.js';
+import type { HistoryRow, RevisionRow } from '../../storage/schema.js';
+import { toKnowledgeTopicRevision } from './repository.js';
 
 export interface TopicListQuery {
   knowledge_topic_history_id?: string;

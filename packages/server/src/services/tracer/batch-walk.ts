@@ -1,10 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { TRACE_BATCH_TOO_LARGE, type BatchRetrieveNode, type NodeType } from '@rxs/sdk';
-import type { Selectable } from 'kysely';
 import { unprocessable, validationItem } from '../../http/errors.js';
-import type { TraceTable } from '../../storage/schema.js';
-
-export type TraceRow = Selectable<TraceTable>;
+import type { TraceRow } from '../../storage/schema.js';
 
 /** Steps of the walk between two yields to the event loop, so `/healthz` and others stay served. */
 const STEPS_PER_YIELD = 2_000;

@@ -7,7 +7,7 @@ import { presentLines, readChanges } from '../feeds/log.js';
 import { NOW } from '../feeds/reply.js';
 import { pageBytes } from '../../http/page-bytes.js';
 import { eventLoopSlices } from '../../http/event-loop-slices.js';
-import type { TraceRow } from './batch-walk.js';
+import type { TraceRow } from '../../storage/schema.js';
 import { traceChangeCount, tracesWithStatus } from './service.js';
 
 /** The cursors of this feed are bound to this scope (and the tenant). */

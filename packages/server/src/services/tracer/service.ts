@@ -34,9 +34,9 @@ import {
 } from '../../storage/traces-write.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { entityTag } from '../../http/conditional.js';
-import { unindexed } from '../../storage/unindexed.js';
 import { recordsAsOfQuery } from '../records/as-of-query.js';
-import { walkBatch, type TraceRow, type Walk } from './batch-walk.js';
+import type { TraceRow } from '../../storage/schema.js';
+import { walkBatch, type Walk } from './batch-walk.js';
 
 function auditOf(row: TraceRow): AuditInfo {
   return {
@@ -467,7 +467,7 @@ export class TracerService {
       ])
       .where('e.tenant_id', '=', tenantId)
       .where('e.action', '=', 'created')
-      .where(sql<boolean>`${unindexed(this.storage, 'e.at')} <= ${asOf}`)
+      .where(sql<boolean>`${this.storage.syntax.unindexed('e.at')} <= ${asOf}`)
       .where(`e.${end}`, 'in', ids)
       .where(({ not, exists, selectFrom }) =>
         not(
@@ -476,7 +476,7 @@ export class TracerService {
               .select('d.id')
               .whereRef('d.trace_id', '=', 'e.trace_id')
               .where('d.action', '=', 'deleted')
-              .where(sql<boolean>`${unindexed(this.storage, 'd.at')} <= ${asOf}`),
+              .where(sql<boolean>`${this.storage.syntax.unindexed('d.at')} <= ${asOf}`),
           ),
         ),
       )
@@ -496,7 +496,7 @@ export class TracerService {
           'in',
           rows.slice(i, i + IN_CHUNK).map((row) => row.id),
         )
-        .where(sql<boolean>`${unindexed(this.storage, 'r.at')} <= ${asOf}`)
+        .where(sql<boolean>`${this.storage.syntax.unindexed('r.at')} <= ${asOf}`)
         .orderBy('r.at')
         .orderBy('r.id')
         .execute();

@@ -1,4 +1,4 @@
-import { TooManyRequests } from '../http/rate-limit.js';
+import { TooManyRequests } from './rate-limit.js';
 
 /**
  * Expensive reads running at once, server-wide: web exports, traceability reports, baseline

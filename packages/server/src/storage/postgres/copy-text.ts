@@ -1,8 +1,11 @@
 /**
- * PostgreSQL's COPY text format, as `COPY (SELECT <one text column>) TO STDOUT` sends it: each row
- * its value and `\n`, a backslash written `\\`, and newline, carriage return, tab, backspace, form
- * feed and vertical tab as `\n` `\r` `\t` `\b` `\f` `\v` (a NULL would be `\N`). A listing reads its
- * lines this way as bytes, straight from the wire, without a string per row (docs/benchmarks.md, 1b).
+ * PostgreSQL's COPY text format both ways: the query written for COPY, which takes no parameters
+ * (inlineParameters), and its rows read back (copyRowsAsLines).
+ *
+ * `COPY (SELECT <one text column>) TO STDOUT` sends each row as its value and `\n`, a backslash
+ * written `\\`, and newline, carriage return, tab, backspace, form feed and vertical tab as `\n` `\r`
+ * `\t` `\b` `\f` `\v` (a NULL would be `\N`). A listing reads its lines this way as bytes, straight
+ * from the wire, without a string per row (docs/benchmarks.md, 1b).
  */
 
 /** The listing's separator before each line (json-array-stream.ts). */
@@ -91,4 +94,28 @@ function unescapeByte(code: number, out: Buffer, o: number): number {
   if (code === NULL_MARK) throw new Error('A listing line was NULL in COPY output.');
   out[o] = UNESCAPED[code] ?? code;
   return o + 1;
+}
+
+/**
+ * `text` with each `$n` outside quoted strings and names replaced by parameter n as a literal: COPY
+ * takes no parameters. Strings go through the driver's `escapeLiteral`; anything but a string, a
+ * finite number, a boolean or null is refused.
+ */
+export function inlineParameters(
+  text: string,
+  parameters: readonly unknown[],
+  literal: (value: string) => string,
+): string {
+  return text.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g, (match, n: string | undefined) => {
+    if (n === undefined) return match;
+    const index = Number(n) - 1;
+    if (index >= parameters.length) throw new Error(`COPY: the query has no parameter $${n}.`);
+    const value = parameters[index];
+    if (typeof value === 'string') return literal(value);
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint')
+      return String(value);
+    if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+    if (value === null) return 'NULL';
+    throw new Error(`COPY: parameter $${n} (${typeof value}) cannot be written into the query.`);
+  });
 }

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { copyRowsAsLines } from './copy-text.js';
-import { inlineParameters } from './postgres.js';
+import { copyRowsAsLines, inlineParameters } from './copy-text.js';
 
 /** A value as PostgreSQL's COPY TO writes it in text format (src/backend/commands/copyto.c). */
 function copyEscaped(value: string): string {

@@ -1,0 +1,205 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, type CompiledQuery, type SqliteDatabase } from 'kysely';
+import type { Storage } from '../database.js';
+import type { Database } from '../schema.js';
+import { linePages, type NamedStatement } from './line-pages.js';
+import { sqliteSyntax } from './syntax.js';
+
+/** The size the SQLite WAL returns to after a long read let it grow (journal_size_limit). */
+export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** Rows per batch when the caller does not say. */
+const DEFAULT_BATCH = 256;
+
+function openReader(file: string): SQLite.Database {
+  const reader = new SQLite(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  return reader;
+}
+
+/**
+ * The database holds key hashes and every tenant's data: only its owner may read it. SQLite gives
+ * the -wal and -shm files the database file's mode, so creating that file 0600 (or narrowing an
+ * existing installation's) covers all three.
+ */
+function keepPrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  }
+}
+
+/** Opens (creating it if needed) the SQLite database at `path`, or an in-memory one for `:memory:`. */
+export function openSqlite(path: string): Storage {
+  const file = path === ':memory:' ? path : resolve(path);
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true });
+    keepPrivate(file);
+  }
+  const connection = new SQLite(file);
+  connection.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before we answer 201/200, so an acknowledged write survives a crash.
+  connection.pragma('synchronous = FULL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  // A long reader keeps the WAL from being reset, so it grows; once readers end and a checkpoint
+  // completes, the next write cuts the file back to this size instead of keeping its largest size.
+  connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: reusingStatements(connection) }),
+  });
+
+  async function* streamBatches<Row>(
+    query: CompiledQuery<Row>,
+    batchSize = DEFAULT_BATCH,
+  ): AsyncIterable<Row[]> {
+    const parameters = query.parameters as unknown[];
+    // A reader connection of its own: WAL gives it a consistent snapshot for the whole statement
+    // while writers carry on. In-memory databases cannot be shared, so they read all at once.
+    if (file === ':memory:') {
+      const rows = connection.prepare(query.sql).all(...parameters) as Row[];
+      for (let i = 0; i < rows.length; i += batchSize) yield rows.slice(i, i + batchSize);
+      return;
+    }
+    const reader = openReader(file);
+    try {
+      const rows = reader.prepare(query.sql).iterate(...parameters) as IterableIterator<Row>;
+      try {
+        for (;;) {
+          // A synchronous pull of a whole batch: no await per row.
+          const batch: Row[] = [];
+          for (let next = rows.next(); ; next = rows.next()) {
+            if (next.done) break;
+            batch.push(next.value);
+            if (batch.length >= batchSize) break;
+          }
+          if (batch.length > 0) yield batch;
+          if (batch.length < batchSize) break;
+        }
+      } finally {
+        // Ends the statement (also when the listing is abandoned half-way) before the reader closes.
+        rows.return?.();
+      }
+    } finally {
+      reader.close();
+    }
+  }
+
+  /** `Storage.streamPages`, for statements that may also have named parameters. */
+  async function* readPages<Row>(
+    next: (previous: Row[] | undefined) => NamedStatement<Row> | undefined,
+  ): AsyncIterable<Row[]> {
+    // Pages differ in their parameters only: prepare each statement once per listing.
+    const statements = new Map<string, SQLite.Statement>();
+    const run = (db: SQLite.Database, { query, named }: NamedStatement<Row>) => {
+      let statement = statements.get(query.sql);
+      if (!statement) statements.set(query.sql, (statement = db.prepare(query.sql)));
+      const parameters = query.parameters as unknown[];
+      return (named ? statement.all(...parameters, named) : statement.all(...parameters)) as Row[];
+    };
+    if (file === ':memory:') {
+      // No second connection: read every page now, so the listing still sees one state.
+      const pages: Row[][] = [];
+      for (let statement = next(undefined); statement;) {
+        const rows = run(connection, statement);
+        if (rows.length === 0) break;
+        pages.push(rows);
+        statement = next(rows);
+      }
+      yield* pages;
+      return;
+    }
+    const reader = openReader(file);
+    try {
+      // One read transaction: every page comes from the snapshot its first statement took.
+      reader.exec('BEGIN');
+      for (let statement = next(undefined); statement;) {
+        const rows = run(reader, statement);
+        if (rows.length === 0) break;
+        yield rows;
+        statement = next(rows);
+      }
+    } finally {
+      if (reader.inTransaction) reader.exec('COMMIT');
+      reader.close();
+    }
+  }
+
+  return {
+    db,
+    dialect: 'sqlite',
+    syntax: sqliteSyntax,
+    location: file,
+    // The cursor hands rows out one by one at no cost.
+    largeRowsPerFetch: 1,
+    async *stream<Row>(query: CompiledQuery<Row>): AsyncIterable<Row> {
+      for await (const rows of streamBatches(query)) yield* rows;
+    },
+    streamBatches,
+    streamPages: <Row>(next: (previous: Row[] | undefined) => CompiledQuery<Row> | undefined) =>
+      readPages<Row>((previous) => {
+        const query = next(previous);
+        return query && { query };
+      }),
+    streamLines: (listing, chunkBytes) => linePages(db, listing, chunkBytes, readPages),
+    async withMigrationLock<T>(work: () => Promise<T>): Promise<T> {
+      // BEGIN IMMEDIATE takes SQLite's write lock up front, so processes starting together on one file
+      // migrate one after the other; the later ones then find nothing left to do.
+      connection.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work();
+        connection.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (connection.inTransaction) connection.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    async integrityCheck() {
+      const rows = connection.pragma('integrity_check') as { integrity_check: string }[];
+      return rows.map((r) => r.integrity_check).filter((r) => r !== 'ok');
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/** Stands in for ROLLBACK when SQLite has already rolled the transaction back. */
+const ALREADY_ROLLED_BACK = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
+/** Compiled statements kept per connection; queries with long `in (...)` lists make many texts. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and better-sqlite3 compiles SQL on each `prepare` (about half
+ * the cost of a point lookup). Statements are reused by SQL text. Kysely holds its one SQLite
+ * connection for a whole streamed query, so a cached statement is never reused mid-iteration; the
+ * `busy` check keeps that true should anything else prepare through this object.
+ */
+function reusingStatements(connection: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(sql) {
+      // SQLite rolls a transaction back by itself after some failures (SQLITE_FULL, most I/O
+      // errors); Kysely's ROLLBACK would then fail and hide the error that matters (a full disk: 507).
+      if (sql === 'rollback' && !connection.inTransaction) return ALREADY_ROLLED_BACK;
+      const known = statements.get(sql);
+      if (known && !known.busy) return known;
+      const statement = connection.prepare(sql);
+      if (!known) {
+        statements.set(sql, statement);
+        if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      return statement;
+    },
+  };
+}
