@@ -22,6 +22,7 @@ export default defineConfig({
     // Tests run against the TypeScript sources; the packages' `exports` point at their builds.
     alias: [
       { find: /^@rxs\/sdk$/, replacement: src('sdk') },
+      { find: /^@rxs\/web-api$/, replacement: src('web-api') },
       { find: /^@rxs\/server$/, replacement: src('server') },
       { find: /^@rxs\/server\/config$/, replacement: src('server').replace(/index\.ts$/, 'config.ts') },
     ],

@@ -8,7 +8,7 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
 // chain. Each is bounded in time and stops by itself; figures go to .tmp/reliability/*.json.
 export default defineConfig({
   resolve: {
-    alias: { '@rxs/sdk': src('sdk'), '@rxs/server': src('server') },
+    alias: { '@rxs/sdk': src('sdk'), '@rxs/web-api': src('web-api'), '@rxs/server': src('server') },
   },
   test: {
     name: 'soak',

@@ -1,7 +1,7 @@
 import type { ServiceRecord } from '@rxs/sdk';
 import type { Principal } from '../auth/principal.js';
 import type { RecordsService } from '../services/records/service.js';
-import type { FieldDifference, RecordDifference, TopicComparison } from './api-types.js';
+import type { FieldDifference, RecordDifference, TopicComparison } from '@rxs/web-api';
 import { recordsInPages } from './record-pages.js';
 import { clipText } from './record-table.js';
 import { recordChanges, type RevisionMaps, semanticRecord } from './record-values.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.js';
-import type { RecordHit } from './api-types.js';
+import type { RecordHit } from '@rxs/web-api';
 
 /** SQL parameters per IN list, well under SQLite's and PostgreSQL's limits. */
 const IN_CHUNK = 500;

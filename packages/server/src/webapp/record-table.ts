@@ -7,7 +7,7 @@ import {
   type FormSchema,
   type ServiceRecord,
 } from '@rxs/sdk';
-import type { FieldColumn, RecordRow, RecordTable } from './api-types.js';
+import type { FieldColumn, RecordRow, RecordTable } from '@rxs/web-api';
 import { validateRecordData } from '@rxs/sdk';
 
 /** Built-in sort keys; a field column is sorted by `field:<semantic name>`. */

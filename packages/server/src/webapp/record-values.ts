@@ -11,7 +11,7 @@ import {
 import type { Principal } from '../auth/principal.js';
 import { unlessMissing } from './missing.js';
 import type { TechdocService } from '../services/techdoc/service.js';
-import type { FieldDifference, RecordChanges } from './api-types.js';
+import type { FieldDifference, RecordChanges } from '@rxs/web-api';
 
 /** A record's values by semantic name as exports show them (option values by their labels). */
 export function semanticRecord(

@@ -1,18 +1,27 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { roleAllows, ROLES, type Role } from '@rxs/sdk';
+import { roleAllows, type Role } from '@rxs/sdk';
 import { roleRank, type ApiKeyInfo, type User } from '../../auth/accounts.js';
 import { MAX_AUDIT_PAGE } from '../../auth/audit.js';
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, forbidden, unprocessable, validationItem } from '../../http/errors.js';
-import type { ApiKeyView, AuditEventView, NewApiKeyView, UserView } from '../api-types.js';
+import {
+  KeyCreateBody,
+  KeyListQuery,
+  UserCreateBody,
+  UserPasswordBody,
+  UserRoleBody,
+  type ApiKeyView,
+  type AuditEventView,
+  type NewApiKeyView,
+  type UserView,
+} from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';
-import { actorOf, assertStrongPassword, canCreateOwnKeys, Password } from './session.js';
+import { actorOf, assertStrongPassword, canCreateOwnKeys } from './session.js';
 
 const KeyParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{16}$' }) });
 const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
 
 const managesKeys = (principal: Principal) => roleAllows(principal.role, 'keys:manage');
 
@@ -98,12 +107,7 @@ export function accountRoutes(
     app.get(
       '/keys',
       {
-        schema: {
-          querystring: Type.Object({
-            include_revoked: Type.Boolean({ default: false }),
-            mine: Type.Boolean({ default: false }),
-          }),
-        },
+        schema: { querystring: KeyListQuery },
       },
       async (request): Promise<ApiKeyView[]> => {
         const { principal } = signedIn(request);
@@ -120,16 +124,7 @@ export function accountRoutes(
     app.post(
       '/keys',
       {
-        schema: {
-          body: Type.Object(
-            {
-              name: Type.String({ minLength: 1, maxLength: 100 }),
-              expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
-              user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        schema: { body: KeyCreateBody },
       },
       async (request, reply): Promise<NewApiKeyView> => {
         const { principal } = signedIn(request);
@@ -179,17 +174,7 @@ export function accountRoutes(
       '/users',
       {
         config: { permission: 'users:manage' },
-        schema: {
-          body: Type.Object(
-            {
-              email: Type.String({ minLength: 3, maxLength: 320 }),
-              name: Type.Optional(Type.String({ maxLength: 200 })),
-              role: RoleSchema,
-              password: Password,
-            },
-            { additionalProperties: false },
-          ),
-        },
+        schema: { body: UserCreateBody },
       },
       async (request, reply): Promise<UserView> => {
         const { principal } = signedIn(request);
@@ -207,7 +192,7 @@ export function accountRoutes(
         config: { permission: 'users:manage' },
         schema: {
           params: UserParams,
-          body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
+          body: UserRoleBody,
         },
       },
       async (request): Promise<UserView> => {
@@ -229,7 +214,7 @@ export function accountRoutes(
         config: { permission: 'users:manage' },
         schema: {
           params: UserParams,
-          body: Type.Object({ password: Password }, { additionalProperties: false }),
+          body: UserPasswordBody,
         },
       },
       async (request, reply) => {

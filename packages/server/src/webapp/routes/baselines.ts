@@ -2,16 +2,18 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { BaselineCreate, ObjectId, type Baseline, type Permission } from '@rxs/sdk';
 import type { Principal } from '../../auth/principal.js';
-import type {
-  BaselineComparison,
-  BaselineList,
-  BaselineTopic,
-  BaselineView,
-  TopicComparison,
-} from '../api-types.js';
+import {
+  BaselineCompareQuery,
+  BaselineListQuery,
+  type BaselineComparison,
+  type BaselineList,
+  type BaselineTopic,
+  type BaselineView,
+  type TopicComparison,
+} from '@rxs/web-api';
 import { compareTopicRecords, DifferencePage, type ComparedSide } from '../baseline-compare.js';
 import { signedIn, type WebContext } from '../context.js';
-import { ExportSlots } from '../export-slots.js';
+import { ExportSlots } from '../../http/export-slots.js';
 import { unlessMissing } from '../missing.js';
 import { RevisionMaps } from '../record-values.js';
 
@@ -125,7 +127,7 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
       '/baselines',
       {
         config: { permission: 'kt:read' },
-        schema: { querystring: Type.Object({ after: Type.Optional(ObjectId) }) },
+        schema: { querystring: BaselineListQuery },
       },
       async (request): Promise<BaselineList> => {
         const { principal } = signedIn(request);
@@ -149,14 +151,7 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
       '/baselines/compare',
       {
         config: { permission: ['kt:read', 'records:read'] satisfies Permission[] },
-        schema: {
-          querystring: Type.Object({
-            from: ObjectId,
-            to: Type.Union([ObjectId, Type.Literal('now')], { default: 'now' }),
-            /** The number of differences to skip: the `next` of the page before. */
-            offset: Type.Integer({ minimum: 0, default: 0 }),
-          }),
-        },
+        schema: { querystring: BaselineCompareQuery },
       },
       async (request): Promise<BaselineComparison> => {
         const { principal } = signedIn(request);

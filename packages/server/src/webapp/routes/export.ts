@@ -1,13 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  AsOf,
   buildFieldMap,
   createWriter,
-  EXPORT_FORMATS,
   exportMappingFromText,
   exportParts,
   isObjectId,
@@ -24,15 +22,14 @@ import {
   type Permission,
   type TraceEdge,
 } from '@rxs/sdk';
-import type { Services } from '../../app.js';
+import { ExportBody, ExportQuery, MAX_EXPORT_TOPICS } from '@rxs/web-api';
+import type { Services } from '../../services/index.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
-import { ExportSlots } from '../export-slots.js';
+import { ExportSlots } from '../../http/export-slots.js';
 import { recordsInPages } from '../record-pages.js';
 import { exportDataError } from './export-data-errors.js';
-
-const MAX_TOPICS = 50;
 
 /** The end of each format's file name: Sphinx-Needs is JSON too, so it is told apart from the JSON export. */
 const FILE_SUFFIXES: Record<ExportFormat, string> = {
@@ -48,9 +45,6 @@ const FILE_SUFFIXES: Record<ExportFormat, string> = {
 export const EXPORT_WARNINGS_HEADER = 'x-rxs-export-warnings';
 /** Header values stay well under proxies' limits; the rest of the warnings is counted. */
 const MAX_WARNINGS_HEADER = 6_000;
-
-/** Largest mapping file the export form takes (a real one is a few KB). */
-export const MAX_MAPPING_CHARS = 256 * 1024;
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -136,23 +130,21 @@ export function checkMapping(
   }
 }
 
-/** `revisions=ID,ID`: distinct revision ids, 1 to MAX_TOPICS of them, else 422. */
+/** `revisions=ID,ID`: distinct revision ids, 1 to MAX_EXPORT_TOPICS of them, else 422. */
 export function revisionIdList(text: string): string[] {
   const revisionIds = [...new Set(text.split(',').map((s) => s.trim()))].filter(Boolean);
   const bad = revisionIds.find((id) => !isObjectId(id));
-  if (bad !== undefined || revisionIds.length === 0 || revisionIds.length > MAX_TOPICS) {
+  if (bad !== undefined || revisionIds.length === 0 || revisionIds.length > MAX_EXPORT_TOPICS) {
     throw unprocessable([
       validationItem(
         ['query', 'revisions'],
-        `A comma separated list of 1 to ${MAX_TOPICS} revision ids`,
+        `A comma separated list of 1 to ${MAX_EXPORT_TOPICS} revision ids`,
         'value_error',
       ),
     ]);
   }
   return revisionIds;
 }
-
-export const MAX_REVISIONS_TEXT = 25 * MAX_TOPICS;
 
 function isAnswerTooLarge(error: unknown): boolean {
   return (
@@ -203,25 +195,6 @@ function exportFailure(error: unknown, requestId: string): HttpError {
   );
 }
 
-const exportRequest = {
-  revisions: Type.String({ minLength: 1, maxLength: MAX_REVISIONS_TEXT }),
-  format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))),
-  traces: Type.Boolean({ default: false }),
-  labels: Type.Boolean({ default: false }),
-  as_of: Type.Optional(AsOf),
-};
-
-interface ExportRequest {
-  revisions: string;
-  format: ExportFormat;
-  traces: boolean;
-  labels: boolean;
-  /** The text of a mapping file (docs/mapping.md), from the export form. */
-  mapping?: string;
-  /** Export what was there at this moment (a baseline's), exactly as an export taken then. */
-  as_of?: string;
-}
-
 /** A mapping file's mistakes as 422 items, one per mistake, at its place in the file. */
 export function mappingProblems(error: MappingFileError) {
   return unprocessable(
@@ -241,19 +214,14 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const config = { permission: ['kt:read', 'records:read'] satisfies Permission[] };
 
-    app.get('/export', { config, schema: { querystring: Type.Object(exportRequest) } }, (request, reply) =>
+    app.get('/export', { config, schema: { querystring: ExportQuery } }, (request, reply) =>
       download(request, reply, request.query, 'query'),
     );
     app.post(
       '/export',
       {
         config,
-        schema: {
-          body: Type.Object({
-            ...exportRequest,
-            mapping: Type.Optional(Type.String({ maxLength: MAX_MAPPING_CHARS })),
-          }),
-        },
+        schema: { body: ExportBody },
       },
       (request, reply) => download(request, reply, request.body, 'body'),
     );
@@ -261,7 +229,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
     async function download(
       request: FastifyRequest,
       reply: FastifyReply,
-      query: ExportRequest,
+      query: ExportBody,
       place: 'query' | 'body',
     ) {
       {

@@ -1,7 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { ChangeReason, ObjectId, type RecordVersion, type ServiceRecord } from '@rxs/sdk';
-import type { RecordHistoryView, RecordVersionDetail, RecordVersionView } from '../api-types.js';
+import { ObjectId, type RecordVersion, type ServiceRecord } from '@rxs/sdk';
+import {
+  HistoryQuery,
+  RestoreBody,
+  type RecordHistoryView,
+  type RecordVersionDetail,
+  type RecordVersionView,
+} from '@rxs/web-api';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isExpensivePage } from '../../http/expensive-reads.js';
 import { pageBytes } from '../../http/page-bytes.js';
@@ -9,7 +15,6 @@ import { signedIn, type WebContext } from '../context.js';
 import { displayValues, recordChanges, RevisionMaps, semanticRecord } from '../record-values.js';
 
 const IdParams = Type.Object({ id: ObjectId });
-const MAX_PAGE = 200;
 
 /**
  * A record's history in the web app: its versions with who, when, why and what changed by semantic
@@ -27,10 +32,7 @@ export function historyRoutes(context: WebContext): FastifyPluginAsync {
         config: { permission: 'records:read' },
         schema: {
           params: IdParams,
-          querystring: Type.Object({
-            limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 }),
-            before: Type.Optional(Type.Integer({ minimum: 1 })),
-          }),
+          querystring: HistoryQuery,
         },
       },
       async (request, reply) => {
@@ -138,7 +140,7 @@ export function historyRoutes(context: WebContext): FastifyPluginAsync {
         config: { permission: 'records:write' },
         schema: {
           params: IdParams,
-          body: Type.Object({ change_reason: Type.Optional(ChangeReason) }, { additionalProperties: false }),
+          body: RestoreBody,
         },
       },
       async (request): Promise<ServiceRecord> => {

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   buildFieldMap,
@@ -18,10 +18,10 @@ import {
   type ImportWording,
   type Permission,
 } from '@rxs/sdk';
-import type { ImportView } from '../api-types.js';
+import { ImportQuery, UPLOAD_FORMATS, type ImportView, type UploadFormat } from '@rxs/web-api';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';
-import { ExportSlots, IMPORT_SLOTS } from '../export-slots.js';
+import { ExportSlots, IMPORT_SLOTS } from '../../http/export-slots.js';
 import { inProcessImportClient } from '../import-client.js';
 
 /** The largest file the web app takes, in MB, unless RXS_WEB_IMPORT_MB says otherwise. */
@@ -34,17 +34,12 @@ const UPLOAD_TYPES = [
   'text/csv',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 ];
-const FORMATS = ['csv', 'xlsx'] as const;
-type UploadFormat = (typeof FORMATS)[number];
 
 /** The upload's format by its name's extension, as `rxs import` tells it: the page takes CSV and XLSX only. */
 function uploadFormatOf(name: string): UploadFormat | undefined {
   const format = importFormatOf(name);
-  return FORMATS.find((upload) => upload === format);
+  return UPLOAD_FORMATS.find((upload) => upload === format);
 }
-const MAX_RENAMES_TEXT = 64 * 1024;
-/** A reason travels in the query string: shorter than a record's (MAX_CHANGE_REASON), so any text fits a URL. */
-export const MAX_IMPORT_REASON = 500;
 
 /** RXS_WEB_IMPORT_MB (a whole number ≥ 1), else the default, in bytes. */
 export function importLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -123,31 +118,6 @@ function namingTheUpload(report: ImportReport, named: (text: string) => string):
     preview: report.preview.map((row) => ({ ...row, problems: all(row.problems) })),
     rowProblems: report.rowProblems.map((row) => ({ ...row, problems: all(row.problems) })),
   };
-}
-
-const ImportQuery = Type.Object({
-  revision: Type.String({ pattern: '^[0-9a-f]{24}$' }),
-  /** The file's name, for its format and for the report. */
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  format: Type.Optional(Type.Union(FORMATS.map((f) => Type.Literal(f)))),
-  sheet: Type.Optional(Type.String({ maxLength: 255 })),
-  continue_on_error: Type.Boolean({ default: false }),
-  new_records: Type.Boolean({ default: false }),
-  /** `{"file column": "field name or form key", "left out": ""}` as JSON. */
-  renames: Type.Optional(Type.String({ maxLength: MAX_RENAMES_TEXT })),
-  /** Why, kept in the history of each record written. */
-  reason: Type.Optional(Type.String({ maxLength: MAX_IMPORT_REASON })),
-});
-
-interface ImportQueryType {
-  revision: string;
-  name: string;
-  format?: UploadFormat;
-  sheet?: string;
-  continue_on_error: boolean;
-  new_records: boolean;
-  renames?: string;
-  reason?: string;
 }
 
 /** `renames` as a map, or a 422 saying what it should be. */
@@ -243,11 +213,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
       },
     };
 
-    const run = async (
-      request: FastifyRequest,
-      query: ImportQueryType,
-      dryRun: boolean,
-    ): Promise<ImportView> => {
+    const run = async (request: FastifyRequest, query: ImportQuery, dryRun: boolean): Promise<ImportView> => {
       const { principal } = signedIn(request);
       const format = query.format ?? uploadFormatOf(query.name);
       if (format === undefined) throw notCsvOrXlsx(query.name);

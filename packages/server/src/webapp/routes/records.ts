@@ -1,8 +1,15 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { buildFieldMap, ChangeReason, ObjectId, RecordCreate, RecordUpdate } from '@rxs/sdk';
+import { buildFieldMap, ObjectId, RecordCreate, RecordUpdate } from '@rxs/sdk';
 import { unprocessable, validationItem } from '../../http/errors.js';
-import type { RecordDetail, RecordHit, RecordTable } from '../api-types.js';
+import {
+  RecordDeleteQuery,
+  RecordSearchQuery,
+  RecordTableQuery,
+  type RecordDetail,
+  type RecordHit,
+  type RecordTable,
+} from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';
 import { unlessMissing } from '../missing.js';
 import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
@@ -10,7 +17,6 @@ import { recordsInPages } from '../record-pages.js';
 import { displayValues } from '../record-values.js';
 
 const IdParams = Type.Object({ id: ObjectId });
-const MAX_PAGE = 500;
 
 /** Records: the table of a revision, one record, create, edit, delete, and search by name. */
 export function recordRoutes(context: WebContext): FastifyPluginAsync {
@@ -26,16 +32,7 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
         config: { permission: 'records:read' },
         schema: {
           params: IdParams,
-          querystring: Type.Object({
-            offset: Type.Integer({ minimum: 0, default: 0 }),
-            limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 }),
-            sort: Type.String({ maxLength: 300, default: 'id' }),
-            dir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' }),
-            q: Type.Optional(Type.String({ maxLength: 200 })),
-            filters: Type.Optional(
-              Type.String({ maxLength: 4000, description: 'JSON object: semantic name -> text' }),
-            ),
-          }),
+          querystring: RecordTableQuery,
         },
       },
       async (request): Promise<RecordTable> => {
@@ -70,12 +67,7 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
       '/records/search',
       {
         config: { permission: 'records:read' },
-        schema: {
-          querystring: Type.Object({
-            q: Type.String({ maxLength: 200 }),
-            limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
-          }),
-        },
+        schema: { querystring: RecordSearchQuery },
       },
       async (request): Promise<RecordHit[]> => {
         const { principal } = signedIn(request);
@@ -142,7 +134,7 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
         config: { permission: 'records:write' },
         schema: {
           params: IdParams,
-          querystring: Type.Object({ change_reason: Type.Optional(ChangeReason) }),
+          querystring: RecordDeleteQuery,
         },
       },
       async (request, reply) => {

@@ -1,4 +1,4 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   EXPORT_FORMATS,
@@ -13,7 +13,13 @@ import type { AuditActor } from '../../auth/audit.js';
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import { HttpError, unauthorized, unprocessable, validationItem } from '../../http/errors.js';
-import type { ApiMeta, SessionInfo, SignInTenantChoice } from '../api-types.js';
+import {
+  PasswordChangeBody,
+  SignInBody,
+  type ApiMeta,
+  type SessionInfo,
+  type SignInTenantChoice,
+} from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';
 import { clearSessionCookie, setSessionCookie } from '../guard.js';
 import type { Session } from '../sessions.js';
@@ -56,8 +62,6 @@ export async function sessionInfo(context: WebContext, session: Session): Promis
   };
 }
 
-export const Password = Type.String({ minLength: 1, maxLength: 1024 });
-
 export function assertStrongPassword(password: string, field: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw unprocessable([
@@ -90,17 +94,7 @@ export function sessionRoutes(
       '/session',
       {
         config: { public: true },
-        schema: {
-          body: Type.Object(
-            {
-              email: Type.String({ minLength: 1, maxLength: 320 }),
-              password: Password,
-              // Only needed when the address belongs to several tenants (see the 409 below).
-              tenant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        schema: { body: SignInBody },
       },
       async (request, reply): Promise<SessionInfo | SignInTenantChoice> => {
         const email = request.body.email.trim().toLowerCase();
@@ -163,12 +157,7 @@ export function sessionRoutes(
     app.post(
       '/account/password',
       {
-        schema: {
-          body: Type.Object(
-            { current_password: Password, new_password: Password },
-            { additionalProperties: false },
-          ),
-        },
+        schema: { body: PasswordChangeBody },
       },
       async (request, reply) => {
         const { session, principal } = signedIn(request);

@@ -1,38 +1,39 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  APPROVAL_MEANINGS,
   buildFieldMap,
-  ChangeReason,
-  FormSchema,
   KnowledgeTopicCreate,
   KnowledgeTopicUpdate,
   ObjectId,
   type Approval,
+  type FormSchema,
   type KnowledgeTopicRevision,
 } from '@rxs/sdk';
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
 import { forbidden, notFound } from '../../http/errors.js';
-import type {
-  ApprovalImpact,
-  ApprovalResult,
-  RevisionSummary,
-  TopicDetail,
-  TopicList,
-  TopicSummary,
-} from '../api-types.js';
+import {
+  ApprovalImpactBody,
+  ApproveBody,
+  TopicPageQuery,
+  type ApprovalImpact,
+  type ApprovalResult,
+  type RevisionSummary,
+  type TopicDetail,
+  type TopicList,
+  type TopicSummary,
+} from '@rxs/web-api';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
 import { validateRecordData } from '@rxs/sdk';
 
 /** Records named in an approval's impact; the count covers all. */
 const MAX_IMPACT_EXAMPLES = 20;
 import { signedIn, type WebContext } from '../context.js';
-import { ExportSlots } from '../export-slots.js';
+import { ExportSlots } from '../../http/export-slots.js';
 import { unlessMissing } from '../missing.js';
 import { recordsInPages } from '../record-pages.js';
 import { toColumns } from '../record-table.js';
-import { confirmOwnPassword, Password } from './session.js';
+import { confirmOwnPassword } from './session.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 const TOPIC_PAGE = 100;
@@ -109,12 +110,7 @@ export function topicRoutes(
       '/topics',
       {
         config: { permission: 'kt:read' },
-        schema: {
-          querystring: Type.Object({
-            q: Type.Optional(Type.String({ maxLength: 200 })),
-            after: Type.Optional(ObjectId),
-          }),
-        },
+        schema: { querystring: TopicPageQuery },
       },
       async (request): Promise<TopicList> => {
         const { principal } = signedIn(request);
@@ -209,10 +205,7 @@ export function topicRoutes(
         config: { permission: 'kt:read' },
         schema: {
           params: IdParams,
-          body: Type.Object(
-            { knowledge_topic_schema: Type.Optional(FormSchema) },
-            { additionalProperties: false },
-          ),
+          body: ApprovalImpactBody,
         },
         preValidation: absentBodyAsEmpty,
       },
@@ -261,15 +254,7 @@ export function topicRoutes(
         config: { permission: 'kt:approve' },
         schema: {
           params: IdParams,
-          body: Type.Object(
-            {
-              // The approver signs by entering their password again (21 CFR Part 11 §11.200).
-              password: Password,
-              meaning: Type.Union(APPROVAL_MEANINGS.map((m) => Type.Literal(m))),
-              reason: Type.Optional(ChangeReason),
-            },
-            { additionalProperties: false },
-          ),
+          body: ApproveBody,
         },
       },
       async (request, reply): Promise<ApprovalResult> => {

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   coverageHtml,
@@ -10,9 +10,17 @@ import {
   writeCoverageXlsx,
   type Permission,
 } from '@rxs/sdk';
-import type { SuspectLinkView, TraceabilityView } from '../api-types.js';
+import {
+  CoverageBody,
+  CoverageQuery,
+  ReportBody,
+  ReportQuery,
+  type ReportFormat,
+  type SuspectLinkView,
+  type TraceabilityView,
+} from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';
-import { ExportSlots } from '../export-slots.js';
+import { ExportSlots } from '../../http/export-slots.js';
 import { exportDataError } from './export-data-errors.js';
 import {
   exportFileName,
@@ -20,13 +28,8 @@ import {
   checkMapping,
   mappingProblems,
   parseMapping,
-  MAX_MAPPING_CHARS,
-  MAX_REVISIONS_TEXT,
   revisionIdList,
 } from './export.js';
-
-const REPORT_FORMATS = ['html', 'xlsx', 'md', 'json'] as const;
-type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const CONTENT_TYPES: Record<ReportFormat, string> = {
   html: 'text/html; charset=utf-8',
@@ -34,16 +37,6 @@ const CONTENT_TYPES: Record<ReportFormat, string> = {
   md: 'text/markdown; charset=utf-8',
   json: 'application/json; charset=utf-8',
 };
-
-const revisions = Type.String({ minLength: 1, maxLength: MAX_REVISIONS_TEXT });
-const format = Type.Union(REPORT_FORMATS.map((f) => Type.Literal(f)));
-const mapping = Type.Optional(Type.String({ maxLength: MAX_MAPPING_CHARS }));
-
-interface CoverageRequest {
-  revisions: string;
-  /** A mapping file's text: its links between the topics are the rules (docs/mapping.md). */
-  mapping?: string;
-}
 
 /**
  * The traceability page (issue 16): `GET /api/traceability?revisions=A,B` answers the coverage of
@@ -59,7 +52,7 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
     const config = { permission: ['kt:read', 'records:read', 'traces:read'] satisfies Permission[] };
 
     /** The export procedure with traces, read into the coverage and the suspect links. */
-    async function coverage(request: FastifyRequest, reply: FastifyReply, query: CoverageRequest) {
+    async function coverage(request: FastifyRequest, reply: FastifyReply, query: CoverageBody) {
       const { principal } = signedIn(request);
       const revisionIds = revisionIdList(query.revisions);
       const parsed = parseMapping(query.mapping);
@@ -107,17 +100,13 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
     const view = async (
       request: FastifyRequest,
       reply: FastifyReply,
-      query: CoverageRequest,
+      query: CoverageBody,
     ): Promise<TraceabilityView> => {
       const { report, suspect } = await coverage(request, reply, query);
       return { report, suspect, generatedAt: new Date().toISOString() };
     };
 
-    const download = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      query: CoverageRequest & { format: ReportFormat },
-    ) => {
+    const download = async (request: FastifyRequest, reply: FastifyReply, query: ReportBody) => {
       const { topics, report } = await coverage(request, reply, query);
       const generatedAt = new Date().toISOString();
       const name = exportFileName(
@@ -141,25 +130,17 @@ export function traceabilityRoutes(context: WebContext): FastifyPluginAsync {
       return reply.send(`${JSON.stringify({ generatedAt, ...report }, null, 2)}\n`);
     };
 
-    app.get(
-      '/traceability',
-      { config, schema: { querystring: Type.Object({ revisions }) } },
-      (request, reply) => view(request, reply, request.query),
+    app.get('/traceability', { config, schema: { querystring: CoverageQuery } }, (request, reply) =>
+      view(request, reply, request.query),
     );
-    app.post(
-      '/traceability',
-      { config, schema: { body: Type.Object({ revisions, mapping }) } },
-      (request, reply) => view(request, reply, request.body),
+    app.post('/traceability', { config, schema: { body: CoverageBody } }, (request, reply) =>
+      view(request, reply, request.body),
     );
-    app.get(
-      '/traceability/report',
-      { config, schema: { querystring: Type.Object({ revisions, format }) } },
-      (request, reply) => download(request, reply, request.query),
+    app.get('/traceability/report', { config, schema: { querystring: ReportQuery } }, (request, reply) =>
+      download(request, reply, request.query),
     );
-    app.post(
-      '/traceability/report',
-      { config, schema: { body: Type.Object({ revisions, format, mapping }) } },
-      (request, reply) => download(request, reply, request.body),
+    app.post('/traceability/report', { config, schema: { body: ReportBody } }, (request, reply) =>
+      download(request, reply, request.body),
     );
   };
 }

@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { ObjectId, TraceCreate, TraceReview } from '@rxs/sdk';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
-import type { LinkView } from '../api-types.js';
+import type { LinkView } from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';
 
 const IdParams = Type.Object({ id: ObjectId });

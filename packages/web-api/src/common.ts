@@ -1,0 +1,59 @@
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  APPROVAL_MEANINGS,
+  CHANGE_CHANNELS,
+  EXPORT_FORMATS,
+  PERMISSIONS,
+  RECORD_VERSION_ACTIONS,
+  ROLES,
+  ValidationErrorItem,
+  type CoverageReport,
+  type ImportReport,
+  type NameSource,
+} from '@rxs/sdk';
+
+// The service contract's shapes, as the sdk defines them.
+export type {
+  Approval,
+  ApprovalMeaning,
+  ChangeChannel,
+  CoverageReport,
+  ExportFormat,
+  FormSchema,
+  ImportReport,
+  KnowledgeTopicRevision,
+  KnowledgeTopicType,
+  NameSource,
+  Permission,
+  RecordVersionAction,
+  RelationType,
+  Role,
+  ServiceRecord,
+  ValidationErrorItem,
+} from '@rxs/sdk';
+
+/** One of `values`, typed as their union. */
+export const OneOf = <const T extends string>(values: readonly T[]) =>
+  Type.Union(values.map((value) => Type.Literal(value)));
+
+export const RoleSchema = OneOf(ROLES);
+export const PermissionSchema = OneOf(PERMISSIONS);
+export const ExportFormatSchema = OneOf(EXPORT_FORMATS);
+export const ApprovalMeaningSchema = OneOf(APPROVAL_MEANINGS);
+export const ChangeChannelSchema = OneOf(CHANGE_CHANNELS);
+export const RecordVersionActionSchema = OneOf(RECORD_VERSION_ACTIONS);
+
+/** Where a column's semantic name came from (the sdk's `NameSource`). */
+export const NameSourceSchema = Type.Unsafe<NameSource>(Type.String());
+
+/** The sdk's coverage report, as `rxs trace-report --format json` writes it; its type is the sdk's. */
+export const CoverageReportSchema = Type.Unsafe<CoverageReport>(Type.Object({}));
+
+/** The sdk's import report, as `rxs import` makes it; its type is the sdk's. */
+export const ImportReportSchema = Type.Unsafe<ImportReport>(Type.Object({}));
+
+/** Every error body: a sentence, or for 422 one item per problem. */
+export const ApiErrorBody = Type.Object({
+  detail: Type.Union([Type.String(), Type.Array(ValidationErrorItem)]),
+});
+export type ApiErrorBody = Static<typeof ApiErrorBody>;

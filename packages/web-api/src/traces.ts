@@ -1,0 +1,21 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, RelationTypeSchema } from '@rxs/sdk';
+
+/** `GET /api/records/{id}/links`: one direct link of a record, either way, and the record (or node) at its other end. */
+export const LinkView = Type.Object({
+  traceId: Type.String(),
+  /** outgoing: this record is the trace's source. */
+  direction: Type.Union([Type.Literal('outgoing'), Type.Literal('incoming')]),
+  relationType: RelationTypeSchema,
+  /** A record at either end changed since the link was made or last reviewed. */
+  suspect: Type.Boolean(),
+  node: Type.Object({
+    id: Type.String(),
+    type: Type.String(),
+    name: Nullable(Type.String()),
+    historyId: Nullable(Type.String()),
+    topicName: Nullable(Type.String()),
+    deleted: Type.Boolean(),
+  }),
+});
+export type LinkView = Static<typeof LinkView>;
