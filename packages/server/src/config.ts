@@ -1,6 +1,7 @@
 import { LOG_FORMATS, type LogFormat } from './logging/pretty.js';
 import { join } from 'node:path';
 import { limitsFromEnv, type ServerLimits } from './http/limits.js';
+import { parseHeapGrowingPercent } from './heap-growth.js';
 
 // The limits travel with the configuration (the CLI reads them from here, like the rest).
 export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, type ServerLimits } from './http/limits.js';
@@ -39,6 +40,8 @@ export interface ServerConfig {
   listingCacheMb?: number;
   /** Where they are kept; defaults to `<dataDir>/listing-cache`. */
   listingCacheDir?: string;
+  /** Heap growth past the live heap before a full collection, in percent (heap-growth.ts); 0: V8's rule. */
+  heapGrowingPercent?: number;
 }
 
 /** Megabytes of finished listings kept on disk unless RXS_LISTING_CACHE_MB says otherwise. */
@@ -69,6 +72,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     maxRecordKeys: env.RXS_MAX_RECORD_KEYS ? Number(env.RXS_MAX_RECORD_KEYS) : undefined,
     listingCacheMb: env.RXS_LISTING_CACHE_MB ? parseListingCacheMb(env.RXS_LISTING_CACHE_MB) : undefined,
     listingCacheDir: env.RXS_LISTING_CACHE_DIR,
+    heapGrowingPercent: env.RXS_HEAP_GROWING_PERCENT
+      ? parseHeapGrowingPercent(env.RXS_HEAP_GROWING_PERCENT)
+      : undefined,
   };
 }
 

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { join } from 'node:path';
 import { databaseUrlOf, DEFAULT_LISTING_CACHE_MB, type ServerConfig } from './config.js';
+import { applyHeapGrowingPercent, DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth.js';
 import { ListingCache } from './services/records/listing-cache.js';
-import { openStorage, type Storage } from './storage/database.js';
+import type { Storage } from './storage/database.js';
+import { openStorage } from './storage/open.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -18,6 +20,7 @@ export async function startServer(
   config: ServerConfig,
   options: { logger?: boolean } = {},
 ): Promise<RunningServer> {
+  applyHeapGrowingPercent(config.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT);
   const storage = await openStorage({
     url: databaseUrlOf(config),
     postgres: { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs },

@@ -226,6 +226,43 @@ describe('the web app bounds what one request costs the others', () => {
     expect(listed).toEqual([...created].sort());
   }, 60_000);
 
+  it('an import check matched against records of 2 MB reads them a few at a time', async () => {
+    const revision = await approvedTopic(t, 'Large records to match');
+    await insertLargeRecords(t, revision, 0x7c0000, 40, 2 * MB);
+    const { records } = t.server.app.services;
+    const limits: (number | undefined)[] = [];
+    const read = records.streamJsonLines.bind(records);
+    records.streamJsonLines = (principal, filter) => {
+      limits.push(filter.limit);
+      return read(principal, filter);
+    };
+    try {
+      // Rows naming records by readable id: the check reads the topic's records to match them.
+      const csv = `name,Text\nBIG-${0x7c0000},changed\nNEW-1,new\n`;
+      const before = process.memoryUsage().rss;
+      const { peak, result: checked } = await peakRss(() =>
+        fetch(`${t.url}/api/import/check?${new URLSearchParams({ revision, name: 'match.csv' })}`, {
+          method: 'POST',
+          headers: {
+            accept: 'application/json',
+            'content-type': 'text/csv',
+            cookie: editor.cookie!,
+            'x-csrf-token': editor.csrfToken!,
+          },
+          body: csv,
+        }).then(async (response) => ({ status: response.status, body: await response.json() })),
+      );
+      expect(checked.status, JSON.stringify(checked.body).slice(0, 500)).toBe(200);
+      expect(checked.body.report.planned).toEqual({ created: 1, updated: 1 });
+      // 80 MB of records, read in pages of a few MB each: never the whole topic in one statement.
+      expect(limits.length).toBeGreaterThan(1);
+      for (const limit of limits) expect(limit).toBeLessThanOrEqual(4);
+      expect((peak - before) / MB).toBeLessThan(250);
+    } finally {
+      records.streamJsonLines = read;
+    }
+  }, 60_000);
+
   it('comparisons, impact checks and exports share the slots: a fifth at once is 429 with Retry-After', async () => {
     const revision = await approvedTopic(t, 'Slow to read');
     const now = new Date().toISOString();

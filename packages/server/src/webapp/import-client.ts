@@ -9,11 +9,12 @@ import {
   type ServiceName,
   type ServiceRecord,
 } from '@rxs/sdk';
-import type { Services } from '../app.js';
+import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import { keptFor, requestFingerprint, writeOnce } from '../http/idempotency.js';
 import { HttpError } from '../http/errors.js';
 import type { IdempotentRequest } from '../storage/idempotency-keys.js';
+import { recordsInPages } from './record-pages.js';
 
 const ERRORS = { 404: NotFoundError, 409: ConflictError, 422: ValidationError } as const;
 
@@ -84,8 +85,8 @@ export function inProcessImportClient(services: Services, principal: Principal):
       async *listRecords(query = {}) {
         const revisionId = query.context__knowledge_unit_topic_id;
         if (!revisionId) return;
-        for await (const line of services.records.streamJsonLines(principal, { revisionIds: [revisionId] }))
-          yield JSON.parse(line) as ServiceRecord;
+        // Pages of a few MB: the rows an import matches against may be megabytes each.
+        yield* recordsInPages(services.records, principal, { revisionIds: [revisionId] });
       },
       getRecord: (id) =>
         call(request('records', 'GET', `/records/${id}`), () => services.records.get(principal, id)),
