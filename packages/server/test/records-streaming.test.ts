@@ -224,6 +224,25 @@ describe('GET /records/ streaming: the same bytes as pages and single records', 
     }
   }, 120_000);
 
+  it('a listing of records of 2 MB starts with one record: no step of it reads many at once', async () => {
+    const { records } = t.server.app.services;
+    const large = await createTextTopic(t, 'Streaming, large records');
+    for (let i = 0; i < 6; i++)
+      await records.create(principal(), {
+        name: `LARGE-${i}`,
+        form: {},
+        data: { text: `${i} ${'x'.repeat(2 * 1024 * 1024)}` },
+        context: { knowledge_unit_topic_id: large },
+      });
+    const sizes: number[] = [];
+    for await (const chunk of records.streamJsonChunks(principal(), { revisionIds: [large] }))
+      sizes.push(Buffer.byteLength(chunk));
+    // On SQLite each chunk is one statement's rows (the event loop waits for it); PostgreSQL's COPY
+    // streams in rows as they come. Either way no chunk holds two of these records.
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(6 * 2 * 1024 * 1024);
+    for (const size of sizes) expect(size).toBeLessThan(2 * 2 * 1024 * 1024);
+  }, 60_000);
+
   it('data keeps its keys in the order they were written, nested too (PostgreSQL: json, not jsonb)', async () => {
     const data = {
       text: 'order',

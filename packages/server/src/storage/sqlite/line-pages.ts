@@ -4,10 +4,12 @@ import type { LineListing } from '../database.js';
 import type { Database } from '../schema.js';
 
 /**
- * Rows in a listing's first page, so that its first bytes go out at once, and at most in any: past
- * the first, the rows per page follow the lines' size, so a page stays near a chunk's bytes.
+ * Rows in a listing's first page, and at most in any. A page is one synchronous statement, so its
+ * rows' size is unknown before the first: one row, however large, keeps that step short (16 rows of
+ * 2 MB would hold the event loop for about 300 ms). Past the first, the rows per page follow the lines'
+ * size, so a page stays near a chunk's bytes; small records reach MAX_PAGE_ROWS from the second page.
  */
-const FIRST_PAGE_ROWS = 16;
+const FIRST_PAGE_ROWS = 1;
 const MAX_PAGE_ROWS = 256;
 
 /** One page: its lines joined, the keys in the order their lines were joined, the last key, its rows. */
