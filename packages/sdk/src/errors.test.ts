@@ -14,7 +14,17 @@ import {
   SheetTooWideError,
   TooManyColumnsError,
   TopicReapprovedError,
+  BaselineNotFoundError,
+  SpliceRefusedError,
+  SyncError,
+  SyncLockedError,
+  SyncOrderError,
+  SyncStateError,
+  SyncStreamError,
 } from './index.js';
+import { JsonArrayError } from './client/json-array-stream.js';
+import { RowIndexError } from './sync/row-index.js';
+import { PreviousRecordMissingError } from './sync/session.js';
 import { cellTooLarge, importLimits, tooManyColumns } from './import/limits.js';
 
 type ErrorFamily = abstract new (...args: never[]) => Error;
@@ -47,6 +57,23 @@ const ERRORS: [Error & { code: string }, ErrorFamily, string][] = [
     ImportFileError,
     'RXS_ERR_IMPORT_LIMIT',
   ],
+  [
+    new SyncLockedError('state/sync.lock', { pid: 4242, hostname: 'elsewhere' }),
+    SyncError,
+    'RXS_ERR_SYNC_LOCKED',
+  ],
+  [new SyncStateError('state.json names gen-1, which is missing'), SyncError, 'RXS_ERR_SYNC_STATE'],
+  [new SyncStreamError('not a stream'), SyncError, 'RXS_ERR_SYNC_STREAM'],
+  [new SyncOrderError('Requirements', 'b', 'c'), SyncStreamError, 'RXS_ERR_SYNC_ORDER'],
+  [
+    new PreviousRecordMissingError('Requirements', 'a'),
+    SyncStreamError,
+    'RXS_ERR_SYNC_PREVIOUS_RECORD_MISSING',
+  ],
+  [new RowIndexError('the index is short'), SyncError, 'RXS_ERR_ROW_INDEX'],
+  [new SpliceRefusedError('a column changed'), SyncError, 'RXS_ERR_SPLICE_REFUSED'],
+  [new BaselineNotFoundError('release 1'), BaselineNotFoundError, 'RXS_ERR_BASELINE_NOT_FOUND'],
+  [new JsonArrayError('cut short', true), JsonArrayError, 'RXS_ERR_JSON_ARRAY'],
 ];
 
 describe('error codes of the data families', () => {

@@ -6,6 +6,7 @@ import { keepingProtoKeys } from './own-keys.js';
 /** The body is not a complete JSON array: cut short (`truncated`) or malformed. */
 export class JsonArrayError extends Error {
   override name = 'JsonArrayError';
+  readonly code = 'RXS_ERR_JSON_ARRAY';
   constructor(
     message: string,
     readonly truncated: boolean,

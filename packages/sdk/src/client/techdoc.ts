@@ -65,6 +65,7 @@ export interface TechdocClient {
 /** No baseline has the name or id a caller gave. */
 export class BaselineNotFoundError extends Error {
   override name = 'BaselineNotFoundError';
+  readonly code = 'RXS_ERR_BASELINE_NOT_FOUND';
   constructor(readonly nameOrId: string) {
     super(
       `No baseline is named "${nameOrId}" (nor has that id). List the baselines with \`rxs baseline list\` (GET /baselines/).`,

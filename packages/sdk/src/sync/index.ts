@@ -16,6 +16,7 @@ export {
   type StoredTrace,
   type SyncState,
 } from './state.js';
+export { SyncError, type SyncErrorCode } from './errors.js';
 export { acquireSyncLock, LOCK_FILE, processAlive, SyncLockedError, type SyncLock } from './lock.js';
 export {
   CHANGE_REPORT_FORMAT,

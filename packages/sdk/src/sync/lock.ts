@@ -1,13 +1,16 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { SyncError } from './errors.js';
 
 /** One sync at a time per state folder: `DIR/sync.lock` names the PID and host of its sync, and since when. */
 export const LOCK_FILE = 'sync.lock';
 
 type Holder = { pid: number; hostname: string; startedAt: string };
 
-export class SyncLockedError extends Error {
+export class SyncLockedError extends SyncError {
+  override name = 'SyncLockedError';
+  readonly code = 'RXS_ERR_SYNC_LOCKED';
   readonly pid?: number;
   constructor(lockPath: string, { pid, hostname: host, startedAt }: Partial<Holder>) {
     const mine = host === hostname() && pid === process.pid;

@@ -1,4 +1,5 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
+import { SyncError } from './errors.js';
 
 /**
  * Where each record of a spliced topic sits: its line in the snapshot's records file and its row
@@ -97,7 +98,10 @@ function aligned<T extends Int32Array | Float64Array>(
 }
 
 /** The index is not what it should be: the poll walks the rows instead. */
-export class RowIndexError extends Error {}
+export class RowIndexError extends SyncError {
+  override name = 'RowIndexError';
+  readonly code = 'RXS_ERR_ROW_INDEX';
+}
 
 /** Reads an index front to back, a chunk of entries at a time (synchronous within a chunk). */
 export class RowIndexReader {

@@ -35,6 +35,7 @@ import {
   type StoredTrace,
   type SyncState,
 } from './state.js';
+import { SyncError, type SyncErrorCode } from './errors.js';
 
 export interface SyncSessionOptions {
   /** The most records (and traces) of each kind the report lists; counts are always complete. */
@@ -44,10 +45,15 @@ export interface SyncSessionOptions {
 }
 
 /** The export stream does not have the shape sync relies on. */
-export class SyncStreamError extends Error {}
+export class SyncStreamError extends SyncError {
+  override name = 'SyncStreamError';
+  readonly code: SyncErrorCode = 'RXS_ERR_SYNC_STREAM';
+}
 
 /** Records of a topic did not arrive in strictly ascending `_id` order. */
 export class SyncOrderError extends SyncStreamError {
+  override name = 'SyncOrderError';
+  override readonly code = 'RXS_ERR_SYNC_ORDER';
   constructor(
     readonly topic: string,
     readonly id: string,
@@ -64,6 +70,8 @@ export class SyncOrderError extends SyncStreamError {
 
 /** A record said to be kept or gone (`takePrevious`) is not the previous snapshot's next one. */
 export class PreviousRecordMissingError extends SyncStreamError {
+  override name = 'PreviousRecordMissingError';
+  override readonly code = 'RXS_ERR_SYNC_PREVIOUS_RECORD_MISSING';
   constructor(
     readonly topic: string,
     readonly id: string,
@@ -75,7 +83,10 @@ export class PreviousRecordMissingError extends SyncStreamError {
 }
 
 /** A part after the sync ended: refused, the session stays as it was. */
-class LateStreamError extends SyncStreamError {}
+class LateStreamError extends SyncStreamError {
+  override name = 'LateStreamError';
+  override readonly code = 'RXS_ERR_SYNC_LATE_STREAM';
+}
 
 type Phase = 'start' | 'topics' | 'ended' | 'committed' | 'aborted';
 

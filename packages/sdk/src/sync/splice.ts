@@ -21,6 +21,7 @@ import { PieceWriter } from './pieces.js';
 import { renderingOf, type Rendering, type SpliceFormat } from './rendering.js';
 import { HashSet, readableIdHash, RowIndexReader, RowIndexWriter, type ReadableIdHash } from './row-index.js';
 import { PreviousRecordMissingError, type SyncSession } from './session.js';
+import { SyncError } from './errors.js';
 
 /**
  * A spliced poll: after a feed plan (feed-cache.ts) said which records changed, the new output and
@@ -42,7 +43,10 @@ import { PreviousRecordMissingError, type SyncSession } from './session.js';
 export type { SpliceFormat } from './rendering.js';
 
 /** The poll cannot be spliced; nothing it wrote may be kept, and a full run gives the result. */
-export class SpliceRefusedError extends Error {}
+export class SpliceRefusedError extends SyncError {
+  override name = 'SpliceRefusedError';
+  readonly code = 'RXS_ERR_SPLICE_REFUSED';
+}
 
 /** Whether an export of these options can be spliced at all (the rest is checked while splicing). */
 export function spliceable(

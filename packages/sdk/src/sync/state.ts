@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NodeType, RelationType } from '../contract/trace.js';
 import type { ExportedField, ExportServers } from '../export/model.js';
+import { SyncError } from './errors.js';
 
 /**
  * The previous snapshot, as sync keeps it in its folder DIR:
@@ -95,7 +96,10 @@ export interface SyncState {
   traces: { file: string; count: number } | null;
 }
 
-export class SyncStateError extends Error {}
+export class SyncStateError extends SyncError {
+  override name = 'SyncStateError';
+  readonly code = 'RXS_ERR_SYNC_STATE';
+}
 
 /** The current state of DIR, or undefined when none was committed yet (the first sync). */
 export async function readSyncState(dir: string): Promise<SyncState | undefined> {
