@@ -17,4 +17,5 @@ export * from './export/limits.js';
 export * from './export/writers/index.js';
 export * from './sync/index.js';
 export * from './files/index.js';
+export * from './event-loop.js';
 export * from './client/index.js';

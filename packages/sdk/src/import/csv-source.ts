@@ -1,9 +1,9 @@
+import { eventLoopSlices } from '../event-loop.js';
 import { parse } from 'csv-parse';
 import { pipeline, Readable } from 'node:stream';
 import { restoredText } from '../export/writers/csv-text.js';
 import {
   cellTooLarge,
-  eventLoopTurns,
   importLimits,
   limitError,
   sizeText,
@@ -58,7 +58,7 @@ export class CsvSource implements RowSource {
     let header: string[] | undefined;
     // Where the record being read starts: the line after the previous one ended.
     let line = 1;
-    const turn = eventLoopTurns();
+    const turn = eventLoopSlices();
     try {
       for await (const { record: cells, info } of parser as AsyncIterable<{
         record: string[];

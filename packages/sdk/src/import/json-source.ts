@@ -1,3 +1,4 @@
+import { eventLoopSlices } from '../event-loop.js';
 import { pipeline, Readable, Transform } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import Pick from 'stream-json/filters/Pick.js';
@@ -8,7 +9,6 @@ import { rowOfObject } from './object-row.js';
 import {
   cellTooLarge,
   DistinctColumns,
-  eventLoopTurns,
   importLimits,
   limitError,
   sizeText,
@@ -48,7 +48,7 @@ export class JsonSource implements RowSource {
       () => {},
     );
     let count = 0;
-    const turn = eventLoopTurns();
+    const turn = eventLoopSlices();
     const columns = new DistinctColumns(this.limits, this.file);
     try {
       for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
@@ -85,7 +85,7 @@ export class JsonLinesSource implements RowSource {
 
   async *rows(): AsyncGenerator<SourceRow> {
     const lines = linesOf(decodeTextFile(this.file), this.limits, this.file);
-    const turn = eventLoopTurns();
+    const turn = eventLoopSlices();
     const columns = new DistinctColumns(this.limits, this.file);
     let number = 0;
     let exportFile = false;

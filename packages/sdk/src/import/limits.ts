@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_MAX_EXPORT_COLUMNS } from '../export/limits.js';
 import { ImportLimitError } from './errors.js';
 import type { SourceRow } from './source-row.js';
@@ -71,24 +70,6 @@ export function importLimits(given: Partial<ImportLimits> = {}): ImportLimits {
   for (const [key, value] of Object.entries(given) as [keyof ImportLimits, number | undefined][])
     if (value !== undefined) limits[key] = value;
   return limits;
-}
-
-/** Work between two turns of the event loop: another request waits at most about this long. */
-const SLICE_MS = 10;
-
-/**
- * Reading a file is a loop whose awaits mostly resolve at once (the parser's buffered rows): it
- * would hold every other request of a server until the file ends. Call the function this returns
- * once per row; every SLICE_MS of work (the reader's and its consumer's) it gives the event loop a turn.
- */
-export function eventLoopTurns(): () => Promise<void> | undefined {
-  let since = performance.now();
-  return () => {
-    if (performance.now() - since < SLICE_MS) return undefined;
-    return nextTurn().then(() => {
-      since = performance.now();
-    });
-  };
 }
 
 /** The length of each cell counted into its row: a row past `maxRowBytes` is refused. */

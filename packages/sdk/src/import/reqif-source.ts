@@ -1,8 +1,8 @@
+import { eventLoopSlices } from '../event-loop.js';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import {
   cellTooLarge,
   DistinctColumns,
-  eventLoopTurns,
   importLimits,
   RowBytes,
   XmlRuns,
@@ -154,7 +154,7 @@ export class ReqifSource implements RowSource {
     let line = 1;
     const runs = new XmlRuns(this.limits.maxCellBytes);
     const columns = new DistinctColumns(this.limits, this.file);
-    const turn = eventLoopTurns();
+    const turn = eventLoopSlices();
     try {
       for await (const chunk of decodeTextFile(this.file)) {
         if (runs.exceeds(chunk)) throw cellTooLarge(this.limits, `${this.file}, after line ${line}`);

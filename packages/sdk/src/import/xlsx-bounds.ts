@@ -1,3 +1,4 @@
+import { eventLoopSlices } from '../event-loop.js';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -7,7 +8,7 @@ import { pipeline, Transform, type Readable, type TransformCallback } from 'node
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
 import { SaxesParser } from 'saxes';
-import { cellTooLarge, eventLoopTurns, limitError, sizeText, XmlRuns, type ImportLimits } from './limits.js';
+import { cellTooLarge, limitError, sizeText, XmlRuns, type ImportLimits } from './limits.js';
 import { ImportFileError } from './errors.js';
 
 /** An entry of unzipper's streaming parser, which exceljs reads workbooks with. */
@@ -226,7 +227,7 @@ async function sharedStrings(bytes: AsyncIterable<Buffer>, limits: ImportLimits)
     }
   });
   const decoder = new TextDecoder('utf-8');
-  const turn = eventLoopTurns();
+  const turn = eventLoopSlices();
   for await (const chunk of bytes) {
     parser.write(decoder.decode(chunk, { stream: true }));
     if (failure) break;

@@ -1,6 +1,7 @@
+import { eventLoopSlices } from '../event-loop.js';
 import type ExcelJS from 'exceljs';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
-import { eventLoopTurns, importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
+import { importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
 import { ImportFileError } from './errors.js';
 import { FIXED_COLUMNS, type Cell, type RowSource, type SourceRow } from './source-row.js';
 import { boundedWorkbook } from './xlsx-bounds.js';
@@ -101,7 +102,7 @@ export class XlsxSource implements RowSource {
 
   private async *rowsOf(sheet: AsyncIterable<ExcelJS.Row>): AsyncGenerator<SourceRow> {
     let header: string[] | undefined;
-    const turn = eventLoopTurns();
+    const turn = eventLoopSlices();
     try {
       for await (const row of sheet) {
         const cells = (row.values ?? []) as unknown[];

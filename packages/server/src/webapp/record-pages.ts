@@ -1,6 +1,6 @@
 import type { ServiceRecord } from '@rxs/sdk';
 import type { Principal } from '../auth/principal.js';
-import { eventLoopSlices } from '../http/event-loop-slices.js';
+import { eventLoopSlices } from '@rxs/sdk';
 import type { RecordFilter, RecordsService } from '../services/records/service.js';
 
 /**

@@ -42,14 +42,8 @@ const FOUR = { healthzP99Ms: 1000, rssGrowthMb: 600 };
 /**
  * Targets this version misses, by request and figure: measured and written to the figures, and
  * docs/reliability.md says so, but they do not fail the run. Every other request must meet both.
- * RSS here is garbage the collector has not yet returned (megabyte strings of each record parsed
- * and mapped live in V8's large-object space until a full collection), not data the server keeps.
  */
-const KNOWN_MISSES: Record<string, ('rss' | 'healthz')[]> = {
-  'GET /records/changes?limit=100000': ['healthz'],
-  'web XLSX export': ['rss'],
-  [`web import check: CSV of ${CSV_ROWS} rows`]: ['rss'],
-};
+const KNOWN_MISSES: Record<string, ('rss' | 'healthz')[]> = {};
 
 /** Statuses an expensive request may get: its answer, or a documented refusal. */
 const DOCUMENTED = new Set([200, 201, 413, 422, 429]);
@@ -295,7 +289,9 @@ describe('the request budget: one tenant cannot take the server from the others'
     const figures: Measured[] = [];
     const failures: string[] = [];
     const missed: string[] = [];
-    for (const kind of kinds) {
+    // RXS_SOAK_BUDGET_ONLY=`text|text`: only the requests whose names contain one of them.
+    const only = process.env.RXS_SOAK_BUDGET_ONLY?.split('|').filter(Boolean);
+    for (const kind of kinds.filter((k) => !only || only.some((part) => k.name.includes(part)))) {
       const known = KNOWN_MISSES[kind.name] ?? [];
       for (const [count, target] of [
         [1, ALONE],

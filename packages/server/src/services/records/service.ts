@@ -25,7 +25,7 @@ import { recordsAsOfLines, recordsAsOfQuery, recordsAsOfSizes, storedRecordBytes
 import { itemsWithin, pageBytes } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/sdk';
-import { eventLoopSlices } from '../../http/event-loop-slices.js';
+import { eventLoopSlices } from '@rxs/sdk';
 
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */

@@ -1,3 +1,4 @@
+import { eventLoopSlices } from '@rxs/sdk';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -64,6 +65,7 @@ export function openSqlite(path: string): Storage {
       return;
     }
     const reader = openReader(file);
+    const turn = eventLoopSlices();
     try {
       const rows = reader.prepare(query.sql).iterate(...parameters) as IterableIterator<Row>;
       try {
@@ -77,6 +79,7 @@ export function openSqlite(path: string): Storage {
           }
           if (batch.length > 0) yield batch;
           if (batch.length < batchSize) break;
+          await turn();
         }
       } finally {
         // Ends the statement (also when the listing is abandoned half-way) before the reader closes.
@@ -112,6 +115,7 @@ export function openSqlite(path: string): Storage {
       return;
     }
     const reader = openReader(file);
+    const turn = eventLoopSlices();
     try {
       // One read transaction: every page comes from the snapshot its first statement took.
       reader.exec('BEGIN');
@@ -119,6 +123,9 @@ export function openSqlite(path: string): Storage {
         const rows = run(reader, statement);
         if (rows.length === 0) break;
         yield rows;
+        // SQLite answers at once: without a turn now and then, a consumer that never waits (a
+        // socket that takes every chunk) would hold the event loop for the whole read.
+        await turn();
         statement = next(rows);
       }
     } finally {
