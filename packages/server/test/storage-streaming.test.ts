@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, testDatabase, type TestServer } from './harness.js';
 
@@ -46,6 +47,30 @@ describe(`streamed reads on ${testDatabase}: batches and keyset pages`, () => {
     expect(pages).toBe(Math.ceil(ids.length / 3));
     const after = await allIds().execute();
     expect(after.map((r) => r.id)).toEqual(ids.slice(0, -1));
+  });
+
+  it('a read consumed without a pause still lets the event loop serve others', async () => {
+    // Pages of one large text each: tens of milliseconds of reading in all.
+    const big = t.server.storage.db
+      .selectFrom('records')
+      .select(['id', sql<string>`${'x'.repeat(2 * 1024 * 1024)} || id`.as('text')])
+      .orderBy('id');
+    for (const read of ['pages', 'batches'] as const) {
+      let served = false;
+      setImmediate(() => (served = true));
+      let chars = 0;
+      const rows =
+        read === 'pages'
+          ? t.server.storage.streamPages<{ id: string; text: string }>((previous) => {
+              const after = previous?.at(-1)?.id;
+              return (after ? big.where('id', '>', after) : big).limit(1).compile();
+            })
+          : t.server.storage.streamBatches(big.compile(), 1);
+      // A consumer that never waits: only the read itself can give the event loop a turn.
+      for await (const page of rows) for (const row of page) chars += row.text.length;
+      expect(chars).toBeGreaterThan(4 * 2 * 1024 * 1024);
+      expect(served, read).toBe(true);
+    }
   });
 
   it('an abandoned page stream releases its reader (the database stays usable)', async () => {
