@@ -43,7 +43,10 @@ const FOUR = { healthzP99Ms: 1000, rssGrowthMb: 600 };
  * Targets this version misses, by request and figure: measured and written to the figures, and
  * docs/reliability.md says so, but they do not fail the run. Every other request must meet both.
  */
-const KNOWN_MISSES: Record<string, ('rss' | 'healthz')[]> = {};
+const KNOWN_MISSES: Record<string, ('rss' | 'healthz')[]> = {
+  // Four at once: /healthz p99 912 to 1014 ms of 1 s in four runs (alone: 29 to 39 ms).
+  'web records table (25 rows)': ['healthz'],
+};
 
 /** Statuses an expensive request may get: its answer, or a documented refusal. */
 const DOCUMENTED = new Set([200, 201, 413, 422, 429]);
