@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ObjectId } from '@rxs/sdk';
+import { KeysetPage } from './common.js';
 import { RecordChanges } from './history.js';
 
 /** `GET /api/baselines`: a page of baselines, after the id `after`. */
@@ -38,11 +39,7 @@ export const BaselineView = Type.Object({
 export type BaselineView = Static<typeof BaselineView>;
 
 /** `GET /api/baselines`. */
-export const BaselineList = Type.Object({
-  items: Type.Array(BaselineView),
-  /** Pass as `after` for the next page. */
-  next: Nullable(Type.String()),
-});
+export const BaselineList = KeysetPage(BaselineView);
 export type BaselineList = Static<typeof BaselineList>;
 
 /** A record that differs between the two sides of a comparison. */

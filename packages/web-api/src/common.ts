@@ -1,6 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
   APPROVAL_MEANINGS,
+  Nullable,
   CHANGE_CHANNELS,
   EXPORT_FORMATS,
   PERMISSIONS,
@@ -57,3 +58,7 @@ export const ApiErrorBody = Type.Object({
   detail: Type.Union([Type.String(), Type.Array(ValidationErrorItem)]),
 });
 export type ApiErrorBody = Static<typeof ApiErrorBody>;
+
+/** A page of a keyset listing: its items, and `next` to pass as `after` for the next page (null at the end). */
+export const KeysetPage = <Item extends TSchema>(item: Item) =>
+  Type.Object({ items: Type.Array(item), next: Nullable(Type.String()) });

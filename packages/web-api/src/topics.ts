@@ -9,7 +9,7 @@ import {
   Nullable,
   ObjectId,
 } from '@rxs/sdk';
-import { ApprovalMeaningSchema } from './common.js';
+import { ApprovalMeaningSchema, KeysetPage } from './common.js';
 import { FieldColumn } from './records.js';
 import { Password } from './session.js';
 
@@ -34,11 +34,7 @@ export const TopicSummary = Type.Object({
 });
 export type TopicSummary = Static<typeof TopicSummary>;
 
-export const TopicList = Type.Object({
-  items: Type.Array(TopicSummary),
-  /** Pass as `after` for the next page. */
-  next: Nullable(Type.String()),
-});
+export const TopicList = KeysetPage(TopicSummary);
 export type TopicList = Static<typeof TopicList>;
 
 export const RevisionSummary = Type.Object({
