@@ -433,6 +433,12 @@ describe('web app API', () => {
 
     it('shows, edits and deletes a record; viewers may not change it', async () => {
       const rev = requirements().currentRevisionId;
+      // The table is cached per revision; every change below must show in it at once.
+      const tableNames = async () =>
+        (await viewer.request('GET', `/api/revisions/${rev}/records?limit=100`)).body.rows.map(
+          (row: { name: string }) => row.name,
+        ) as string[];
+      expect(await tableNames()).not.toContain('Temp');
       const created = await editor.request('POST', '/api/records', {
         body: {
           name: 'Temp',
@@ -442,6 +448,7 @@ describe('web app API', () => {
         },
       });
       const id = created.body._id;
+      expect(await tableNames()).toContain('Temp');
       const detail = await viewer.request('GET', `/api/records/${id}`);
       expect(detail.body.topic).toMatchObject({ historyId: requirements().historyId, revisionId: rev });
       expect(detail.body.values.find((v: { name: string }) => v.name === 'Name').text).toBe('Temporary');
@@ -456,9 +463,12 @@ describe('web app API', () => {
         body: { name: 'Renamed', version: created.body.version },
       });
       expect(renamed.body.name).toBe('Renamed');
+      expect(await tableNames()).toEqual(expect.arrayContaining(['Renamed']));
+      expect(await tableNames()).not.toContain('Temp');
       expect((await viewer.request('DELETE', `/api/records/${id}`)).status).toBe(403);
       expect((await editor.request('DELETE', `/api/records/${id}`)).status).toBe(204);
       expect((await viewer.request('GET', `/api/records/${id}`)).status).toBe(404);
+      expect(await tableNames()).not.toContain('Renamed');
     });
 
     it('lists, adds and removes the links of a record, found by search', async () => {
