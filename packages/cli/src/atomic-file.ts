@@ -1,8 +1,7 @@
-import { constants, createWriteStream, open } from 'node:fs';
-import { readlink, realpath, stat } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { open, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { promisify } from 'node:util';
 import { openAtomic, type AtomicWrite } from '@rxs/sdk/exporter';
 import { UserError } from './errors.js';
 
@@ -40,7 +39,7 @@ export async function createAtomicFile(path: string, locked = false): Promise<At
     if (found?.isDirectory() || path.endsWith('/'))
       throw new UserError(`Cannot write ${path}: it names a folder. Name a file in it.`);
     if (found && (!found.isFile() || /^\/(dev|proc\/\w+)\/(fd\/\d+|stdout|stderr)$/.test(path))) {
-      const fd = await promisify(open)(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOCTTY);
+      const fd = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOCTTY);
       const stream = createWriteStream(path, { fd }).on('error', () => undefined);
       const commit = () => (stream.writableFinished ? Promise.resolve() : finished(stream.end()));
       return outputFile(path, undefined, { stream, commit, abort: async () => void stream.destroy() });

@@ -4,7 +4,6 @@ import { chmod, lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { promisify } from 'node:util';
 
 /** fsync a file or a folder by its path: its bytes, or its entries (a rename), survive a crash. */
 export const fsyncPath = (path: string): Promise<void> =>
@@ -15,8 +14,6 @@ const TEMP_NAME = /^\..*\.rxs-[0-9a-f]{16}\.tmp$/s;
 const tempPrefix = (target: string) => `.${basename(target).slice(0, 50)}.rxs-`;
 export const tempPath = (target: string): string =>
   join(dirname(target), `${tempPrefix(target)}${randomBytes(8).toString('hex')}.tmp`);
-/** Of the temporary names in a folder, those of `target`'s writes. */
-export const tempsOf = (target: string) => (name: string) => name.startsWith(tempPrefix(target));
 
 /**
  * Removes from `dir` this user's temporary files and folders whose writer was killed: those unchanged
@@ -40,10 +37,10 @@ export type AtomicWrite = Awaited<ReturnType<typeof openAtomic>>;
  * `locked`: the caller holds a lock over `target` (rxs sync's), so its earlier temporary files are abandoned.
  */
 export async function openAtomic(target: string, mode?: number, locked = false) {
-  await removeLeftovers(dirname(target), locked ? tempsOf(target) : undefined);
+  await removeLeftovers(dirname(target), locked ? (name) => name.startsWith(tempPrefix(target)) : undefined);
   const temp = tempPath(target);
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;
-  const fd = await promisify(fs.open)(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  const fd = await open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
   // A write error stays on the stream (`errored`), for the writer and `commit` to find.
   const stream = fs.createWriteStream(temp, { fd }).on('error', () => undefined);
   const discard = () => rm(temp, { force: true }).finally(() => stream.destroy());
@@ -59,11 +56,8 @@ export async function openAtomic(target: string, mode?: number, locked = false) 
   return { stream, commit, abort: () => (settled ??= discard()).catch(() => undefined) };
 }
 
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const file = await openAtomic(path);
-  file.stream.end(content);
-  await file.commit();
-}
+export const writeFileAtomic = (path: string, content: string): Promise<void> =>
+  openAtomic(path).then((file) => (file.stream.end(content), file.commit()));
 
 /** A new private scratch folder (spooled rows, snapshots to compare, an upload), named as temporary files are. */
 export async function makeScratchFolder(name: string, parent: string = tmpdir()): Promise<string> {

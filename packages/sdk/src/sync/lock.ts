@@ -71,8 +71,7 @@ export async function acquireSyncLock(dir: string) {
     } else await new Promise((resolve) => setTimeout(resolve, 20));
   }
   await rm(takeover, { force: true }); // a killed taker's: a taker at work finds the lock changed
-  const release = async () => {
-    if ((await contentOf(path)) === mine) await rm(path, { force: true }); // if still this lock's
-  };
+  // Removes the lock if it is still this sync's.
+  const release = () => contentOf(path).then((now) => (now === mine ? rm(path, { force: true }) : undefined));
   return { path, staleHolder, release };
 }
