@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The import benchmark (issue 15): `rxs import` of CSV files of growing size into the reference
+ * The import benchmark: `rxs import` of CSV files of growing size into the reference
  * topic. A dry run (every row read, matched and checked against the form: two passes over the
  * file) at each size, side by side with Python's csv module reading the same file once (the
  * baseline a person would reach for), and its peak memory, which must stay flat as the file grows;

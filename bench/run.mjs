@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The RXS benchmark (GitHub issue 7): generates data, runs every measurement against its baselines
+ * The RXS benchmark: generates data, runs every measurement against its baselines
  * in the same run, and writes the report (Markdown with a table per measurement, targets met or
  * missed, an SVG chart) and the raw figures as JSON. See bench/README.md.
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The traceability benchmark (issue 16): 10,000 requirements, 20,000 tests and 30,000 traces
+ * The traceability benchmark: 10,000 requirements, 20,000 tests and 30,000 traces
  * between them; `rxs trace-report` (HTML, the heaviest: the matrix is over its limit, so links are
  * listed) side by side with the plain `rxs export --traces` of the same two topics, taking turns
  * (A B B A), and the same at a tenth of the size to show how memory grows. Targets: the report in

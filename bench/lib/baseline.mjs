@@ -1,7 +1,7 @@
 /**
  * The release before record history (commit 63a89d6), built next to this tree so the write
  * benchmark can run today's server and the one before history side by side on the same machine,
- * in the same run. Issue 13 asks that POST and PATCH keep at least 80% of that release's throughput.
+ * in the same run: POST and PATCH with history must keep at least 80% of that release's throughput.
  *
  * The tree comes from `git archive` (the checkout itself is left alone) into
  * `bench/.baseline-<commit>/` (gitignored), with its own `node_modules`: links to every entry of

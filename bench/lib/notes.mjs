@@ -10,7 +10,7 @@ import { MB, secs, sizeLabel } from './format.mjs';
 const x = (r) => (r === undefined ? 'n/a' : `${r.toFixed(r < 10 ? 1 : 0)}x`);
 const percent = (v) => `${(v * 100).toFixed(v < 0.1 ? 1 : 0)}%`;
 
-/** The figure at 100k records (the issue's size) if measured, else at the largest size that has it. */
+/** The figure at 100k records (the targets' size) if measured, else at the largest size that has it. */
 function headlineFigure(results, pick) {
   const order = [...results.sizes].reverse();
   const headline = order.findIndex((s) => s.size === 100_000);

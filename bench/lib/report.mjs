@@ -34,7 +34,7 @@ function loadText(pairs, cores) {
 }
 
 /**
- * The issue's targets, each judged at every size where it was measured. `section` is the key of
+ * The report's targets, each judged at every size where it was measured. `section` is the key of
  * the measurement it reads, `value` extracts the figure, `ok` judges it, `show` formats it.
  */
 export const TARGETS = [

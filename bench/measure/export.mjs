@@ -4,9 +4,8 @@
  * otherwise, curl piped through a jq program that maps the form keys by the schema and writes CSV.
  * Wall time from spawn to exit (Node start-up included on both sides) and peak RSS (GNU time).
  *
- * The limit is taken twice: from the transfer-limit server (the same bytes from memory, as the
- * issue's 0.7 s figure was taken: the target is judged against it), and from the RXS server itself,
- * which isolates what the exporter adds to the listing it downloads.
+ * The limit is taken twice: from the transfer-limit server (the same bytes from memory: the target
+ * is judged against it), and from the RXS server itself, which isolates what the exporter adds to the listing it downloads.
  */
 import { createReadStream, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';

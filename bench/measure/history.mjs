@@ -1,5 +1,5 @@
 /**
- * 7. The cost of record history (issue 13): `POST /records/` and `PATCH /records/{id}` throughput
+ * 7. The cost of record history: `POST /records/` and `PATCH /records/{id}` throughput
  * of today's server against the release before history (lib/baseline.mjs), side by side: both
  * servers on SQLite, each on its own copy of the same generated records, taking turns within every
  * round (A B B A, the first side alternating), so each ratio compares figures measured seconds

@@ -1,5 +1,5 @@
 /**
- * 1b. The listing on PostgreSQL (issue 14): the benchmark's SQLite dataset copied into a fresh
+ * 1b. The listing on PostgreSQL: the benchmark's SQLite dataset copied into a fresh
  * PostgreSQL database with `rxs migrate-data`, then `GET /records/?context__knowledge_unit_topic_id=REV`
  * from `rxs serve --database postgres://...` (kept: an unchanged topic, answered from disk; built:
  * a second server with `--listing-cache-mb 0`), against `psql` copying the same rows out as the

@@ -2,10 +2,10 @@
  * 1. Listing: `GET /records/?context__knowledge_unit_topic_id=REV` downloaded in full by curl, against
  * (a) the transfer limit (the same bytes from memory) and (b) json-server 0.17 with the same filter
  * (`?context.knowledge_unit_topic_id=REV`). RXS answers an unchanged topic from the listing it kept
- * on disk (issue 14); `rxsBuilt`, a second RXS server on the same database with the cache off, is
+ * on disk; `rxsBuilt`, a second RXS server on the same database with the cache off, is
  * what a listing built from the database costs (the first after a change, plus writing the file). The contenders take turns within each round, so every
  * ratio compares figures taken seconds apart. The same listing as of now (`&as_of=`, read from the
- * records' history, issue 13) runs as one more contender: it must stream like the present listing,
+ * records' history) runs as one more contender: it must stream like the present listing,
  * in memory that does not grow with the record count. The RXS server's memory is its peak RSS
  * during a listing above its RSS just before it.
  */

@@ -8,7 +8,7 @@ import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA } from '../../server/test/su
 import { runCli } from './run-cli.js';
 
 /**
- * `rxs import` of a hostile file (issue 33): refused with the limit it went past, in one line on
+ * `rxs import` of a hostile file: refused with the limit it went past, in one line on
  * stderr and exit code 1, after reading no more of it than the limit.
  */
 describe('rxs import: bounded reading', () => {

@@ -85,7 +85,7 @@ describe('rxs export and sync with a mapping file', () => {
         ['REQ_002', 'refines', 'REQ_001'],
       ]),
     );
-    // Without the file: today's defaults, no link names.
+    // Without the file: the built-in defaults, no link names.
     const plainOut = join(dir, 'plain.json');
     const plain = await runCli(exportArgs('--format', 'json', '--out', plainOut));
     expect(plain.code, plain.stderr).toBe(0);

@@ -4,7 +4,7 @@ import { webClient, type WebClient } from './web-client.js';
 
 const PASSWORD = 'a-long-enough-password';
 
-/** Accounts, keys and sign-in as an attacker inside a tenant would try them (issue 12, items 7–9, 12). */
+/** Accounts, keys and sign-in as an attacker inside a tenant would try them. */
 describe('accounts, keys and sign-in', () => {
   let t: TestServer;
   let owner: WebClient;

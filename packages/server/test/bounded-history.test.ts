@@ -7,7 +7,7 @@ import { createTextTopic, startTestServer, type TestServer } from './harness.js'
 import { webClient, type WebClient } from './web-client.js';
 
 /**
- * Issue 33: reads of history are bounded in bytes as well as rows. Records of about 1 MB each and
+ * Reads of history are bounded in bytes as well as rows. Records of about 1 MB each and
  * pages of 2 MiB (RXS_PAGE_BYTES) stand for records of several MB and the 8 MiB default; one slot
  * for expensive reads (RXS_WEB_EXPORTS) stands for a busy server.
  */

@@ -349,7 +349,7 @@ describe('conditional requests: ETag and 304', () => {
         }
       }),
       // Enough runs that the steps surely move the listing and leave it alone several times each
-      // (with 8, a run of creates elsewhere and skipped steps once left only 4 moves).
+      // (with fewer, creates elsewhere and skipped steps can leave too few moves to count).
       { numRuns: 20 },
     );
     expect(transitions).toBeGreaterThan(5);

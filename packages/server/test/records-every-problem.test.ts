@@ -43,7 +43,7 @@ describe('every problem in one answer', () => {
     });
     expect(res.status).toBe(422);
     expect(locs(res.body)).toEqual(['body.data.priority', 'body.name']);
-    // The shape's problem is worded as before; the form's as the form's validation words it.
+    // The shape's problem keeps the shape's wording; the form's is worded by the form's validation.
     expect(res.body.detail.find((d: { loc: string[] }) => d.loc[1] === 'name').type).toBe('string_too_short');
   });
 

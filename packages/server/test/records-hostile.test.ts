@@ -6,7 +6,7 @@ import { RecordsService } from '../src/services/records/service.js';
 import { startTestServer, testDatabase, type TestServer } from './harness.js';
 import { webClient } from './web-client.js';
 
-/** Attacks on records input and on secrets (issue 12, items 6 and 10 to 13), against the real server. */
+/** Attacks on records input and on secrets, against the real server. */
 describe('records input and secrets', () => {
   let t: TestServer;
   let revision: string;

@@ -2,7 +2,7 @@ import { createClient, TRACE_BATCH_MAX_EDGES, TRACE_BATCH_TOO_LARGE } from '@rxs
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 
-// Issue 12.1: one viewer request to the batch listing must not freeze the server for everyone.
+// One viewer request to the batch listing must not freeze the server for everyone.
 describe('tracer: the batch listing is bounded and never blocks the server', () => {
   const HUB_TRACES = 400;
   let t: TestServer;
@@ -15,7 +15,7 @@ describe('tracer: the batch listing is bounded and never blocks the server', () 
     t = await startTestServer();
     // TC-004 has no traces of its own in the demo.
     hub = t.demo.tenant.topics.verificationTests!.recordIds[3]!;
-    // 400 traces from one record to made-up Document ids, as in the attack.
+    // 400 traces from one record to made-up Document ids: a hub that makes 2-hop answers large.
     documents = Array.from({ length: HUB_TRACES }, (_, i) => document(i));
     for (let i = 0; i < documents.length; i += 10) {
       const created = await Promise.all(

@@ -60,7 +60,7 @@ describe('web app exports at once', () => {
     }
   }, 120_000);
   // Closed right after a long export: the server closes each keep-alive connection as soon as it is
-  // idle (server.ts); before, this close waited for the idle timeout (120 s).
+  // idle (server.ts), so this close does not wait for the idle timeout (120 s).
   afterAll(() => t?.close(), 10_000);
 
   it('a second export while the server writes one is 429 with Retry-After; once done, it runs', async () => {

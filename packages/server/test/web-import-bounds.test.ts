@@ -14,7 +14,7 @@ const SETTINGS = {
 } as const;
 
 /**
- * A hostile upload to the web app's import check (issue 33) is answered at once with 413 or 422
+ * A hostile upload to the web app's import check is answered at once with 413 or 422
  * naming the limit it went past, never a 500; reading it costs memory and time in proportion to
  * the limits, and the server answers its health check meanwhile.
  */
@@ -141,7 +141,7 @@ describe('web app import: bounded reading of uploads', () => {
     expect(done.status, done.text).toBe(200);
     expect(JSON.parse(done.text).report.rows).toBe(rows);
     expect(answered).toBeGreaterThan(0);
-    // No health check waits long for its turn: read in one go, one waited for most of the check.
+    // No health check waits long for its turn: the check reads the file in parts, never in one go.
     expect(longest).toBeLessThan(Math.max(300, seconds * 1000 * 0.2));
   }, 120_000);
 });

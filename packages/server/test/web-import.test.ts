@@ -12,7 +12,7 @@ const GOOD = 'name,Note,Score\r\nN-1,first,1\r\nN-2,second,2\r\nN-3,third,3\r\n'
 const ONE_BAD = 'name,Note,Score\r\nB-1,first,1\r\nB-2,second,eleven\r\nB-3,third,3\r\n';
 
 /**
- * The web app's import (issue 15): a CSV or XLSX file checked (a dry run with a preview) and then
+ * The web app's import: a CSV or XLSX file checked (a dry run with a preview) and then
  * imported, through the session's principal and CSRF token, with the limits of an upload.
  */
 describe('web app import', () => {

@@ -6,8 +6,8 @@ import { signedInOwner } from './support/browser.js';
 const STEP = 60_000;
 
 /**
- * Rough edges found by a walk-through in a real browser (issue 17): errors that say what happened
- * and what to do, long text that wraps, a deletion that is confirmed, one voice in validation.
+ * The web app's finish in a real browser: errors that say what happened and what to do,
+ * long text that wraps, a deletion that is confirmed, one voice in validation.
  */
 describe('web app end to end: errors, long text, deletion', () => {
   let t: TestServer;

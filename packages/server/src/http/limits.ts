@@ -1,5 +1,5 @@
 /**
- * Time, rate and concurrency bounds of the HTTP server (issue 12). Every limit has a default, an
+ * Time, rate and concurrency bounds of the HTTP server. Every limit has a default, an
  * environment variable and an `rxs serve` flag; 0 switches a limit off. docs/reliability.md lists them.
  */
 export interface ServerLimits {

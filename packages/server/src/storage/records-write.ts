@@ -233,9 +233,9 @@ interface AppendTemplate {
 const appendTemplates = new Map<string, AppendTemplate>();
 
 /**
- * Building this statement with Kysely on every write cost more than running it (about 90 µs of a
- * PATCH): it is built once per dialect and number of ids, with a distinct marker as each value, so
- * the compiled parameters say which value goes where; later writes only bind their values.
+ * Building this statement with Kysely costs more than running it: it is built once per dialect and
+ * number of ids, with a distinct marker as each value, so the compiled parameters say which value
+ * goes where; later writes only bind their values.
  */
 function appendTemplate(trx: Trx, count: number): AppendTemplate {
   const style = trx

@@ -23,7 +23,7 @@ const WARMUP_FRACTION = 0.25;
 /**
  * Memory: the heap after a full collection (probed with SIGUSR2, see support/memory-probe.cjs) must
  * not climb with the request count. Resident memory must level off: V8 sizes its heap to the
- * allocation rate (each write now also writes a version) and swings by tens of MB between
+ * allocation rate (each write also writes a version) and swings by tens of MB between
  * collections, so the level is the median of each half of the samples after warm-up, and the
  * second half's may be at most this much above the first's.
  */

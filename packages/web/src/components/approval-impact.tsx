@@ -5,7 +5,7 @@ import { Notice, plural } from './ui';
 
 /**
  * Before a re-approval: how many of the topic's records would not validate against the new form
- * (a required field added, an option removed) and which, so nobody learns it from 61 records that
+ * (a required field added, an option removed) and which, so nobody learns it from records that
  * can no longer be saved. Checked when the dialog opens, with the form as it is on the page.
  */
 export function ApprovalImpactNotice({

@@ -48,7 +48,7 @@ function queryOf(revision: string, file: File, options: Options) {
 }
 
 /**
- * Import a CSV or XLSX file into a topic (issue 15): the file is checked first (a dry run: the
+ * Import a CSV or XLSX file into a topic: the file is checked first (a dry run: the
  * column mapping, the first rows as checked, the counts; nothing is written), then imported with
  * the options chosen, by the same code as `rxs import`.
  */

@@ -8,10 +8,10 @@ const FOLLOWED = 4;
 
 /**
  * A kept listing's file as a stream that reads into a few buffers it reuses, instead of a new one
- * per read as `createReadStream` does. A gigabyte read 4 MiB at a time otherwise allocates 250
+ * per read as `createReadStream` does. A gigabyte read 4 MiB at a time would otherwise allocate 250
  * buffers that only the garbage collector frees; once they reach the old generation (as after any
- * large listing built in the same process), each listing of a million records paid about 20 full
- * collections and took 2.5 times as long.
+ * large listing built in the same process), only full collections free them, and a large listing
+ * would pay for many of them.
  *
  * A buffer is read into again only when nothing can still hold it. The consumer takes chunks in
  * order and `held()` says how many of the bytes it was given it still holds (for an HTTP response:

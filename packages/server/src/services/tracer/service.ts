@@ -287,8 +287,8 @@ export class TracerService {
   /**
    * The same answer as JSON text in chunks of about BATCH_CHUNK_CHARS, for the HTTP route. The walk
    * runs first, so a refusal (422) comes before any byte; the results are serialised a few at a
-   * time, with the event loop free between chunks (a write per result cost a second of syscalls
-   * over a 30,000-record export).
+   * time, with the event loop free between chunks (a socket write per result would cost a syscall
+   * per result).
    */
   async batchListJson(
     principal: Principal,
@@ -410,7 +410,7 @@ export class TracerService {
   /**
    * The traces touching any of `ids`, at most `limit` (the caller refuses when it gets that many).
    * One query per end, each on its own index: with `source_id IN … OR target_id IN …` SQLite
-   * reads every trace of the tenant (a batch of 500 records took 3x as long).
+   * would read every trace of the tenant.
    */
   private async tracesTouching(
     tenantId: string,

@@ -183,7 +183,7 @@ async function saveUpload(
 }
 
 /**
- * The import page (issue 15): `POST /api/import/check` and `POST /api/import` take a CSV or XLSX
+ * The import page: `POST /api/import/check` and `POST /api/import` take a CSV or XLSX
  * file as the request body (its name and the options in the query) for a topic's current revision.
  * The check is a dry run that answers the column mapping, the first rows as checked and the counts;
  * the import writes (all or nothing unless `continue_on_error`), each row with the idempotency key

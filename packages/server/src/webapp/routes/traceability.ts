@@ -39,7 +39,7 @@ const CONTENT_TYPES: Record<ReportFormat, string> = {
 };
 
 /**
- * The traceability page (issue 16): `GET /api/traceability?revisions=A,B` answers the coverage of
+ * The traceability page: `GET /api/traceability?revisions=A,B` answers the coverage of
  * the topics in that order (the same rules, computed by the same sdk code, as `rxs trace-report`)
  * and the suspect links with their trace ids, for the review buttons; `GET
  * /api/traceability/report?revisions=&format=html|xlsx|md|json` downloads the report. With a
