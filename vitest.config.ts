@@ -1,7 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+import { sourceAliases } from './vitest.aliases.js';
 
 // The server's API suite runs twice, on SQLite and on PostgreSQL (RXS_TEST_POSTGRES_URL, started
 // by .ci/run or scripts/pg-test-cluster.sh). Without that URL the PostgreSQL run is left out, loudly.
@@ -20,12 +18,7 @@ const soak = '**/*.soak.test.ts';
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources; the packages' `exports` point at their builds.
-    alias: [
-      { find: /^@rxs\/sdk$/, replacement: src('sdk') },
-      { find: /^@rxs\/web-api$/, replacement: src('web-api') },
-      { find: /^@rxs\/server$/, replacement: src('server') },
-      { find: /^@rxs\/server\/config$/, replacement: src('server').replace(/index\.ts$/, 'config.ts') },
-    ],
+    alias: sourceAliases,
   },
   test: {
     testTimeout: 30_000,
@@ -38,7 +31,7 @@ export default defineConfig({
           name: 'unit',
           include: [
             'packages/*/src/**/*.test.ts',
-            'packages/sdk/test/**/*.test.ts',
+            'packages/exchange/test/**/*.test.ts',
             'packages/cli/test/**/*.test.ts',
             'packages/web/test/**/*.test.ts',
           ],

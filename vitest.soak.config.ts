@@ -1,14 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+import { sourceAliases } from './vitest.aliases.js';
 
 // The slow reliability suites (`npm run test:soak`, run by .ci/run after `npm test`): crash
 // consistency under SIGKILL, sustained load, the exporter behind a fault-injecting proxy, supply
 // chain. Each is bounded in time and stops by itself; figures go to .tmp/reliability/*.json.
 export default defineConfig({
   resolve: {
-    alias: { '@rxs/sdk': src('sdk'), '@rxs/web-api': src('web-api'), '@rxs/server': src('server') },
+    alias: sourceAliases,
   },
   test: {
     name: 'soak',

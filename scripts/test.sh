@@ -3,7 +3,7 @@
 # does, then builds and runs every test. Missing Debian packages are installed when it can (root, or
 # sudo without a password); when it cannot, it names them and stops before running anything.
 # PostgreSQL: a throwaway cluster is started (and stopped at the end) unless RXS_TEST_POSTGRES_URL
-# is set. Arguments go to vitest (`npm test -- packages/sdk`).
+# is set. Arguments go to vitest (`npm test -- packages/exchange`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive

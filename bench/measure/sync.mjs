@@ -2,11 +2,11 @@
  * 3. Sync: after a first `rxs sync` of the topic, each round changes 1% of the records through the
  * API (`PATCH /records/{id}` with new data), then times `rxs export --format csv` and a second
  * `rxs sync` back to back. The overhead is `sync / export − 1`, a ratio taken within one round.
- * That sync reads the changes feed (sdk/src/sync/feed-cache.ts); beside it, in the same round, the
+ * That sync reads the changes feed (sync/src/feed-cache.ts); beside it, in the same round, the
  * same sync of a second state through a proxy that hides the ETags takes the full path (it
  * downloads the topic and compares), as against a service without the feed.
  * Then, each round, a poll with nothing changed: `rxs sync` asks with the snapshot's ETags and
- * stops (sdk/src/sync/probe.ts), timed against a full export, its bytes counted by a proxy.
+ * stops (sync/src/probe.ts), timed against a full export, its bytes counted by a proxy.
  * Every timed command starts with the server idle and the disk written back (`sync`): the one
  * before it, or the server's kept listing written after a change, does not share the disk with it.
  */

@@ -2,7 +2,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { openAtomic, type AtomicWrite } from '@rxs/sdk/exporter';
+import { openAtomic, type AtomicWrite } from '@rxs/exchange/export';
 import { UserError } from './errors.js';
 
 /** An output; `scratchDir`: where an export spools its rows (beside the file; for a device, anywhere). */

@@ -1,4 +1,4 @@
-import { createClient, type RxsClient } from '@rxs/sdk/exporter';
+import { createClient, type RxsClient } from '@rxs/client';
 import type { Connection } from './connection.js';
 
 export interface ClientTuning {

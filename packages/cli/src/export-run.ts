@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
+import type { Baseline } from '@rxs/contract';
+import { BaselineNotFoundError, type RxsClient } from '@rxs/client';
 import {
-  BaselineNotFoundError,
   createWriter,
   exportPartBatches,
   exportSourceOf,
@@ -10,10 +11,8 @@ import {
   type ExportPart,
   type ExportSource,
   type ExportWriter,
-  type Baseline,
   type RowObserver,
-  type RxsClient,
-} from '@rxs/sdk/exporter';
+} from '@rxs/exchange/export';
 import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';

@@ -1,5 +1,5 @@
+import { exportSourceOf } from '@rxs/exchange/export';
 import {
-  exportSourceOf,
   renderingOf,
   spliceable,
   spliceExport,
@@ -9,7 +9,7 @@ import {
   type SpliceFormat,
   type SpliceResult,
   type SyncSession,
-} from '@rxs/sdk/exporter';
+} from '@rxs/sync';
 import { createAtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
 import {
@@ -30,7 +30,7 @@ export function canSplice(options: ExportRunOptions): boolean {
 
 /**
  * A run that downloads everything, where the next poll could be spliced, writes the row index
- * that poll finds its records in (sdk/src/sync/row-indexing.ts): the options for `runExport` with
+ * that poll finds its records in (sync/src/row-indexing.ts): the options for `runExport` with
  * the writer telling the session each row; unchanged when the next poll could not be spliced.
  * Once the output is written, `SyncSession.finishRowIndex` keeps or drops the index.
  */
@@ -40,7 +40,7 @@ export function indexFullRun(options: ExportRunOptions, session: SyncSession): E
 }
 
 /**
- * A sync poll spliced from the previous output and snapshot (sdk/src/sync/splice.ts): only the
+ * A sync poll spliced from the previous output and snapshot (sync/src/splice.ts): only the
  * records the feed plan names are mapped and written anew, the rest is copied. Gives what
  * `runExport` gives: the summary, and an output written atomically that `commit` makes visible.
  * Undefined when the poll cannot be spliced: the output is dropped, and the caller aborts the

@@ -20,7 +20,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
-import { tempPath } from '@rxs/sdk/exporter';
+import { tempPath } from '@rxs/exchange/export';
 import { cliBin, runCli } from './run-cli.js';
 
 describe('rxs export against the real server', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hugeSharedString, writeZip } from '../../sdk/test/support/bounded-uploads.js';
+import { hugeSharedString, writeZip } from '../../exchange/test/support/bounded-uploads.js';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA } from '../../server/test/support/topics.js';
 import { runCli } from './run-cli.js';

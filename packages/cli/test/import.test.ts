@@ -6,7 +6,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { approvedTopic } from '../../server/test/support/topics.js';
-import { missingReader, shouldSkip } from '../../sdk/test/support/spreadsheet-readers.js';
+import { missingReader, shouldSkip } from '../../exchange/test/support/spreadsheet-readers.js';
 import { runCli } from './run-cli.js';
 
 const samples = new URL('../../../reference/samples/', import.meta.url);

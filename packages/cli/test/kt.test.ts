@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFieldMap } from '@rxs/sdk';
+import { buildFieldMap } from '@rxs/exchange/export';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { runCli } from './run-cli.js';
 

@@ -12,12 +12,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tempPath } from '@rxs/sdk/exporter';
+import { tempPath } from '@rxs/exchange/export';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
-import { protectedText } from '../../sdk/src/export/writers/csv-text.js';
-import { pythonCsvRows } from '../../sdk/test/support/spreadsheet-readers.js';
+import { protectedText } from '../../exchange/src/export/writers/csv-text.js';
+import { pythonCsvRows } from '../../exchange/test/support/spreadsheet-readers.js';
 import { runCli } from './run-cli.js';
 
 interface Seen {

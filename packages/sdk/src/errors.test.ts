@@ -22,10 +22,10 @@ import {
   SyncStateError,
   SyncStreamError,
 } from './index.js';
-import { JsonArrayError } from './client/json-array-stream.js';
-import { RowIndexError } from './sync/row-index.js';
-import { PreviousRecordMissingError } from './sync/session.js';
-import { cellTooLarge, importLimits, tooManyColumns } from './import/limits.js';
+import { JsonArrayError } from '../../client/src/json-array-stream.js';
+import { RowIndexError } from '../../sync/src/row-index.js';
+import { PreviousRecordMissingError } from '../../sync/src/session.js';
+import { cellTooLarge, importLimits, tooManyColumns } from '../../exchange/src/import/limits.js';
 
 type ErrorFamily = abstract new (...args: never[]) => Error;
 

@@ -1,9 +1,9 @@
-export * from './contract/index.js';
-// The exporter's part (client, mapping, export, sync), also loadable alone as `@rxs/sdk/exporter`.
-export * from './exporter.js';
-export * from './trace-report/coverage.js';
-export * from './trace-report/coverage-types.js';
-export * from './trace-report/html.js';
-export * from './trace-report/xlsx.js';
-export * from './validation/index.js';
-export * from './import/index.js';
+/**
+ * The whole RXS SDK in one import: the contract and its validation, the client, the exchange
+ * (mapping, export, import, trace reports) and sync. Each part is also a package of its own.
+ */
+export * from '@rxs/contract';
+export * from '@rxs/contract/validation';
+export * from '@rxs/client';
+export * from '@rxs/exchange';
+export * from '@rxs/sync';

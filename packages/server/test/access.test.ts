@@ -1,4 +1,4 @@
-import { ROLE_PERMISSIONS, type Permission, type Role } from '@rxs/sdk';
+import { ROLE_PERMISSIONS, type Permission, type Role } from '@rxs/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 

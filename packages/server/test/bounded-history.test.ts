@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type RecordVersion } from '@rxs/sdk';
+import type { RecordVersion } from '@rxs/contract';
+import { createClient } from '@rxs/client';
 import { createTextTopic, startTestServer, type TestServer } from './harness.js';
 import { webClient, type WebClient } from './web-client.js';
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFieldMap, type FormSchema, type ServiceRecord } from '@rxs/sdk';
+import type { FormSchema, ServiceRecord } from '@rxs/contract';
+import { buildFieldMap } from '@rxs/exchange/export';
 import { MappedRowsCache, mapRecordRows, TABLE_CELL_CHARS } from '../src/webapp/record-table.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { webClient, type WebClient } from './web-client.js';

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoverageCollector, createClient, exportParts, exportSourceOf } from '@rxs/sdk';
+import { createClient } from '@rxs/client';
+import { exportParts, exportSourceOf } from '@rxs/exchange/export';
+import { CoverageCollector } from '@rxs/exchange';
 import { testDatabase } from './harness.js';
 import { startReplica, type Replica } from './replicas.js';
 

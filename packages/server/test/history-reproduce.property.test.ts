@@ -1,14 +1,8 @@
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createClient,
-  createWriter,
-  exportPartBatches,
-  exportSourceOf,
-  type ExportFormat,
-  type RxsClient,
-} from '@rxs/sdk';
+import { createClient, type RxsClient } from '@rxs/client';
+import { createWriter, exportPartBatches, exportSourceOf, type ExportFormat } from '@rxs/exchange/export';
 import { startTestServer, type TestServer } from './harness.js';
 
 /** Timestamps have millisecond resolution: a change right after an export must be a later moment. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, createClient } from '@rxs/sdk';
-import { RecordDeletedSinceError } from '../../sdk/src/client/errors.js';
+import { ConflictError, createClient } from '@rxs/client';
+import { RecordDeletedSinceError } from '../../client/src/errors.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic } from './support/topics.js';
 import { webClient } from './web-client.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type RxsClient } from '@rxs/sdk';
+import { createClient, type RxsClient } from '@rxs/client';
 import { startTestServer, type TestServer } from './harness.js';
 import { FaultProxy, type Fault } from './reliability/support/fault-proxy.js';
 import { approvedTopic } from './support/topics.js';

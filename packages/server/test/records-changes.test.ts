@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, recordText, RxsApiError } from '@rxs/sdk';
+import { createClient, recordText, RxsApiError } from '@rxs/client';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic as approvedTopicOf, createNote, reapprove as reapproveOf } from './support/topics.js';
 

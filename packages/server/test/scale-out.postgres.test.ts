@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, exportParts, exportSourceOf } from '@rxs/sdk';
+import { createClient } from '@rxs/client';
+import { exportParts, exportSourceOf } from '@rxs/exchange/export';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPostgresDatabase } from './harness.js';
 import { startReplica, type Replica } from './replicas.js';

@@ -1,4 +1,5 @@
-import { createClient, TRACE_BATCH_MAX_EDGES, TRACE_BATCH_TOO_LARGE } from '@rxs/sdk';
+import { TRACE_BATCH_MAX_EDGES, TRACE_BATCH_TOO_LARGE } from '@rxs/contract';
+import { createClient } from '@rxs/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 

@@ -1,4 +1,4 @@
-import { TRACE_BATCH_MAX_NODES } from '@rxs/sdk';
+import { TRACE_BATCH_MAX_NODES } from '@rxs/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 

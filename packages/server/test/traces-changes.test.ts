@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '@rxs/sdk';
+import { createClient } from '@rxs/client';
 import { startTestServer, type TestServer } from './harness.js';
 
 interface TraceFeed {

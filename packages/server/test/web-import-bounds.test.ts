@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hugeSharedString, rowsOf, workbookParts, writeZip } from '../../sdk/test/support/bounded-uploads.js';
+import {
+  hugeSharedString,
+  rowsOf,
+  workbookParts,
+  writeZip,
+} from '../../exchange/test/support/bounded-uploads.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic, NOTE_SCORE_SCHEMA as SCHEMA } from './support/topics.js';
 import { webClient, type WebClient } from './web-client.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '@rxs/sdk';
+import { Nullable } from '@rxs/contract';
 import { RoleSchema } from './common.js';
 import { Password } from './session.js';
 

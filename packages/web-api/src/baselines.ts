@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, ObjectId } from '@rxs/sdk';
+import { Nullable, ObjectId } from '@rxs/contract';
 import { KeysetPage } from './common.js';
 import { RecordChanges } from './history.js';
 

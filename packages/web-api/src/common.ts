@@ -3,35 +3,30 @@ import {
   APPROVAL_MEANINGS,
   Nullable,
   CHANGE_CHANNELS,
-  EXPORT_FORMATS,
   PERMISSIONS,
   RECORD_VERSION_ACTIONS,
   ROLES,
   ValidationErrorItem,
-  type CoverageReport,
-  type ImportReport,
-  type NameSource,
-} from '@rxs/sdk';
+} from '@rxs/contract';
+import { EXPORT_FORMATS } from '@rxs/exchange/export';
+import type { CoverageReport, ImportReport, NameSource } from '@rxs/exchange';
 
-// The service contract's shapes, as the sdk defines them.
+// The service contract's shapes, and the exchange's reports.
 export type {
   Approval,
   ApprovalMeaning,
   ChangeChannel,
-  CoverageReport,
-  ExportFormat,
   FormSchema,
-  ImportReport,
   KnowledgeTopicRevision,
   KnowledgeTopicType,
-  NameSource,
   Permission,
   RecordVersionAction,
   RelationType,
   Role,
   ServiceRecord,
   ValidationErrorItem,
-} from '@rxs/sdk';
+} from '@rxs/contract';
+export type { CoverageReport, ExportFormat, ImportReport, NameSource } from '@rxs/exchange';
 
 /** One of `values`, typed as their union. */
 export const OneOf = <const T extends string>(values: readonly T[]) =>

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AsOf } from '@rxs/sdk';
+import { AsOf } from '@rxs/contract';
 import { ExportFormatSchema } from './common.js';
 
 /** Topics one export or traceability report takes at most. */

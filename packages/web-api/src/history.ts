@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ChangeReason, FormSchema, Nullable, ServiceRecord } from '@rxs/sdk';
+import { ChangeReason, FormSchema, Nullable, ServiceRecord } from '@rxs/contract';
 import { ChangeChannelSchema, RecordVersionActionSchema } from './common.js';
 import { DisplayValues } from './records.js';
 

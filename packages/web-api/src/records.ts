@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ChangeReason, Dictionary, FormSchema, Nullable, ServiceRecord } from '@rxs/sdk';
+import { ChangeReason, Dictionary, FormSchema, Nullable, ServiceRecord } from '@rxs/contract';
 import { NameSourceSchema } from './common.js';
 
 /** `GET /api/revisions/{id}/records`: one page of the revision's records, sorted and filtered. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RelationTypeSchema } from '@rxs/sdk';
+import { RelationTypeSchema } from '@rxs/contract';
 import { ExportFormatSchema, PermissionSchema, RoleSchema } from './common.js';
 
 /** A password as sent: any length up to a bound (the strength rule is the server's, with its own message). */

@@ -8,7 +8,7 @@ import {
   KnowledgeTopicType,
   Nullable,
   ObjectId,
-} from '@rxs/sdk';
+} from '@rxs/contract';
 import { ApprovalMeaningSchema, KeysetPage } from './common.js';
 import { FieldColumn } from './records.js';
 import { Password } from './session.js';

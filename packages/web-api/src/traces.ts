@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, RelationTypeSchema } from '@rxs/sdk';
+import { Nullable, RelationTypeSchema } from '@rxs/contract';
 
 /** `GET /api/records/{id}/links`: one direct link of a record, either way, and the record (or node) at its other end. */
 export const LinkView = Type.Object({

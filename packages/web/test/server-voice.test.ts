@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FormSchema } from '@rxs/sdk';
-import { validateRecordData } from '../../sdk/src/validation/validate-record-data';
+import type { FormSchema } from '@rxs/contract';
+import { validateRecordData } from '../../contract/src/validation/validate-record-data';
 import { inServerWords } from '../src/forms/server-voice';
 
 /**

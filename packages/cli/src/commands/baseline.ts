@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { BaselineNotFoundError, type Baseline } from '@rxs/sdk';
+import type { Baseline } from '@rxs/contract';
+import { BaselineNotFoundError } from '@rxs/client';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { DEFAULT_MAX_EXPORT_COLUMNS, EXPORT_FORMATS, type ExportFormat } from '@rxs/sdk/exporter';
+import { DEFAULT_MAX_EXPORT_COLUMNS, EXPORT_FORMATS, type ExportFormat } from '@rxs/exchange/export';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
 import { describeSummary, runExport, type ExportRunOptions } from '../export-run.js';

@@ -1,12 +1,8 @@
 import { Command } from 'commander';
-import {
-  buildFieldMap,
-  jsonEqual,
-  NotFoundError,
-  RecordMapper,
-  type RecordVersion,
-  type RxsClient,
-} from '@rxs/sdk';
+import type { RecordVersion } from '@rxs/contract';
+import { NotFoundError, type RxsClient } from '@rxs/client';
+import { buildFieldMap, RecordMapper } from '@rxs/exchange/export';
+import { jsonEqual } from '@rxs/sync';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';

@@ -1,15 +1,14 @@
 import { Command, Option } from 'commander';
+import { isObjectId } from '@rxs/contract';
+import { loadMappingFile, MappingFileError } from '@rxs/exchange/export';
 import {
   IMPORT_FORMATS,
   ImportFileError,
   importRecords,
-  isObjectId,
-  loadMappingFile,
-  MappingFileError,
   openRowSource,
   type ImportFormat,
   type ImportReport,
-} from '@rxs/sdk';
+} from '@rxs/exchange';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';

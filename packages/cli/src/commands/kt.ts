@@ -1,12 +1,7 @@
 import { Command, Option } from 'commander';
-import {
-  buildFieldMap,
-  NotFoundError,
-  RxsApiError,
-  type ExportedField,
-  type KnowledgeTopicRevision,
-  type RxsClient,
-} from '@rxs/sdk';
+import type { KnowledgeTopicRevision } from '@rxs/contract';
+import { NotFoundError, RxsApiError, type RxsClient } from '@rxs/client';
+import { buildFieldMap, type ExportedField } from '@rxs/exchange/export';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';

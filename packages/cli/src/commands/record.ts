@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
+import { isObjectId, type ServiceRecord } from '@rxs/contract';
+import { ConflictError, NotFoundError, type RxsClient } from '@rxs/client';
 import {
   buildFieldMap,
-  ConflictError,
   convertValue,
   FieldNameError,
   FieldResolver,
   FieldValueError,
-  isObjectId,
-  NotFoundError,
   setFieldValue,
-  type RxsClient,
-  type ServiceRecord,
-} from '@rxs/sdk';
+} from '@rxs/exchange/export';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';

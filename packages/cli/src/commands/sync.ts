@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { Command } from 'commander';
+import { makeScratchFolder } from '@rxs/exchange/export';
 import {
   createSyncSession,
-  makeScratchFolder,
   outputFacts,
   readSyncState,
   renderReportText,
@@ -23,7 +23,7 @@ import {
   takeTraceCursor,
   type SpliceResult,
   removeAbandonedStateTemps,
-} from '@rxs/sdk/exporter';
+} from '@rxs/sync';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -165,19 +165,19 @@ Examples:
         }
         if (probe) probedGeneration = previous?.generation;
       }
-      // The tags of now, before the export reads anything (see sdk/src/sync/probe.ts).
+      // The tags of now, before the export reads anything (see sync/src/probe.ts).
       const tags = probing ? await takeProbeTags(client, revisionIds, options.traces === true) : undefined;
       let session = await createSyncSession(state);
       const progress = new Progress({ quiet: options.quiet || options.json });
       let cache: FeedCacheWriter | undefined;
       try {
-        // With the changes feed (sdk/src/sync/feed-cache.ts): what changed since the cached
+        // With the changes feed (sync/src/feed-cache.ts): what changed since the cached
         // listings, or, for a full run, the cursors of now, taken before anything is read.
         let plan: FeedPlan | undefined;
         let traceCursor: string | undefined;
         if (tags) {
           const withTraces = options.traces === true;
-          // The trace cursor is taken before any record is read (sdk/src/sync/feed-traces.ts says
+          // The trace cursor is taken before any record is read (sync/src/feed-traces.ts says
           // why); a plan that follows the traces brings its own.
           const traceCursorNow = withTraces ? await takeTraceCursor(client) : undefined;
           plan = probedGeneration
@@ -189,7 +189,7 @@ Examples:
           else if (cursors) cache = await FeedCacheWriter.open(state, revisionIds, { cursors, traceCursor });
         }
         // A feed poll updates the previous output and snapshot record by record where it can
-        // (sdk/src/sync/splice.ts); else, or when that refuses, the export runs as in full.
+        // (sync/src/splice.ts); else, or when that refuses, the export runs as in full.
         const splicing = plan && cache && canSplice(runOptions) ? { plan, cache } : undefined;
         const spliced = splicing
           ? await runSplice(connection, runOptions, progress, session, splicing.cache, splicing.plan)
@@ -293,7 +293,7 @@ Examples:
 }
 
 /**
- * What the export of these options comes to, for the probe (sdk/src/sync/probe.ts): another
+ * What the export of these options comes to, for the probe (sync/src/probe.ts): another
  * format, topic list, mapping file content or rxs version means a full sync.
  */
 async function exportFingerprint(options: SyncOptions): Promise<string> {

@@ -6,7 +6,7 @@ import {
   coverageMarkdown,
   writeCoverageXlsx,
   type CoverageReport,
-} from '@rxs/sdk';
+} from '@rxs/exchange';
 import { createAtomicFile } from '../atomic-file.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Trace, TraceEvent } from '@rxs/sdk';
+import type { Trace, TraceEvent } from '@rxs/contract';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 

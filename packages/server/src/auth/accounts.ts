@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRole, ROLES, type Role } from '@rxs/sdk';
+import { isRole, ROLES, type Role } from '@rxs/contract';
 import { MAX_KEY_LIFETIME_DAYS, maxKeyLifetimeDaysFromEnv } from '../config.js';
 import type { Storage } from '../storage/database.js';
 import { newObjectId, nowIso } from '../storage/ids.js';

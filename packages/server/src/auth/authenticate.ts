@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { isRole } from '@rxs/sdk';
+import { isRole } from '@rxs/contract';
 import type { Storage } from '../storage/database.js';
 import { nowIso } from '../storage/ids.js';
 import { unauthorized } from '../http/errors.js';

@@ -1,5 +1,5 @@
-import type { Permission, Role } from '@rxs/sdk';
-import { roleAllows } from '@rxs/sdk';
+import type { Permission, Role } from '@rxs/contract';
+import { roleAllows } from '@rxs/contract';
 import { forbidden } from '../http/errors.js';
 
 /** Who is calling: resolved from the API key (or, in the web app, the session) before any route runs. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FormSchema, RelationType } from '@rxs/sdk';
+import type { FormSchema, RelationType } from '@rxs/contract';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Storage } from '../storage/database.js';

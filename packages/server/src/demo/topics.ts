@@ -1,4 +1,4 @@
-import type { FormSchema } from '@rxs/sdk';
+import type { FormSchema } from '@rxs/contract';
 
 /**
  * The demo's second topic: verification tests of the system requirements. Its components show the

@@ -1,4 +1,4 @@
-import type { FormSchema, RelationType } from '@rxs/sdk';
+import type { FormSchema, RelationType } from '@rxs/contract';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { DemoTopic } from './demo-info.js';

@@ -1,4 +1,4 @@
-import type { ValidationErrorItem } from '@rxs/sdk';
+import type { ValidationErrorItem } from '@rxs/contract';
 
 /** An error that becomes the contract's `{detail}` body with its status. Thrown by services. */
 export class HttpError extends Error {

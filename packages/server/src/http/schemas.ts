@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ObjectId, ValidationErrorItem } from '@rxs/sdk';
+import { ObjectId, ValidationErrorItem } from '@rxs/contract';
 
 const detail = (description: string) => Type.Object({ detail: Type.String() }, { description });
 

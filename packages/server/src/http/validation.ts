@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
-import type { ValidationErrorItem } from '@rxs/sdk';
+import type { ValidationErrorItem } from '@rxs/contract';
 
 /**
  * Two validators: query strings and path parameters are text, so they are coerced to the declared

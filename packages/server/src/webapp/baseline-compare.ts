@@ -1,4 +1,4 @@
-import type { ServiceRecord } from '@rxs/sdk';
+import type { ServiceRecord } from '@rxs/contract';
 import type { Principal } from '../auth/principal.js';
 import type { RecordsService } from '../services/records/service.js';
 import type { FieldDifference, RecordDifference, TopicComparison } from '@rxs/web-api';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Permission } from '@rxs/sdk';
+import type { Permission } from '@rxs/contract';
 import { requirePermission } from '../auth/principal.js';
 import { forbidden, unauthorized } from '../http/errors.js';
 import { csrfTokenMatches, type Session, type Sessions } from './sessions.js';

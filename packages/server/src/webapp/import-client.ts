@@ -1,14 +1,13 @@
+import type { KnowledgeTopicRevision, ServiceRecord } from '@rxs/contract';
 import {
   ConflictError,
   NotFoundError,
   RxsApiError,
   ValidationError,
-  type ImportClient,
-  type KnowledgeTopicRevision,
   type RequestSummary,
   type ServiceName,
-  type ServiceRecord,
-} from '@rxs/sdk';
+} from '@rxs/client';
+import type { ImportClient } from '@rxs/exchange';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import { keptFor, requestFingerprint, writeOnce } from '../http/idempotency.js';

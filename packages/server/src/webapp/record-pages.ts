@@ -1,6 +1,6 @@
-import type { ServiceRecord } from '@rxs/sdk';
+import type { ServiceRecord } from '@rxs/contract';
 import type { Principal } from '../auth/principal.js';
-import { eventLoopSlices } from '@rxs/sdk';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import type { RecordFilter, RecordsService } from '../services/records/service.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FormSchema, ServiceRecord } from '@rxs/sdk';
+import type { FormSchema, ServiceRecord } from '@rxs/contract';
 import { MappedRowsCache, mapRecordRows, queryRecordTable, type TableQuery } from './record-table.js';
 
 const schema: FormSchema = {

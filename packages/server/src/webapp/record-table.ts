@@ -1,14 +1,13 @@
+import type { FormSchema, ServiceRecord } from '@rxs/contract';
 import {
   buildFieldMap,
   cellText,
   extendFieldMap,
   RecordMapper,
   type ExportedField,
-  type FormSchema,
-  type ServiceRecord,
-} from '@rxs/sdk';
+} from '@rxs/exchange/export';
 import type { FieldColumn, RecordRow, RecordTable } from '@rxs/web-api';
-import { validateRecordData } from '@rxs/sdk';
+import { validateRecordData } from '@rxs/contract/validation';
 
 /** Built-in sort keys; a field column is sorted by `field:<semantic name>`. */
 export type SortKey = 'id' | 'name' | 'created' | 'updated' | `field:${string}`;

@@ -1,13 +1,6 @@
-import {
-  buildFieldMap,
-  cellText,
-  diffRecord,
-  mapRecord,
-  type FieldMap,
-  type KnowledgeTopicRevision,
-  type ServiceRecord,
-  type StoredRecord,
-} from '@rxs/sdk';
+import type { KnowledgeTopicRevision, ServiceRecord } from '@rxs/contract';
+import { buildFieldMap, cellText, mapRecord, type FieldMap } from '@rxs/exchange/export';
+import { diffRecord, type StoredRecord } from '@rxs/sync';
 import type { Principal } from '../auth/principal.js';
 import { unlessMissing } from './missing.js';
 import type { TechdocService } from '../services/techdoc/service.js';

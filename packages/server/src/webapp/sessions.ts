@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isRole, type Role } from '@rxs/sdk';
+import { isRole, type Role } from '@rxs/contract';
 import type { Storage } from '../storage/database.js';
 
 /** A signed-in browser: who, in which tenant, and the CSRF token bound to the session. */

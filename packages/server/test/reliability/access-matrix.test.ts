@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ROLE_PERMISSIONS, type Permission, type Role } from '@rxs/sdk';
+import { ROLE_PERMISSIONS, type Permission, type Role } from '@rxs/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, testDatabase, type ApiResponse, type TestServer } from '../harness.js';
 import { operationsOf } from './support/openapi.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import { eventLoopSlices } from '@rxs/sdk';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import type { ChangesCursor } from './cursor.js';
 
 /** Where a feed's changes are logged (storage/migrations/006_changes_feeds.ts). */

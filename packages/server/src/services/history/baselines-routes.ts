@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Baseline, BaselineCreate, MAX_BASELINE_NAME, ObjectId } from '@rxs/sdk';
+import { Baseline, BaselineCreate, MAX_BASELINE_NAME, ObjectId } from '@rxs/contract';
 import { requirePermission } from '../../auth/principal.js';
 import { setNextLink } from '../../http/pagination.js';
 import { apiKeySecurity, bodyErrorResponses, conflictResponse, errorResponses } from '../../http/schemas.js';

@@ -1,4 +1,4 @@
-import type { Baseline, BaselineCreate } from '@rxs/sdk';
+import type { Baseline, BaselineCreate } from '@rxs/contract';
 import type { Selectable } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';

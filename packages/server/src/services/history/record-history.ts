@@ -1,8 +1,8 @@
-import type { RecordVersion } from '@rxs/sdk';
+import type { RecordVersion } from '@rxs/contract';
 import { sql, type Selectable } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import { notFound } from '../../http/errors.js';
-import { eventLoopSlices } from '@rxs/sdk';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import { CHUNK_BYTES } from '../../http/json-array-stream.js';
 import { ExpensiveReads } from '../../http/expensive-reads.js';
 import { itemsWithin, pageBytes } from '../../http/page-bytes.js';

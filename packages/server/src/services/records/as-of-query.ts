@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SqlSyntax, Storage } from '../../storage/database.js';
 import { CHUNK_BYTES } from '../../http/json-array-stream.js';
-import { eventLoopSlices } from '@rxs/sdk';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import { ITEM_OVERHEAD_BYTES } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 import { recordJsonSql } from './repository.js';

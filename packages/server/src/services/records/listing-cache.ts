@@ -3,7 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { processAlive } from '@rxs/sdk';
+import { processAlive } from '@rxs/sync';
 import { KeptFileStream } from './kept-file-stream.js';
 
 /**

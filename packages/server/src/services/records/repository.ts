@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { RecordContext, ServiceRecord } from '@rxs/sdk';
+import type { RecordContext, ServiceRecord } from '@rxs/contract';
 import type { RecordRow } from '../../storage/schema.js';
 import type { SqlSyntax } from '../../storage/database.js';
 import { jsonText } from '../../storage/json.js';

@@ -11,7 +11,7 @@ import {
   RecordVersion,
   roleAllows,
   ServiceRecord,
-} from '@rxs/sdk';
+} from '@rxs/contract';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import {
   deletedSinceResponse,

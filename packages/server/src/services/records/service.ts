@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
-import type { RecordCreate, RecordUpdate, ServiceRecord, FormSchema, ValidationErrorItem } from '@rxs/sdk';
-import { isObjectId, nextRecordVersion } from '@rxs/sdk';
+import type {
+  RecordCreate,
+  RecordUpdate,
+  ServiceRecord,
+  FormSchema,
+  ValidationErrorItem,
+} from '@rxs/contract';
+import { isObjectId, nextRecordVersion } from '@rxs/contract';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, HttpError, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { LineListing, Storage } from '../../storage/database.js';
@@ -24,8 +30,8 @@ import { recordJson, recordJsonSql, storedContext, toServiceRecord } from './rep
 import { recordsAsOfLines, recordsAsOfQuery, recordsAsOfSizes, storedRecordBytes } from './as-of-query.js';
 import { itemsWithin, pageBytes } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
-import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/sdk';
-import { eventLoopSlices } from '@rxs/sdk';
+import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/contract/validation';
+import { eventLoopSlices } from '@rxs/exchange/export';
 
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */

@@ -1,4 +1,9 @@
-import type { KnowledgeTopicRevision, KnowledgeTopicStatus, KnowledgeTopicType, FormSchema } from '@rxs/sdk';
+import type {
+  KnowledgeTopicRevision,
+  KnowledgeTopicStatus,
+  KnowledgeTopicType,
+  FormSchema,
+} from '@rxs/contract';
 import type { HistoryRow, RevisionRow } from '../../storage/schema.js';
 import { jsonValue } from '../../storage/json.js';
 

@@ -10,7 +10,7 @@ import {
   KnowledgeTopicStatus,
   KnowledgeTopicUpdate,
   ObjectId,
-} from '@rxs/sdk';
+} from '@rxs/contract';
 import { requirePermission } from '../../auth/principal.js';
 import { setNextLink } from '../../http/pagination.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';

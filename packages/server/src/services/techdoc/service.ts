@@ -5,7 +5,7 @@ import type {
   KnowledgeTopicCreate,
   KnowledgeTopicRevision,
   KnowledgeTopicUpdate,
-} from '@rxs/sdk';
+} from '@rxs/contract';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { TRACE_BATCH_TOO_LARGE, type BatchRetrieveNode, type NodeType } from '@rxs/sdk';
+import { TRACE_BATCH_TOO_LARGE, type BatchRetrieveNode, type NodeType } from '@rxs/contract';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import type { TraceRow } from '../../storage/schema.js';
 

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from '../feeds/cursor.js';
 import { presentLines, readChanges } from '../feeds/log.js';
 import { NOW } from '../feeds/reply.js';
 import { pageBytes } from '../../http/page-bytes.js';
-import { eventLoopSlices } from '@rxs/sdk';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import type { TraceRow } from '../../storage/schema.js';
 import { traceChangeCount, tracesWithStatus } from './service.js';
 

@@ -13,7 +13,7 @@ import {
   TRACE_BATCH_MAX_NODES,
   TRACE_BATCH_TOO_LARGE,
   ValidationErrorItem,
-} from '@rxs/sdk';
+} from '@rxs/contract';
 import { requirePermission } from '../../auth/principal.js';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import { absentBodyAsEmpty } from '../../http/json-body.js';

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
-import { TRACE_BATCH_MAX_EDGES, UNSAFE_NODE_ID_SCHEMES } from '@rxs/sdk';
+import { TRACE_BATCH_MAX_EDGES, UNSAFE_NODE_ID_SCHEMES } from '@rxs/contract';
 import type {
   AuditInfo,
   BatchRetrieveRequest,
@@ -15,7 +15,7 @@ import type {
   TraceEdge,
   TraceEvent,
   TraceEventAction,
-} from '@rxs/sdk';
+} from '@rxs/contract';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';

@@ -1,4 +1,4 @@
-import { eventLoopSlices } from '@rxs/sdk';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';

@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { roleAllows, type Role } from '@rxs/sdk';
+import { roleAllows, type Role } from '@rxs/contract';
 import { roleRank, type ApiKeyInfo, type User } from '../../auth/accounts.js';
 import { MAX_AUDIT_PAGE } from '../../auth/audit.js';
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';

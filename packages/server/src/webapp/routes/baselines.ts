@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { BaselineCreate, ObjectId, type Baseline, type Permission } from '@rxs/sdk';
+import { BaselineCreate, ObjectId, type Baseline, type Permission } from '@rxs/contract';
 import type { Principal } from '../../auth/principal.js';
 import {
   BaselineCompareQuery,

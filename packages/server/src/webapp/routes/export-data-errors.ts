@@ -1,4 +1,4 @@
-import { ExportDataError, MappingFileError } from '@rxs/sdk';
+import { ExportDataError, MappingFileError } from '@rxs/exchange/export';
 import { HttpError } from '../../http/errors.js';
 
 /**

@@ -4,24 +4,26 @@ import { join } from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  isObjectId,
+  TRACE_BATCH_MAX_NODES,
+  TRACE_BATCH_TOO_LARGE,
+  type BatchRetrieveNode,
+  type KnowledgeTopicRevision,
+  type Permission,
+  type TraceEdge,
+} from '@rxs/contract';
+import {
   buildFieldMap,
   createWriter,
   exportMappingFromText,
   exportParts,
-  isObjectId,
   MappingFileError,
   makeScratchFolder,
-  TRACE_BATCH_MAX_NODES,
-  TRACE_BATCH_TOO_LARGE,
   writeExport,
-  type BatchRetrieveNode,
   type ExportFormat,
   type ExportMapping,
   type ExportSource,
-  type KnowledgeTopicRevision,
-  type Permission,
-  type TraceEdge,
-} from '@rxs/sdk';
+} from '@rxs/exchange/export';
 import { ExportBody, ExportQuery, MAX_EXPORT_TOPICS } from '@rxs/web-api';
 import type { Services } from '../../services/index.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';

@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { ObjectId, type RecordVersion, type ServiceRecord } from '@rxs/sdk';
+import { ObjectId, type RecordVersion, type ServiceRecord } from '@rxs/contract';
 import {
   HistoryQuery,
   RestoreBody,

@@ -5,19 +5,18 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Permission } from '@rxs/contract';
+import { buildFieldMap, makeScratchFolder } from '@rxs/exchange/export';
 import {
-  buildFieldMap,
   CLI_WORDING,
   ImportFileError,
   importFormatOf,
   importRecords,
-  makeScratchFolder,
   openRowSource,
   type ImportReport,
   type OpenSourceOptions,
   type ImportWording,
-  type Permission,
-} from '@rxs/sdk';
+} from '@rxs/exchange';
 import { ImportQuery, UPLOAD_FORMATS, type ImportView, type UploadFormat } from '@rxs/web-api';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
 import { signedIn, type WebContext } from '../context.js';

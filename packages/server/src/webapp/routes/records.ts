@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { buildFieldMap, ObjectId, RecordCreate, RecordUpdate } from '@rxs/sdk';
+import { ObjectId, RecordCreate, RecordUpdate } from '@rxs/contract';
+import { buildFieldMap } from '@rxs/exchange/export';
 import { unprocessable, validationItem } from '../../http/errors.js';
 import {
   RecordDeleteQuery,

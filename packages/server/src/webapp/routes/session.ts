@@ -1,14 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  EXPORT_FORMATS,
-  PERMISSIONS,
-  RELATION_TYPES,
-  ROLES,
-  roleAllows,
-  type ExportFormat,
-  type Role,
-} from '@rxs/sdk';
+import { PERMISSIONS, RELATION_TYPES, ROLES, roleAllows, type Role } from '@rxs/contract';
+import { EXPORT_FORMATS, type ExportFormat } from '@rxs/exchange/export';
 import type { AuditActor } from '../../auth/audit.js';
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import { verifyPassword } from '../../auth/passwords.js';

@@ -1,14 +1,14 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  buildFieldMap,
   KnowledgeTopicCreate,
   KnowledgeTopicUpdate,
   ObjectId,
   type Approval,
   type FormSchema,
   type KnowledgeTopicRevision,
-} from '@rxs/sdk';
+} from '@rxs/contract';
+import { buildFieldMap } from '@rxs/exchange/export';
 import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
 import { forbidden, notFound } from '../../http/errors.js';
@@ -24,7 +24,7 @@ import {
   type TopicSummary,
 } from '@rxs/web-api';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
-import { validateRecordData } from '@rxs/sdk';
+import { validateRecordData } from '@rxs/contract/validation';
 
 /** Records named in an approval's impact; the count covers all. */
 const MAX_IMPACT_EXAMPLES = 20;

@@ -1,15 +1,9 @@
 import { PassThrough } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  coverageHtml,
-  coverageMarkdown,
-  CoverageCollector,
-  exportParts,
-  MappingFileError,
-  writeCoverageXlsx,
-  type Permission,
-} from '@rxs/sdk';
+import type { Permission } from '@rxs/contract';
+import { exportParts, MappingFileError } from '@rxs/exchange/export';
+import { coverageHtml, coverageMarkdown, CoverageCollector, writeCoverageXlsx } from '@rxs/exchange';
 import {
   CoverageBody,
   CoverageQuery,

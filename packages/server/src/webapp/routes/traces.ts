@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { ObjectId, TraceCreate, TraceReview } from '@rxs/sdk';
+import { ObjectId, TraceCreate, TraceReview } from '@rxs/contract';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
 import type { LinkView } from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';

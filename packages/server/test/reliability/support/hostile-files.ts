@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hugeSharedString, writeZip } from '../../../../sdk/test/support/bounded-uploads.js';
+import { hugeSharedString, writeZip } from '../../../../exchange/test/support/bounded-uploads.js';
 
 /**
  * Uploads an attacker builds cheaply: a valid CSV of many rows, a header of many columns, and an

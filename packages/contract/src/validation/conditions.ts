@@ -1,0 +1,212 @@
+import type { FormComponent } from '../form.js';
+import { unaryTest } from 'feelin';
+import { isPlainObject, type Loc } from './data-path.js';
+import { measure, type Size } from './data-size.js';
+
+/** Where a component is evaluated: form-js's expression scope (`this`, `parent`, `i`). */
+export interface ConditionScope {
+  /** The current scope's data: the record at the top level, the entry inside a dynamic list. */
+  thisData: unknown;
+  /** The enclosing scope's data (null at the top level). */
+  parentData: unknown;
+  /** 1-based positions in the enclosing dynamic lists, outermost first. */
+  indexes: number[];
+}
+
+/** A `conditional.hide` that could not be evaluated: the component was treated as visible. */
+export interface ConditionWarning {
+  /** The location of the scope the component sits in. */
+  loc: Loc;
+  /** The component's key, or its id when it has none. */
+  component: string | undefined;
+  expression: string;
+  message: string;
+}
+
+/**
+ * Default work allowed for FEEL over one validation, in values handed to feelin (which copies
+ * them) plus a fixed cost per evaluation: at most 5,000 evaluations, one to two seconds of CPU.
+ */
+export const DEFAULT_CONDITION_BUDGET = 2_500_000;
+/** What one evaluation costs besides its values: feelin parses the expression every time (~0.2 ms). */
+export const EVALUATION_COST = 500;
+/** feelin copies its context recursively: deeper values are not handed to it. */
+const MAX_CONTEXT_DEPTH = 200;
+
+/** What an expression can read, found once per expression text. */
+interface Reads {
+  rootKeys: string[];
+  this: boolean;
+  parent: boolean;
+  i: boolean;
+}
+
+/**
+ * Evaluates form-js `conditional.hide` expressions the way form-js does: the text after "=" is a
+ * FEEL unary test (feelin's `unaryTest`) over the record's top-level data plus `this`, `parent`
+ * and `i` (also as `_this_`, `_parent_`, `_i_`); the component is hidden only when the result is
+ * exactly `true`. Any failure (syntax, evaluation, data too deep) leaves the component visible and
+ * is passed to `onWarning`.
+ *
+ * feelin copies its whole context on every call, so only the values an expression can name are
+ * handed to it (a top-level key whose text does not occur in the expression cannot be read),
+ * results are reused when those values are the same, and the total size of what is handed over
+ * is bounded by `budget`. Past the budget, `exhausted` turns true and every remaining
+ * conditional component counts as hidden (the caller refuses the record as too complex).
+ */
+export class HideConditions {
+  private readonly reads = new Map<string, Reads>();
+  private readonly results = new Map<string, boolean>();
+  private readonly sizes = new WeakMap<object, Size>();
+  private readonly ids = new WeakMap<object, number>();
+  private nextId = 0;
+  private rootKeys: string[] | undefined;
+  private spent = 0;
+  exhausted = false;
+
+  constructor(
+    private readonly root: Record<string, unknown>,
+    private readonly budget: number = DEFAULT_CONDITION_BUDGET,
+    private readonly onWarning?: (warning: ConditionWarning) => void,
+  ) {}
+
+  isHidden(component: FormComponent, scope: ConditionScope, loc: Loc): boolean {
+    const conditional: unknown = component.conditional;
+    if (!isPlainObject(conditional)) return false;
+    const hide = conditional['hide'];
+    if (typeof hide !== 'string' || !hide.startsWith('=')) return false;
+    if (this.exhausted) return true;
+    const expression = hide.slice(1);
+    const reads = this.readsOf(expression);
+    const cacheKey = [
+      expression,
+      reads.this ? this.idOf(scope.thisData) : '-',
+      reads.parent ? this.idOf(scope.parentData) : '-',
+      reads.i ? scope.indexes.join(',') : '-',
+    ].join('\u0000');
+    const known = this.results.get(cacheKey);
+    if (known !== undefined) return known;
+
+    const hidden = this.evaluate(component, expression, reads, scope, loc);
+    if (!this.exhausted) this.results.set(cacheKey, hidden);
+    return hidden;
+  }
+
+  private evaluate(
+    component: FormComponent,
+    expression: string,
+    reads: Reads,
+    scope: ConditionScope,
+    loc: Loc,
+  ): boolean {
+    const special: [string, unknown][] = [];
+    if (reads.this) special.push(['this', scope.thisData]);
+    if (reads.parent) special.push(['parent', scope.parentData]);
+    if (reads.i) special.push(['i', scope.indexes]);
+    const values: unknown[] = [
+      ...special.map(([, value]) => value),
+      ...reads.rootKeys.map((key) => this.root[key]),
+    ];
+
+    let cost = EVALUATION_COST;
+    for (const value of values) {
+      const size = measure(value, this.budget, this.sizes);
+      if (size.depth > MAX_CONTEXT_DEPTH) {
+        return this.fail(
+          component,
+          loc,
+          expression,
+          `the data it reads is nested deeper than ${MAX_CONTEXT_DEPTH} levels`,
+        );
+      }
+      cost += size.nodes;
+    }
+    if (this.spent + cost > this.budget) {
+      this.exhausted = true;
+      return true;
+    }
+    this.spent += cost;
+
+    // form-js builds {...special, ...data, ..._special_}: top-level keys shadow this/parent/i.
+    const context: Record<string, unknown> = {};
+    for (const [name, value] of special) define(context, name, value);
+    for (const key of reads.rootKeys) define(context, key, this.root[key]);
+    for (const [name, value] of special) define(context, `_${name}_`, value);
+    const outcome = evaluateOnce(expression, context);
+    return typeof outcome === 'boolean' ? outcome : this.fail(component, loc, expression, outcome);
+  }
+
+  private fail(component: FormComponent, loc: Loc, expression: string, message: string): false {
+    this.onWarning?.({
+      loc,
+      component: component.key ?? component.id,
+      expression: `=${expression}`,
+      message: `condition not evaluated, component treated as visible: ${message}`,
+    });
+    return false;
+  }
+
+  private readsOf(expression: string): Reads {
+    let reads = this.reads.get(expression);
+    if (!reads) {
+      reads = {
+        rootKeys: (this.rootKeys ??= Object.keys(this.root)).filter((key) => expression.includes(key)),
+        this: expression.includes('this'),
+        parent: expression.includes('parent'),
+        i: /(?<![A-Za-z0-9$])_?i_?(?![A-Za-z0-9$])/.test(expression),
+      };
+      this.reads.set(expression, reads);
+    }
+    return reads;
+  }
+
+  /** A stable identity for a scope value, so results can be reused for the same data. */
+  private idOf(value: unknown): string {
+    if (typeof value !== 'object' || value === null) return `v${typeof value}:${String(value)}`;
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.ids.set(value, id);
+    }
+    return `o${id}`;
+  }
+}
+
+/**
+ * Outcomes of FEEL evaluations by expression and context, shared by every validation of the
+ * process: feelin parses the expression on each call (about 0.2 ms), and records of one form mostly
+ * hand the same few values to its conditions (a select's options), so an import of a million rows
+ * or a busy service evaluates each pair once. Bounded; contexts too large to key are not kept.
+ */
+const outcomes = new Map<string, boolean | string>();
+const MAX_OUTCOMES = 10_000;
+const MAX_KEYED_CONTEXT = 2_048;
+
+/** `true`/`false`, or why the expression could not be evaluated. */
+function evaluateOnce(expression: string, context: Record<string, unknown>): boolean | string {
+  let key: string | undefined;
+  try {
+    const json = JSON.stringify(context);
+    if (json.length <= MAX_KEYED_CONTEXT) key = `${expression}\u0000${json}`;
+  } catch {
+    // A context JSON cannot hold is evaluated each time.
+  }
+  const known = key === undefined ? undefined : outcomes.get(key);
+  if (known !== undefined) return known;
+  let outcome: boolean | string;
+  try {
+    outcome = unaryTest(expression, context).value === true;
+  } catch (error) {
+    outcome = error instanceof Error ? error.message : String(error);
+  }
+  if (key !== undefined) {
+    if (outcomes.size >= MAX_OUTCOMES) outcomes.delete(outcomes.keys().next().value!);
+    outcomes.set(key, outcome);
+  }
+  return outcome;
+}
+
+/** Sets an own property, even one named `__proto__`, without touching any prototype. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -1,0 +1,547 @@
+import { createHash } from 'node:crypto';
+import type { RecordsClient } from '@rxs/client';
+import type { TechdocClient } from '@rxs/client';
+import {
+  ConflictError,
+  NotFoundError,
+  RxsApiError,
+  ValidationError,
+  formatValidationItems,
+} from '@rxs/client';
+import type { ServiceRecord } from '@rxs/contract';
+import type { ExportMapping } from '../export/procedure.js';
+import { defaultExportMapping } from '../export/procedure.js';
+import { readableIdOf } from '../export/identity.js';
+import { componentsByKey } from '../reqif/form-components.js';
+import { HashedCounts } from '../export/id-table.js';
+import { buildFieldMap } from '../mapping/field-map.js';
+import { RecordMapper } from '../mapping/record.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
+import { ImportColumns, type ColumnMapping } from './columns.js';
+import {
+  planRow,
+  identifyRow,
+  type ExistingRecords,
+  type ImportTarget,
+  type RowPlan,
+  type RowPlannerOptions,
+} from './row-plan.js';
+import { ImportFileError } from './errors.js';
+import type { ImportFormat, RowSource } from './source-row.js';
+
+/**
+ * The calls an import makes: an `RxsClient` has them, and a server can answer them in-process
+ * (the web app's import) with the same errors (`NotFoundError`, `ValidationError`, `ConflictError`,
+ * and status 410 for a write whose record was deleted since: `RecordDeletedSinceError`).
+ */
+export interface ImportClient {
+  techdoc: Pick<TechdocClient, 'getTopic' | 'listTopics'>;
+  records: Pick<RecordsClient, 'listRecords' | 'getRecord' | 'createRecord' | 'updateRecord'>;
+}
+
+export interface ImportOptions extends RowPlannerOptions {
+  /** The KT revision the records belong to (its current revision). */
+  revisionId: string;
+  /** Check every row and say what would happen; write nothing. */
+  dryRun?: boolean;
+  /** Write the valid rows when some are rejected (default: all or nothing). */
+  continueOnError?: boolean;
+  /** Columns that name no field are left out instead of stopping the import. */
+  ignoreUnknownColumns?: boolean;
+  /** File column -> semantic name or form key ('' leaves the column out). */
+  renames?: ReadonlyMap<string, string>;
+  /** Identifier rules and ReqIF type names of a mapping file, as `rxs export --mapping`. */
+  mapping?: ExportMapping;
+  /** Rows of the check to keep in the report's `preview` (default 0): what a person reviews before writing. */
+  previewRows?: number;
+  /** Writes in flight at once (default 4). */
+  concurrency?: number;
+  /**
+   * Create anew a row whose record an earlier import of it created and someone deleted since. By
+   * default such a row is reported and not written (the deletion may have been deliberate), and
+   * the import is not complete. Created anew, it gets a key derived from its own, so a further
+   * run answers with the new record instead of creating yet another.
+   */
+  recreateDeleted?: boolean;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  phase: 'reading' | 'matching' | 'checking' | 'writing';
+  rows: number;
+  /** Rows in all, once the file has been read. */
+  total?: number;
+}
+
+export interface RowProblem {
+  where: string;
+  readableId?: string;
+  recordId?: string;
+  /** `check`: found before writing; `write`: the service refused the write. */
+  phase: 'check' | 'write';
+  problems: string[];
+}
+
+export interface RowPreview {
+  where: string;
+  action: RowPlan['action'];
+  name?: string;
+  readableId?: string;
+  recordId?: string;
+  problems: string[];
+}
+
+export interface ImportReport {
+  topic: { revisionId: string; name: string };
+  format: ImportFormat;
+  dryRun: boolean;
+  allOrNothing: boolean;
+  rows: number;
+  /** What the check found: rows to create and to update (written or not). */
+  planned: { created: number; updated: number };
+  /** Records created and updated (in a dry run: that would be). */
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  /** Rows the service refused when written (`deletedSince` included). */
+  failed: number;
+  /**
+   * Of `failed`: rows an earlier import wrote whose record was deleted since. They are not in the
+   * topic; restore the record, or import with `recreateDeleted` to create it anew.
+   */
+  deletedSince: number;
+  /** Of `created`: rows created anew (`recreateDeleted`) because their earlier record was deleted since. */
+  recreated: number;
+  /** Whether anything was written. */
+  wrote: boolean;
+  /** Every row is in the topic as the file has it (or, in a dry run, would be). */
+  complete: boolean;
+  /** Each column of the file and the field it fills. */
+  columns: ColumnMapping[];
+  /** The first rows as checked (with `previewRows`). */
+  preview: RowPreview[];
+  /** Problems of the file as a whole: nothing was written. */
+  problems: string[];
+  notes: string[];
+  /** Rejected and failed rows, the first MAX_LISTED of them. */
+  rowProblems: RowProblem[];
+  /** Rejected or failed rows beyond those listed. */
+  unlisted: number;
+}
+
+const MAX_LISTED = 1000;
+/** Rows a note names one by one. */
+const MAX_NAMED = 20;
+/** Lookups of `_id`s that are no record of the topic, to say whose they are. */
+const MAX_LOOKUPS = 100;
+
+/**
+ * Imports a file's rows into a topic, as `rxs import` does: reads the file once to find its
+ * columns and the records it refers to, checks every row against the topic's form, and only then
+ * writes (all or nothing by default), each write with an idempotency key so that a retry or a
+ * re-run never creates a record twice. The file is streamed at every pass: memory holds the ids of
+ * the rows and the records they update, never the rows themselves.
+ */
+export async function importRecords(
+  client: ImportClient,
+  source: RowSource,
+  options: ImportOptions,
+): Promise<ImportReport> {
+  const target = await loadTarget(client, options.revisionId, options.mapping ?? defaultExportMapping);
+  source.forTopic?.({ name: target.name, reqifTypeName: target.presentation.reqifTypeName });
+  const columns = new ImportColumns(
+    target.name,
+    target.fields,
+    options.renames,
+    options.ignoreUnknownColumns,
+    options.wording,
+  );
+  const progress = options.onProgress ?? (() => {});
+  const words = options.wording ?? CLI_WORDING;
+  const report: ImportReport = {
+    topic: { revisionId: target.revisionId, name: target.name },
+    format: source.format,
+    dryRun: options.dryRun === true,
+    allOrNothing: options.continueOnError !== true,
+    rows: 0,
+    planned: { created: 0, updated: 0 },
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: 0,
+    failed: 0,
+    deletedSince: 0,
+    recreated: 0,
+    wrote: false,
+    complete: false,
+    columns: [],
+    preview: [],
+    problems: [],
+    notes: [],
+    rowProblems: [],
+    unlisted: 0,
+  };
+
+  // 1. The file's columns and the identities of its rows (a record twice in the file is refused).
+  // A count per id, kept by hash: at a million rows this is what memory holds of the file.
+  const identities = new HashedCounts();
+  const referenced = { ids: 0, readableIds: 0 };
+  for await (const row of source.rows()) {
+    report.rows++;
+    for (const column of row.values.keys()) columns.use(column, row.byFormKey);
+    const { identity } = identifyRow(row, target, columns, options);
+    if (identity !== undefined) {
+      if (identities.count(identity) === 0) referenced[identity.startsWith('_id ') ? 'ids' : 'readableIds']++;
+      identities.add(identity);
+    }
+    if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
+  }
+  report.columns = columns.mapping();
+  for (const note of [...source.notes, ...columns.notes]) report.notes.push(note);
+  for (const problem of columns.problems) report.problems.push(problem);
+  if (report.rows === 0) report.notes.push('The file has no rows: nothing to import.');
+  if (report.problems.length > 0) return report;
+
+  // 2. The records the rows refer to.
+  const existing = await findExisting(client, target, identities, referenced, words, (rows) =>
+    progress({ phase: 'matching', rows }),
+  );
+  const duplicateOf = (identity: string | undefined) => {
+    const count = identity === undefined ? 0 : identities.count(identity);
+    return count > 1 ? `${identity} is in ${count} rows` : undefined;
+  };
+
+  const listProblem = (plan: RowPlan, phase: RowProblem['phase'], problems: string[]) => {
+    if (report.rowProblems.length >= MAX_LISTED) {
+      report.unlisted++;
+      return;
+    }
+    report.rowProblems.push({
+      where: plan.where,
+      ...(plan.readableId !== undefined && { readableId: plan.readableId }),
+      ...(plan.recordId !== undefined && { recordId: plan.recordId }),
+      phase,
+      problems,
+    });
+  };
+  const tally = (plan: RowPlan) => {
+    if (plan.action === 'rejected') {
+      report.rejected++;
+      listProblem(plan, 'check', plan.problems);
+    } else if (plan.action === 'create') report.planned.created++;
+    else if (plan.action === 'update') report.planned.updated++;
+    else report.unchanged++;
+  };
+  const plans = async function* () {
+    for await (const row of source.rows()) {
+      if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
+      const identified = identifyRow(row, target, columns, options);
+      yield planRow(identified, target, columns, existing, duplicateOf(identified.identity), options);
+    }
+  };
+
+  // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
+  const writeNow = !report.dryRun && !report.allOrNothing;
+  const writer = new RowWriter(
+    client,
+    options.concurrency ?? 4,
+    report.allOrNothing,
+    options.recreateDeleted === true,
+  );
+  let checked = 0;
+  const previewRows = options.previewRows ?? 0;
+  for await (const plan of plans()) {
+    tally(plan);
+    if (report.preview.length < previewRows) report.preview.push(previewOf(plan));
+    if (++checked % 1000 === 0) progress({ phase: 'checking', rows: checked, total: report.rows });
+    if (writeNow && (plan.action === 'create' || plan.action === 'update')) await writer.write(plan);
+  }
+  if (!report.dryRun && report.allOrNothing && report.rejected === 0) {
+    // 4. Write: the same plans again (the file is read anew; the rows are not kept in memory).
+    let written = 0;
+    for await (const plan of plans()) {
+      if (writer.stopped) break;
+      if (plan.action === 'create' || plan.action === 'update') await writer.write(plan);
+      if (++written % 100 === 0) progress({ phase: 'writing', rows: written, total: report.rows });
+    }
+  }
+  await writer.drain();
+  for (const failure of writer.failures) {
+    report.failed++;
+    listProblem(failure.plan, 'write', failure.problems);
+  }
+  report.deletedSince = writer.deletedSince;
+  report.recreated = writer.recreated;
+  if (writer.recreated > 0) {
+    const one = writer.recreated === 1;
+    const more = writer.recreated > MAX_NAMED ? ` and ${writer.recreated - MAX_NAMED} more` : '';
+    report.notes.push(
+      `${writer.recreatedWhere.join(', ')}${more}: the record${one ? '' : 's'} an earlier import created had been deleted since; the row${one ? ' is' : 's are'} in the topic as ${one ? 'a new record' : 'new records'} now (the deleted ${one ? "record's history stays its own" : "records' histories stay their own"}).`,
+    );
+  }
+  report.created = report.dryRun ? report.planned.created : writer.created;
+  report.updated = report.dryRun ? report.planned.updated : writer.updated;
+  if (writer.fatal) {
+    report.problems.push(
+      `The import stopped after ${writer.written} writes: ${writer.fatal.message} Running it again is safe: rows written already are unchanged now, and a write that was under way is answered from its idempotency key.`,
+    );
+  }
+  if (writer.stopped && !writer.fatal && report.allOrNothing) {
+    const skipped = report.planned.created + report.planned.updated - writer.written - report.failed;
+    report.problems.push(
+      `The service refused a row after ${writer.written} rows were written (it checked something the form cannot say, such as a record changed meanwhile): ${skipped} rows were not written. Fix the row and run the import again: rows written already are unchanged and skipped.`,
+    );
+  }
+  report.wrote = writer.written > 0;
+  report.complete = report.problems.length === 0 && report.rejected === 0 && report.failed === 0;
+  return report;
+}
+
+function previewOf(plan: RowPlan): RowPreview {
+  const { where, action, name, readableId, recordId, problems } = plan;
+  return {
+    where,
+    action,
+    problems,
+    ...(name !== undefined && { name }),
+    ...(readableId !== undefined && { readableId }),
+    ...(recordId !== undefined && { recordId }),
+  };
+}
+
+async function loadTarget(
+  client: ImportClient,
+  revisionId: string,
+  mapping: ExportMapping,
+): Promise<ImportTarget> {
+  let revision;
+  try {
+    revision = await client.techdoc.getTopic(revisionId);
+  } catch (error) {
+    if (error instanceof NotFoundError)
+      throw new ImportFileError(
+        `No KT revision ${revisionId} in your tenant. Find the ids with: rxs kt list`,
+      );
+    throw error;
+  }
+  const latest = revision.latest_revision_id;
+  if (latest && latest !== revision._id)
+    throw new ImportFileError(
+      `"${revision.knowledge_topic_name}" was re-approved: its records are under revision ${latest} now. Import into --kt ${latest}.`,
+    );
+  const revisions = await client.techdoc.listTopics({
+    knowledge_topic_history_id: revision.knowledge_topic_history_id,
+  });
+  const { fields } = buildFieldMap(revision.knowledge_topic_schema);
+  const { presentation, rule } = mapping.topic(
+    { historyId: revision.knowledge_topic_history_id, name: revision.knowledge_topic_name },
+    fields,
+  );
+  return {
+    revisionId: revision._id,
+    historyId: revision.knowledge_topic_history_id,
+    name: revision.knowledge_topic_name,
+    revisionIds: new Set([revision._id, ...revisions.map((r) => r._id)]),
+    schema: revision.knowledge_topic_schema,
+    fields,
+    fieldsByKey: new Map(fields.map((field) => [field.key, field])),
+    components: componentsByKey(revision.knowledge_topic_schema?.components),
+    presentation,
+    rule,
+  };
+}
+
+/** The topic's records that the rows name, by `_id` or readable id, from one pass over its listing. */
+async function findExisting(
+  client: ImportClient,
+  target: ImportTarget,
+  identities: HashedCounts,
+  referenced: { ids: number; readableIds: number },
+  words: ImportWording,
+  onProgress: (rows: number) => void,
+): Promise<ExistingRecords & { explain(id: string): Promise<void> }> {
+  const byId = new Map<string, ServiceRecord>();
+  const byReadableId = new Map<string, ServiceRecord>();
+  if (referenced.ids > 0 || referenced.readableIds > 0) {
+    const mapper = new RecordMapper(buildFieldMap(target.schema));
+    let seen = 0;
+    for await (const record of client.records.listRecords({
+      context__knowledge_unit_topic_id: target.revisionId,
+    })) {
+      if (referenced.ids > 0 && identities.count(`_id ${record._id}`) > 0) byId.set(record._id, record);
+      if (referenced.readableIds > 0) {
+        const readable = readableIdOf(mapper.map(record).record, target.rule, target.presentation);
+        if (identities.count(`readable id ${readable}`) > 0) byReadableId.set(readable, record);
+      }
+      if (++seen % 1000 === 0) onProgress(seen);
+    }
+  }
+  // Why an _id is no record of the topic, looked up as rows name them (a few, then a general word).
+  const whyNot = new Map<string, string>();
+  return {
+    byId: (id) => byId.get(id),
+    byReadableId: (readableId) => byReadableId.get(readableId),
+    explain: async (id) => {
+      if (byId.has(id) || whyNot.has(id) || whyNot.size >= MAX_LOOKUPS) return;
+      whyNot.set(id, await whyNotInTopic(client, target, id, words));
+    },
+    whyNot: (id) =>
+      whyNot.get(id) ??
+      `no record of "${target.name}" has _id ${id}: clear its _id to create it anew, or copy every row in ${words.newRecords}.`,
+  };
+}
+
+async function whyNotInTopic(
+  client: ImportClient,
+  target: ImportTarget,
+  id: string,
+  words: ImportWording,
+): Promise<string> {
+  if (!/^[0-9a-f]{24}$/.test(id))
+    return `"${id}" is no record id (24 hexadecimal characters): clear the _id cell to create the record.`;
+  try {
+    const record = await client.records.getRecord(id);
+    const revision = record.context?.knowledge_unit_topic_id;
+    return `record ${id} belongs to another topic (revision ${revision}), not "${target.name}": import it into its own topic, or copy the rows in as new records ${words.newRecords}.`;
+  } catch (error) {
+    if (error instanceof NotFoundError)
+      return `no record has _id ${id} in your tenant (deleted, or exported from another service): clear its _id to create it anew, or copy the rows in ${words.newRecords}.`;
+    throw error;
+  }
+}
+
+/** Times a row is created anew after its record was deleted, each time under the next derived key. */
+const MAX_RECREATIONS = 10;
+
+/**
+ * The key of a row's `generation`th creation anew: derived from its first key alone, so that every
+ * run asks the same keys in the same order, and a record created anew is answered again, not made twice.
+ */
+function recreationKey(idempotencyKey: string, generation: number): string {
+  const hash = createHash('sha256').update(`${idempotencyKey}\nrecreated ${generation}`).digest('hex');
+  return `rxs-import-${hash.slice(0, 40)}`;
+}
+
+/**
+ * A write the service did not make because its key was used before for a record deleted since (the
+ * sdk's `RecordDeletedSinceError`, or an in-process client's error of that status).
+ */
+const deletedSince = (error: unknown): error is RxsApiError =>
+  error instanceof RxsApiError && error.status === 410;
+
+/**
+ * Writes planned rows a few at a time; stops at the first refusal in all-or-nothing mode. A row
+ * whose record was deleted since an earlier import wrote it is no refusal of the row: it is
+ * reported (or created anew) and the other rows are written.
+ */
+class RowWriter {
+  written = 0;
+  created = 0;
+  updated = 0;
+  deletedSince = 0;
+  /** Rows created anew, and where the first MAX_NAMED of them are. */
+  recreated = 0;
+  readonly recreatedWhere: string[] = [];
+  stopped = false;
+  fatal: Error | undefined;
+  readonly failures: { plan: RowPlan; problems: string[] }[] = [];
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly client: ImportClient,
+    private readonly concurrency: number,
+    private readonly stopAtFirstRefusal: boolean,
+    private readonly recreateDeleted: boolean,
+  ) {}
+
+  async write(plan: RowPlan): Promise<void> {
+    if (this.stopped) return;
+    while (this.running.size >= this.concurrency) await Promise.race(this.running);
+    if (this.stopped) return;
+    const task = this.send(plan).finally(() => this.running.delete(task));
+    this.running.add(task);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.running);
+  }
+
+  private async send(plan: RowPlan): Promise<void> {
+    const options = { idempotencyKey: plan.idempotencyKey! };
+    try {
+      if (plan.create) {
+        if (!(await this.create(plan))) return;
+        this.created++;
+      } else {
+        await this.client.records.updateRecord(plan.recordId!, plan.update!, options);
+        this.updated++;
+      }
+      this.written++;
+    } catch (error) {
+      if (deletedSince(error)) this.deletedSinceWritten(plan, error);
+      else if (error instanceof ValidationError) this.refused(plan, formatValidationItems(error.items));
+      else if (error instanceof ConflictError)
+        this.refused(plan, [
+          `record ${plan.recordId} changed while the file was imported (or its topic is read-only now): run the import again to compare it anew.`,
+        ]);
+      else {
+        this.fatal ??= error as Error;
+        this.stopped = true;
+        this.failures.push({ plan, problems: [(error as Error).message] });
+      }
+    }
+  }
+
+  /**
+   * Creates the row's record; false when it was reported instead: an earlier import created it
+   * under the row's key and someone deleted it since. With `recreateDeleted`, it is created anew
+   * under the next derived key whose record is not deleted.
+   */
+  private async create(plan: RowPlan): Promise<boolean> {
+    try {
+      await this.client.records.createRecord(plan.create!, { idempotencyKey: plan.idempotencyKey! });
+      return true;
+    } catch (error) {
+      if (!deletedSince(error) || !this.recreateDeleted) throw error;
+    }
+    for (let generation = 1; generation <= MAX_RECREATIONS; generation++) {
+      try {
+        await this.client.records.createRecord(plan.create!, {
+          idempotencyKey: recreationKey(plan.idempotencyKey!, generation),
+        });
+        if (++this.recreated <= MAX_NAMED) this.recreatedWhere.push(plan.where);
+        return true;
+      } catch (error) {
+        if (!deletedSince(error)) throw error;
+      }
+    }
+    this.deletedSince++;
+    this.failures.push({
+      plan,
+      problems: [
+        `its record was created and deleted ${MAX_RECREATIONS + 1} times by imports of this row within 24 hours: it is not created again. Restore one of the records, or wait until the idempotency keys expire (24 hours).`,
+      ],
+    });
+    return false;
+  }
+
+  /** A row an earlier import wrote, whose record was deleted since: reported, not a refusal of the row. */
+  private deletedSinceWritten(plan: RowPlan, error: RxsApiError): void {
+    this.deletedSince++;
+    const server = typeof error.detail === 'string' ? ` Server: ${error.detail}` : '';
+    this.failures.push({
+      plan,
+      problems: [
+        plan.create
+          ? `the record an earlier import created for this row was deleted since, so it was not created again: restore the record to bring it back with its history.${server}`
+          : `record ${plan.recordId} was deleted while the file was imported: the change was not written. Restore the record and import the file again.${server}`,
+      ],
+    });
+  }
+
+  private refused(plan: RowPlan, problems: string[]): void {
+    this.failures.push({ plan, problems });
+    if (this.stopAtFirstRefusal) this.stopped = true;
+  }
+}

@@ -1,0 +1,268 @@
+import { createHash } from 'node:crypto';
+import type { FormComponent, FormSchema } from '@rxs/contract';
+import type { RecordCreate, RecordUpdate, ServiceRecord } from '@rxs/contract';
+import { readableIdOf, type IdentifierRule } from '../export/identity.js';
+import type { ExportedField, TopicPresentation } from '../export/model.js';
+import { isPlainObject, splitPath } from '../mapping/paths.js';
+import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/record-input.js';
+import { validateRecordData } from '@rxs/contract/validation';
+import type { ImportColumns } from './columns.js';
+import type { Cell, SourceRow } from './source-row.js';
+import { CLI_WORDING, type ImportWording } from './wording.js';
+
+/** The topic imported into, as the planner needs it. */
+export interface ImportTarget {
+  revisionId: string;
+  historyId: string;
+  name: string;
+  /** Every revision of the topic: a row exported from an older one still belongs to it. */
+  revisionIds: ReadonlySet<string>;
+  schema: FormSchema;
+  fields: readonly ExportedField[];
+  /** The fields by form key, for naming a validation problem's field. */
+  fieldsByKey: ReadonlyMap<string, ExportedField>;
+  components: ReadonlyMap<string, FormComponent>;
+  presentation: TopicPresentation;
+  rule: IdentifierRule;
+}
+
+/** The topic's records a file refers to, found before the rows are planned. */
+export interface ExistingRecords {
+  byId(id: string): ServiceRecord | undefined;
+  byReadableId(readableId: string): ServiceRecord | undefined;
+  /** Why an `_id` that is no record of the topic cannot be updated (another topic's, or none). */
+  whyNot(id: string): string;
+}
+
+export type RowAction = 'create' | 'update' | 'unchanged' | 'rejected';
+
+export interface RowPlan {
+  where: string;
+  action: RowAction;
+  /** The record updated or left unchanged. */
+  recordId?: string;
+  readableId?: string;
+  name?: string;
+  problems: string[];
+  create?: RecordCreate;
+  update?: RecordUpdate;
+  /** Sent with the write: a retry, or a re-run of the same file, never writes twice. */
+  idempotencyKey?: string;
+}
+
+export interface RowPlannerOptions {
+  /** Copy the rows in as new records: `_id` and the topic they came from are not looked at. */
+  newRecords?: boolean;
+  /** Overwrite records that changed since the file was written (its `version` column). */
+  ignoreVersions?: boolean;
+  reason?: string;
+  /** How advice names the options (default: `rxs import`'s). */
+  wording?: ImportWording;
+}
+
+/** A row with what identifies it, derived once for the passes that need it. */
+export interface IdentifiedRow {
+  row: SourceRow;
+  /** Its `readable_id`, else what the topic's rule derives from its name and title. */
+  readableId: string | undefined;
+  /** Its identity in the file: `_id …`, else `readable id …`; a record twice in a file is refused. */
+  identity: string | undefined;
+}
+
+export function identifyRow(
+  row: SourceRow,
+  target: ImportTarget,
+  columns: ImportColumns,
+  options: RowPlannerOptions,
+): IdentifiedRow {
+  const readableId = readableIdOfRow(row, target, columns);
+  const identity =
+    row.facts.id !== undefined && !options.newRecords
+      ? `_id ${row.facts.id}`
+      : readableId === undefined
+        ? undefined
+        : `readable id ${readableId}`;
+  return { row, readableId, identity };
+}
+
+/** The row's readable id: its `readable_id`, else what the topic's rule derives from its name and title. */
+function readableIdOfRow(row: SourceRow, target: ImportTarget, columns: ImportColumns): string | undefined {
+  if (row.facts.readableId !== undefined) return row.facts.readableId;
+  const values: Record<string, unknown> = {};
+  const title = target.presentation.titleField;
+  if (title !== undefined)
+    for (const [column, cell] of row.values) {
+      const use = columns.use(column, row.byFormKey);
+      if ('field' in use && use.field.name === title) values[title] = 'text' in cell ? cell.text : cell.value;
+    }
+  const derived = readableIdOf(
+    { id: '', name: row.facts.name ?? '', values },
+    { ...target.rule, prefix: '' },
+    target.presentation,
+  );
+  // Without a derived id the rule makes one up from the `_id`: a new row has none.
+  return derived === '_' ? undefined : derived;
+}
+
+/**
+ * What to do with one row: create a record, update one (the row's `_id`, else the record with its
+ * readable id), leave one unchanged, or reject the row with every reason. Nothing is written here.
+ */
+export function planRow(
+  { row, readableId }: IdentifiedRow,
+  target: ImportTarget,
+  columns: ImportColumns,
+  existing: ExistingRecords,
+  duplicateOf: string | undefined,
+  options: RowPlannerOptions,
+): RowPlan {
+  const plan: RowPlan = { where: row.where, action: 'rejected', problems: [...row.problems] };
+  if (readableId !== undefined) plan.readableId = readableId;
+  if (duplicateOf !== undefined)
+    plan.problems.push(`the file has this record more than once (${duplicateOf}): keep one of the rows.`);
+
+  let record: ServiceRecord | undefined;
+  if (row.facts.id !== undefined && !options.newRecords) {
+    record = existing.byId(row.facts.id);
+    if (!record) plan.problems.push(existing.whyNot(row.facts.id));
+  } else if (readableId !== undefined) record = existing.byReadableId(readableId);
+  const from = row.facts.topicRevisionId;
+  if (from !== undefined && !options.newRecords && !target.revisionIds.has(from))
+    plan.problems.push(
+      `it comes from another topic (topic revision ${from}), not "${target.name}". Import it into its own topic, or copy it in as a new record ${(options.wording ?? CLI_WORDING).newRecords}.`,
+    );
+  if (record) {
+    plan.recordId = record._id;
+    if (row.facts.version !== undefined && row.facts.version !== record.version && !options.ignoreVersions)
+      plan.problems.push(
+        `record ${record._id} changed since the file was written (version ${row.facts.version} in the file, ${record.version} now): export it again and redo the change, or overwrite it ${(options.wording ?? CLI_WORDING).ignoreVersions}.`,
+      );
+  }
+
+  const data = record && isPlainObject(record.data) ? structuredClone(record.data) : {};
+  for (const [column, cell] of row.values) {
+    const use = columns.use(column, row.byFormKey);
+    if ('ignored' in use) continue;
+    const key = 'field' in use ? use.field.key : use.dataKey;
+    try {
+      const value = 'field' in use ? fieldValue(use.field, cell, target.components.get(key)) : valueOf(cell);
+      if (value === CLEAR) removeFieldValue(data, key);
+      else setFieldValue(data, key, value);
+    } catch (error) {
+      if (!(error instanceof FieldValueError)) throw error;
+      plan.problems.push(error.message);
+    }
+  }
+  const name = row.facts.name ?? record?.name ?? titleOf(data, target);
+  if (name === undefined || name.trim() === '')
+    plan.problems.push('it has no name: give the record a name in a "name" column (or a title).');
+  else if (name.length > 500)
+    plan.problems.push(`its name is ${name.length} characters long; a name has at most 500.`);
+  else plan.name = name;
+
+  for (const item of validateRecordData(target.schema, data, { locPrefix: [] })) {
+    const key = item.loc.join('.');
+    const field = target.fieldsByKey.get(key) ?? target.fieldsByKey.get(String(item.loc[0]));
+    plan.problems.push(field ? `${field.name} (${field.key}): ${item.msg}` : `${key || 'data'}: ${item.msg}`);
+  }
+  if (plan.problems.length > MAX_ROW_PROBLEMS)
+    plan.problems.splice(
+      MAX_ROW_PROBLEMS,
+      Infinity,
+      `and ${plan.problems.length - MAX_ROW_PROBLEMS} more problems: fix these and check the file again to see them.`,
+    );
+  if (plan.problems.length > 0 || plan.name === undefined) return plan;
+
+  if (record) {
+    if (record.name === plan.name && sameJson(record.data ?? {}, data)) {
+      plan.action = 'unchanged';
+      return plan;
+    }
+    plan.action = 'update';
+    plan.update = {
+      ...(record.name !== plan.name && { name: plan.name }),
+      data,
+      version: record.version,
+      ...(options.reason !== undefined && { change_reason: options.reason }),
+    };
+    plan.idempotencyKey = keyOf([target.revisionId, 'update', record._id, plan.update]);
+    return plan;
+  }
+  plan.action = 'create';
+  plan.create = {
+    name: plan.name,
+    form: {},
+    data,
+    context: { knowledge_unit_topic_id: target.revisionId },
+    ...(options.reason !== undefined && { change_reason: options.reason }),
+  };
+  // The row's identity, else its place: the same row of the same file is the same request.
+  plan.idempotencyKey = keyOf([target.revisionId, 'create', readableId ?? row.where, plan.create]);
+  return plan;
+}
+
+/**
+ * Problems a row lists word for word: a report keeps the problems of up to a thousand rows, and a
+ * row of thousands of bad cells would otherwise fill it with them.
+ */
+const MAX_ROW_PROBLEMS = 50;
+
+/** An empty cell (or a JSON null): the field is cleared. */
+const CLEAR: unique symbol = Symbol('clear');
+
+function fieldValue(field: ExportedField, cell: Cell, component: FormComponent | undefined): unknown {
+  if ('text' in cell) {
+    if (cell.text === '') return CLEAR;
+    return convertTypedValue(field, dateOfReqif(field, component, cell.text));
+  }
+  if (cell.value === null) return CLEAR;
+  return convertTypedValue(field, cell.value);
+}
+
+function valueOf(cell: Cell): unknown {
+  if ('text' in cell) return cell.text === '' ? CLEAR : cell.text;
+  return cell.value === null ? CLEAR : cell.value;
+}
+
+/**
+ * A ReqIF date back as the form stores it: a date alone ("2026-09-02T00:00:00" of a date field is
+ * "2026-09-02"), a date-time without the seconds the export added.
+ */
+function dateOfReqif(field: ExportedField, component: FormComponent | undefined, text: string): string {
+  if (field.type !== 'datetime') return text;
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}):00(Z|[+-]\d{2}:\d{2})?$/.exec(text);
+  if (!match) return text;
+  if (component?.['subtype'] === 'date' && match[2] === '00:00' && match[3] === undefined) return match[1]!;
+  if (component?.['subtype'] === 'datetime') return `${match[1]}T${match[2]}${match[3] ?? ''}`;
+  return text;
+}
+
+function removeFieldValue(data: Record<string, unknown>, key: string): void {
+  const path = splitPath(key);
+  let target: unknown = data;
+  for (const part of path.slice(0, -1)) target = isPlainObject(target) ? target[part] : undefined;
+  if (isPlainObject(target)) delete target[path[path.length - 1]!];
+}
+
+function titleOf(data: Record<string, unknown>, target: ImportTarget): string | undefined {
+  const field = target.fields.find((f) => f.name === target.presentation.titleField);
+  const value = field ? data[field.key] : undefined;
+  return typeof value === 'string' && value.trim() !== '' ? value.slice(0, 500) : undefined;
+}
+
+/** Equal as JSON, whatever the order of object keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    isPlainObject(v)
+      ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}
+
+function keyOf(parts: unknown[]): string {
+  return `rxs-import-${createHash('sha256').update(canonical(parts)).digest('hex').slice(0, 40)}`;
+}

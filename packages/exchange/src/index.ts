@@ -1,0 +1,6 @@
+export * from './export-entry.js';
+export * from './import/index.js';
+export * from './trace-report/coverage.js';
+export * from './trace-report/coverage-types.js';
+export * from './trace-report/html.js';
+export * from './trace-report/xlsx.js';
