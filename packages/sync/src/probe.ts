@@ -18,7 +18,7 @@ import type { SyncState } from './state.js';
  *   a probe of another snapshot, of other export options (`fingerprint`), or an output file that was
  *   changed or removed since, means a full sync.
  * - A server that sends no ETag (the service the interface was published for) gives no probe: every
- *   sync is then a full one, as before.
+ *   sync is then a full one.
  */
 export const PROBE_FILE = 'probe.json';
 const PROBE_FORMAT = 'rxs-sync-probe';
@@ -117,7 +117,7 @@ export async function usableProbe(
   if ((probe.output?.path ?? undefined) !== outputPath) return undefined;
   if (probe.output) {
     const now = await outputFacts(probe.output.path).catch(() => undefined);
-    // A probe of an earlier version has no `ino` nor `ctimeMs`: then a full sync, once.
+    // A probe written without `ino` and `ctimeMs` never matches: one full sync writes them.
     const same = (['size', 'mtimeMs', 'ino', 'ctimeMs'] as const).every(
       (fact) => now?.[fact] === probe.output![fact],
     );

@@ -712,7 +712,7 @@ export class SyncSession {
     const traces = await this.compareTraces();
     this.next = {
       format: SYNC_STATE_FORMAT,
-      // A state without overlays is written as before, so that an earlier rxs still reads it.
+      // A state without overlays is written as version 1, so that an rxs without overlays still reads it.
       version: this.topics.some((topic) => topic.overlay !== undefined)
         ? SYNC_STATE_VERSION
         : SYNC_STATE_VERSION_WITHOUT_OVERLAYS,

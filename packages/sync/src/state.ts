@@ -27,7 +27,7 @@ import { SyncError } from './errors.js';
 export const SYNC_STATE_FORMAT = 'rxs-sync-state';
 /** Written when a topic has an overlay (which an rxs reading version 1 would not see). */
 export const SYNC_STATE_VERSION = 2;
-/** Written when no topic has one, as every state was before overlays. */
+/** Written when no topic has one, so that an rxs that reads only version 1 still reads the state. */
 export const SYNC_STATE_VERSION_WITHOUT_OVERLAYS = 1;
 export const STATE_FILE = 'state.json';
 export const GENERATION_PREFIX = 'gen-';
@@ -44,7 +44,7 @@ export interface StoredRecord {
 
 /**
  * One line of the traces file: id, source, target, relation types, and `true` last when the trace is
- * suspect (absent otherwise, as in the files of earlier versions, so they read the same).
+ * suspect (absent otherwise: a line without it means not suspect, whichever rxs wrote it).
  */
 export type StoredTrace = [
   id: string,

@@ -6,8 +6,8 @@ import { RecordEnds } from './record-ends.js';
 import { TraceTable } from './trace-table.js';
 
 /**
- * The export's traces from the table equal those of the procedure before it (kept here as the
- * oracle): the batches merged in order, each trace's first listing kept, then sorted by id; the
+ * The export's traces from the table equal those computed directly from the edges (the oracle):
+ * the batches merged in order, each trace's first listing kept, then sorted by id; the
  * link types in the order first met, each the last one met under its name.
  */
 function oracle(

@@ -22,7 +22,7 @@ interface Link {
   suspect?: boolean;
 }
 
-/** The coverage of a rule as computed from strings before the report kept numbers: the oracle. */
+/** The coverage of a rule computed from the readable-id strings, not the report's numbers: the oracle. */
 function oracleRule(
   rule: CoverageRule,
   records: ReadonlyMap<string, ReadonlyMap<string, string>>,

@@ -3,11 +3,10 @@ import { CoverageGraph } from './coverage-graph.js';
 import type { CoverageReport, CoverageRule, CoverageTopic, RuleCoverage } from './coverage-types.js';
 
 /**
- * Traceability coverage (issue 16): is every record of a source topic linked to the target topic
- * (every requirement verified), and which target records link to nothing (tests without a
- * requirement)? Computed from an export's parts (records with their readable ids, traces, the
- * mapping file's link types), so `--mapping`, `--as-of` and `--baseline` mean what they mean for
- * `rxs export`.
+ * Traceability coverage: is every record of a source topic linked to the target topic (every
+ * requirement verified), and which target records link to nothing (tests without a requirement)?
+ * Computed from an export's parts (records with their readable ids, traces, the mapping file's link
+ * types), so `--mapping`, `--as-of` and `--baseline` mean what they mean for `rxs export`.
  */
 
 /** A trace between two records, by record id (`coverageOf`'s input). */

@@ -651,8 +651,8 @@ const DEFINITION_ELEMENTS: Record<AttributeKind, string> = {
 };
 
 /**
- * A topic's SPEC-OBJECT-TYPE as text: a topic can have thousands of fields (16,400 keys in one
- * record), and an xmlbuilder2 tree of that size took seconds.
+ * A topic's SPEC-OBJECT-TYPE as text: a topic can have thousands of fields, and an xmlbuilder2
+ * tree of that size takes seconds to build.
  */
 function specObjectTypeXml(plan: TopicPlan, exportedAt: string): string {
   const pad = '        ';
@@ -764,7 +764,7 @@ function lastChange(record: ExportedRecord, exportedAt: string): string {
 
 /**
  * One SPEC-OBJECT as text. Records are the bulk of a file, so they are written as strings directly
- * (with the same escaping) instead of through an xmlbuilder2 tree per record, which was ~50x slower.
+ * (with the same escaping): an xmlbuilder2 tree per record is about 50 times slower.
  */
 function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: string): string {
   const pad = '        ';
