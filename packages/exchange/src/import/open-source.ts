@@ -32,6 +32,8 @@ const BY_EXTENSION: Record<string, ImportFormat> = {
   '.jsonl': 'jsonl',
   '.ndjson': 'jsonl',
   '.reqif': 'reqif',
+  // A ReqIF archive: the ReqIF reader tells how to import the .reqif file it holds.
+  '.reqifz': 'reqif',
   '.xml': 'reqif',
 };
 

@@ -1,5 +1,7 @@
+import { open } from 'node:fs/promises';
 import { eventLoopSlices } from '../event-loop.js';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { NamedValue } from '../mapping/record-input.js';
 import {
   cellTooLarge,
   DistinctColumns,
@@ -12,6 +14,7 @@ import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError } from './errors.js';
 import type { Cell, RowSource, SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
+import { firstBareAmpersand, saxesErrorParts } from './xml-errors.js';
 
 export interface ReqifSourceOptions {
   /** The SPEC-OBJECT-TYPE to import, by LONG-NAME; default: the only one, else the topic's. */
@@ -39,6 +42,7 @@ interface OpenValue {
 
 interface OpenObject {
   identifier: string;
+  longName?: string;
   type?: string;
   values: OpenValue[];
 }
@@ -46,16 +50,34 @@ interface OpenObject {
 const local = (name: string) => name.slice(name.indexOf(':') + 1);
 
 /**
+ * Where a record's name is taken from when the spec object has no `RXS.RecordName`, in the order
+ * they are looked for: what DOORS, Polarion, Capella, Enterprise Architect and ReqIF Studio name
+ * their objects by.
+ */
+const NAME_SOURCES = ['ReqIF.Name', 'LONG-NAME', 'ReqIF.ChapterName', 'ReqIF.Text'] as const;
+type NameSource = (typeof NAME_SOURCES)[number];
+/** Characters of a name taken from the first line of a text. */
+export const MAX_NAME_FROM_TEXT = 80;
+/** Spec objects a note names one by one. */
+const MAX_NAMED = 5;
+/** The first bytes of a zip archive (its first local file header): a .reqifz, or an .xlsx. */
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+/**
  * Records of a ReqIF 1.2 file, streamed: the SPEC-OBJECTs of one SPEC-OBJECT-TYPE, with their
  * attributes by LONG-NAME. Reads `rxs export --format reqif` (`RXS.RecordId`, `ReqIF.ForeignID`,
- * `RXS.RecordName`, `RXS.Version` give the record's facts) and the usual structure of DOORS and
- * Polarion exports (`ReqIF.Name` gives the name when there is no `RXS.RecordName`; XHTML values
- * are read as their text; other `ReqIF.*` attributes come as columns of that name).
+ * `RXS.RecordName`, `RXS.Version` give the record's facts) and the usual structure of other tools'
+ * exports: without `RXS.RecordName` the name is the first of NAME_SOURCES the object has (the
+ * report's notes say which, when it is not `ReqIF.Name`); XHTML values are read as their text;
+ * an enumeration value names an option by its key or its label (NamedValue); other `ReqIF.*`
+ * attributes come as columns of that name.
  */
 export class ReqifSource implements RowSource {
   readonly format = 'reqif' as const;
   readonly notes: string[] = [];
   private readonly limits: ImportLimits;
+  /** The notes on where names come from are said once: an import reads the file more than once. */
+  private namesSaid = false;
 
   constructor(
     private readonly file: string,
@@ -69,21 +91,29 @@ export class ReqifSource implements RowSource {
   }
 
   async *rows(): AsyncGenerator<SourceRow> {
-    const enumValues = new Map<string, string>();
+    await this.refuseArchive();
+    const enumValues = new Map<string, NamedValue>();
     const definitions = new Map<string, AttributeDefinition>();
     const types = new Map<string, string>();
     let chosenType: string | undefined;
     const ready: SourceRow[] = [];
     const stack: string[] = [];
-    let enumValue: { id: string; name: string } | undefined;
+    let enumValue: { id: string; name?: string; key?: string } | undefined;
     let object: OpenObject | undefined;
     let value: OpenValue | undefined;
     let text = '';
     let count = 0;
+    /** Spec objects read before any SPEC-OBJECT-TYPE: a fragment's, whose types are elsewhere. */
+    let untyped = 0;
+    let specifications = 0;
+    const names = new NameTally();
     let failure: Error | undefined;
+    let parserError: Error | undefined;
+    let atEnd = false;
 
     const parser = new SaxesParser({ xmlns: false, position: true });
     parser.on('error', (error) => {
+      parserError ??= error;
       failure ??= error;
     });
     parser.on('opentag', (tag: SaxesTagPlain) => {
@@ -97,9 +127,9 @@ export class ReqifSource implements RowSource {
         return;
       }
       if (name === 'ENUM-VALUE')
-        enumValue = { id: attribute('IDENTIFIER') ?? '', name: attribute('LONG-NAME') ?? '' };
-      else if (name === 'EMBEDDED-VALUE' && enumValue)
-        enumValues.set(enumValue.id, attribute('OTHER-CONTENT') || enumValue.name);
+        enumValue = { id: attribute('IDENTIFIER') ?? '', name: attribute('LONG-NAME') };
+      else if (name === 'EMBEDDED-VALUE' && enumValue) enumValue.key = attribute('OTHER-CONTENT');
+      else if (name === 'SPECIFICATION') specifications++;
       else if (
         name.startsWith('ATTRIBUTE-DEFINITION-') &&
         !name.endsWith('-REF') &&
@@ -111,7 +141,8 @@ export class ReqifSource implements RowSource {
         });
       else if (name === 'SPEC-OBJECT-TYPE')
         types.set(attribute('IDENTIFIER') ?? '', attribute('LONG-NAME') ?? '');
-      else if (name === 'SPEC-OBJECT') object = { identifier: attribute('IDENTIFIER') ?? '', values: [] };
+      else if (name === 'SPEC-OBJECT')
+        object = { identifier: attribute('IDENTIFIER') ?? '', longName: attribute('LONG-NAME'), values: [] };
       else if (name.startsWith('ATTRIBUTE-VALUE-') && object) {
         value = { kind: name.slice('ATTRIBUTE-VALUE-'.length), enumRefs: [], xhtml: '' };
         const theValue = attribute('THE-VALUE');
@@ -132,8 +163,10 @@ export class ReqifSource implements RowSource {
         if (/^(p|div|li|h[1-6]|tr)$/.test(name)) value.xhtml += '\n';
         return;
       }
-      if (name === 'ENUM-VALUE') enumValue = undefined;
-      else if (name === 'SPEC-OBJECT-TYPE-REF' && object) object.type = text.trim();
+      if (name === 'ENUM-VALUE' && enumValue) {
+        enumValues.set(enumValue.id, enumerationValue(enumValue));
+        enumValue = undefined;
+      } else if (name === 'SPEC-OBJECT-TYPE-REF' && object) object.type = text.trim();
       else if (name.startsWith('ATTRIBUTE-DEFINITION-') && name.endsWith('-REF') && value)
         value.definition = text.trim();
       else if (name === 'ENUM-VALUE-REF' && value) value.enumRefs.push(text.trim());
@@ -141,9 +174,10 @@ export class ReqifSource implements RowSource {
         object.values.push(value);
         value = undefined;
       } else if (name === 'SPEC-OBJECT' && object) {
-        chosenType ??= this.chooseType(types);
-        if (object.type === chosenType) {
-          const row = this.rowOf(object, ++count, definitions, enumValues);
+        if (types.size === 0) untyped++;
+        else chosenType ??= this.chooseType(types);
+        if (chosenType !== undefined && object.type === chosenType) {
+          const row = this.rowOf(object, ++count, definitions, enumValues, names);
           columns.add(row);
           ready.push(row);
         }
@@ -166,21 +200,75 @@ export class ReqifSource implements RowSource {
           await turn();
         }
       }
-      if (!failure) parser.close();
+      if (!failure) {
+        atEnd = true;
+        parser.close();
+      }
     } catch (error) {
-      if (error instanceof ImportFileError) throw error;
-      failure ??= error as Error;
+      // What is not the parser's (a missing file, a limit) is said as it is.
+      if (error !== parserError) throw error;
     }
-    if (failure instanceof ImportFileError) throw failure;
-    if (failure)
-      throw new ImportFileError(
-        `${this.file} is not well-formed XML near line ${line}: ${failure.message.split('\n')[0]}. The file may be cut short: export it again.`,
-      );
+    if (failure && failure !== parserError) throw failure;
+    if (parserError) throw await this.notWellFormed(parserError, atEnd, line);
     yield* ready.splice(0);
-    if (types.size === 0)
-      throw new ImportFileError(
+    if (types.size === 0) throw this.untypedError(untyped, definitions.size, specifications);
+    if (!this.namesSaid) this.notes.push(...names.notes());
+    this.namesSaid = true;
+  }
+
+  /** A zip archive (a .reqifz) is not ReqIF XML: said so, instead of a decoding error about text files. */
+  private async refuseArchive(): Promise<void> {
+    const head = Buffer.alloc(ZIP_MAGIC.length);
+    const handle = await open(this.file, 'r');
+    try {
+      await handle.read(head, 0, head.length, 0);
+    } finally {
+      await handle.close();
+    }
+    if (!head.equals(ZIP_MAGIC)) return;
+    throw new ImportFileError(
+      /\.reqifz$/i.test(this.file)
+        ? `${this.file} is a ReqIF archive (.reqifz: a zip holding a .reqif file and its attachments), and the import reads the .reqif file itself: unzip the archive and import the .reqif file it holds (its attachments are not imported).`
+        : `${this.file} is a zip archive, not a ReqIF (XML) file. If it is a ReqIF archive (.reqifz), unzip it and import the .reqif file it holds.`,
+    );
+  }
+
+  /**
+   * The parser's first error, where a person must fix it: the place saxes gives, or an earlier bare
+   * `&` that saxes read on past; an error at the end of the file says it may be cut short.
+   */
+  private async notWellFormed(error: Error, atEnd: boolean, lastLine: number): Promise<ImportFileError> {
+    const { at, what } = saxesErrorParts(error);
+    const ampersand = at && (await firstBareAmpersand(decodeTextFile(this.file), at));
+    if (ampersand)
+      return new ImportFileError(
+        `${this.file} is not well-formed XML at line ${ampersand.line}, column ${ampersand.column}: an "&" that starts no character or entity reference (XML writes it as "&amp;"). Correct it there, or export the file again.`,
+      );
+    const where = at ? `line ${at.line}, column ${at.column}` : `near line ${lastLine}`;
+    if (atEnd)
+      return new ImportFileError(
+        `${this.file} is not well-formed XML: it ends at ${where} before its XML is complete (${what.replace(/\.$/, '')}). The file may be cut short: export it again.`,
+      );
+    return new ImportFileError(
+      `${this.file} is not well-formed XML at ${where}: ${what.replace(/\.$/, '')}${what === 'undefined entity.' ? ' (XML knows only &amp;, &lt;, &gt;, &quot; and &apos;, and references such as &#160;)' : ''}. Correct it there, or export the file again.`,
+    );
+  }
+
+  /** Why a file without a SPEC-OBJECT-TYPE has nothing to import. */
+  private untypedError(objects: number, definitions: number, specifications: number): ImportFileError {
+    if (objects === 0)
+      return new ImportFileError(
         `${this.file} holds no SPEC-OBJECT-TYPE: it is not a ReqIF file with requirements.`,
       );
+    const missing = [
+      'no SPEC-OBJECT-TYPE',
+      ...(definitions === 0 ? ['no attribute definitions'] : []),
+      ...(specifications === 0 ? ['no SPECIFICATION'] : []),
+    ];
+    return new ImportFileError(
+      `${this.file} holds ${objects} spec object${objects === 1 ? '' : 's'} but ${listOf(missing, 'and')}: it is a fragment of a ReqIF exchange (a partial export, as DOORS writes them), whose types are in another file, so its values have no attribute names to import by. ` +
+        'Export the module again as a whole ReqIF document, with its types and specification, and import that file.',
+    );
   }
 
   /** The spec object type whose objects are imported. */
@@ -189,8 +277,13 @@ export class ReqifSource implements RowSource {
     if (wanted === undefined && types.size === 1) return [...types.keys()][0]!;
     for (const [id, name] of types)
       if (wanted !== undefined && name.toLowerCase() === wanted.toLowerCase()) return id;
+    const which = this.options.specType
+      ? ` and none is named "${this.options.specType}"`
+      : wanted !== undefined
+        ? ` and none is named after the topic ("${wanted}")`
+        : '';
     throw new ImportFileError(
-      `${this.file} has ${types.size} spec object types and ${this.options.specType ? `none is named "${this.options.specType}"` : `none is named after the topic ("${wanted}")`}: ` +
+      `${this.file} has ${types.size} spec object types${which}: ` +
         `${[...types.values()].map((n) => `"${n}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSpecType}`,
     );
   }
@@ -199,7 +292,8 @@ export class ReqifSource implements RowSource {
     object: OpenObject,
     number: number,
     definitions: Map<string, AttributeDefinition>,
-    enumValues: Map<string, string>,
+    enumValues: Map<string, NamedValue>,
+    names: NameTally,
   ): SourceRow {
     const row: SourceRow = {
       where: `spec object ${number} (${object.identifier})`,
@@ -207,7 +301,7 @@ export class ReqifSource implements RowSource {
       values: new Map(),
       problems: [],
     };
-    let reqifName: string | undefined;
+    const candidates: Partial<Record<NameSource, string>> = { 'LONG-NAME': object.longName };
     const bytes = new RowBytes(this.limits, `spec object ${number} (${object.identifier})`);
     for (const value of object.values) {
       const definition = definitions.get(value.definition ?? '');
@@ -235,23 +329,119 @@ export class ReqifSource implements RowSource {
           row.facts.version = text;
           break;
         case 'ReqIF.Name':
-          reqifName = text;
+          candidates['ReqIF.Name'] = text;
           break;
         default:
+          if (definition.name === 'ReqIF.ChapterName' || definition.name === 'ReqIF.Text')
+            candidates[definition.name] = text;
           row.values.set(definition.name, cell);
       }
     }
-    if (row.facts.name === undefined && reqifName !== undefined && reqifName !== '')
-      row.facts.name = reqifName;
+    if (row.facts.name === undefined) {
+      const named = nameOf(candidates);
+      names.add(named?.source, row.where);
+      if (named) row.facts.name = named.name;
+    }
     const exported = /^R-([0-9a-f]{24})$/.exec(object.identifier);
     if (row.facts.id === undefined && exported) row.facts.id = exported[1]!;
     return row;
   }
 }
 
+/** The record name of a spec object: the first of NAME_SOURCES it has, a text by its first line. */
+function nameOf(
+  candidates: Partial<Record<NameSource, string>>,
+): { name: string; source: NameSource } | undefined {
+  for (const source of NAME_SOURCES) {
+    const candidate = candidates[source];
+    const name =
+      candidate === undefined || candidate.trim() === ''
+        ? undefined
+        : source === 'ReqIF.Text'
+          ? firstLine(candidate)
+          : candidate;
+    if (name !== undefined) return { name, source };
+  }
+  return undefined;
+}
+
+/** A text's first line that holds anything, cut before a word past MAX_NAME_FROM_TEXT characters. */
+function firstLine(text: string): string | undefined {
+  const line = text
+    .split('\n')
+    .map((part) => part.replace(/\s+/g, ' ').trim())
+    .find((part) => part !== '');
+  if (line === undefined) return undefined;
+  const characters = [...line];
+  if (characters.length <= MAX_NAME_FROM_TEXT) return line;
+  const cut = characters.slice(0, MAX_NAME_FROM_TEXT - 1).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > MAX_NAME_FROM_TEXT / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** How many spec objects took their name from where (the first few by place), for the report's notes. */
+class NameTally {
+  private readonly tally = new Map<NameSource | 'none', { count: number; first: string[] }>();
+
+  add(source: NameSource | undefined, where: string): void {
+    const key = source ?? 'none';
+    if (key === 'ReqIF.Name') return;
+    let entry = this.tally.get(key);
+    if (!entry) this.tally.set(key, (entry = { count: 0, first: [] }));
+    if (++entry.count <= MAX_NAMED) entry.first.push(where);
+  }
+
+  notes(): string[] {
+    const notes: string[] = [];
+    const listed = (key: NameSource | 'none') => {
+      const entry = this.tally.get(key);
+      if (!entry) return undefined;
+      const more = entry.count > MAX_NAMED ? ` and ${entry.count - MAX_NAMED} more` : '';
+      return `${entry.first.join(', ')}${more}`;
+    };
+    const lacking = (source: NameSource) => NAME_SOURCES.slice(0, NAME_SOURCES.indexOf(source));
+    for (const source of NAME_SOURCES) {
+      const objects = listed(source);
+      if (objects === undefined) continue;
+      const from =
+        source === 'LONG-NAME'
+          ? "the spec object's LONG-NAME"
+          : source === 'ReqIF.Text'
+            ? `the first line of its ReqIF.Text (at most ${MAX_NAME_FROM_TEXT} characters)`
+            : `its ${source}`;
+      notes.push(`${objects}: no ${listOf(lacking(source), 'or')}; the record is named by ${from}.`);
+    }
+    const nameless = listed('none');
+    if (nameless !== undefined)
+      notes.push(
+        `${nameless}: no ${listOf(NAME_SOURCES, 'or')} to name the record by; without a name from another column (the topic's title field) the row is refused.`,
+      );
+    return notes;
+  }
+}
+
+/** "a, b or c". */
+const listOf = (items: readonly string[], last: 'and' | 'or') =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
+
+/**
+ * An ENUM-VALUE as a value known by its key (`OTHER-CONTENT`: the option value of an rxs export)
+ * and its label (`LONG-NAME`, else its IDENTIFIER, as Enterprise Architect names its values):
+ * the field's options decide which of the two names one.
+ */
+function enumerationValue({ id, name, key }: { id: string; name?: string; key?: string }): NamedValue {
+  const label = name || id;
+  const names = [...new Set([key, label].filter((n): n is string => n !== undefined && n !== ''))];
+  const description =
+    key && key !== label
+      ? `the enumeration value "${label}" (key "${key}")`
+      : `the enumeration value "${label}"`;
+  return new NamedValue(names, description);
+}
+
 function cellOf(
   value: OpenValue,
-  enumValues: Map<string, string>,
+  enumValues: Map<string, NamedValue>,
   definition: AttributeDefinition,
   problems: string[],
 ): Cell | undefined {

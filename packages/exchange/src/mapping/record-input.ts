@@ -1,6 +1,6 @@
 import { MappingError } from './errors.js';
 import type { ExportedField } from './model.js';
-import { MULTI_VALUE_TYPES, OPTION_TYPES } from './options.js';
+import { MULTI_VALUE_TYPES, OPTION_TYPES, type FieldOption } from './options.js';
 import { isPlainObject, splitPath } from './paths.js';
 
 /**
@@ -107,12 +107,42 @@ export function convertValue(field: ExportedField, text: string): unknown {
 }
 
 /**
+ * A value a file names in more than one way, most specific first (a ReqIF enumeration value: its
+ * key, then its label): a field with options takes the first name that is one of its options'
+ * values or labels; any other field takes the first name, as text.
+ */
+export class NamedValue {
+  constructor(
+    readonly names: readonly string[],
+    /** The value as the file shows it, for a message: `the enumeration value "Navy" (key "0")`. */
+    readonly description: string,
+  ) {}
+
+  toString(): string {
+    return this.names[0] ?? '';
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}
+
+/** NamedValues (alone or in a list) as their first names: what a field without options holds. */
+const firstNames = (value: unknown): unknown =>
+  value instanceof NamedValue
+    ? value.toString()
+    : Array.isArray(value) && value.some((item) => item instanceof NamedValue)
+      ? value.map(firstNames)
+      : value;
+
+/**
  * A value already typed (from JSON, a typed spreadsheet cell or ReqIF attribute) as the field's
  * component stores it: kept when it has the right type, converted from text when it is text, a
  * dynamiclist's items renamed from their semantic names to their keys.
  */
-export function convertTypedValue(field: ExportedField, value: unknown): unknown {
+export function convertTypedValue(field: ExportedField, given: unknown): unknown {
   const type = field.type ?? '';
+  const value = OPTION_TYPES.has(type) ? given : firstNames(given);
   if (typeof value === 'string') {
     if (type === 'dynamiclist') return renameItems(field, convertValue(field, value));
     return convertValue(field, value);
@@ -163,20 +193,32 @@ function renameItems(field: ExportedField, items: unknown): unknown {
   });
 }
 
-/** An option's value, given as the value itself or as its label (ignoring case). */
+/**
+ * An option's value, given as the value itself or as its label (ignoring case); a NamedValue by
+ * the first of its names that is either.
+ */
 function optionValue(field: ExportedField, given: unknown, what: string): unknown {
   const options = field.options ?? [];
-  if (options.length === 0) return given;
-  const byValue = options.find((o) => o.value === given || String(o.value) === String(given));
-  if (byValue) return byValue.value;
-  const folded = String(given).trim().toLowerCase();
+  if (options.length === 0) return firstNames(given);
+  const names = given instanceof NamedValue ? given.names : [given];
+  for (const name of names) {
+    const option = optionNamed(options, name);
+    if (option) return option.value;
+  }
+  throw new FieldValueError(
+    `${what} takes one of ${options.map((o) => (String(o.value) === o.label ? `"${o.label}"` : `"${String(o.value)}" (${o.label})`)).join(', ')}, not ${given instanceof NamedValue ? given.description : `"${String(given)}"`}.`,
+  );
+}
+
+/** The option `name` is the value of, else the one option it is the label of (ignoring case). */
+function optionNamed(options: readonly FieldOption[], name: unknown): FieldOption | undefined {
+  const byValue = options.find((o) => o.value === name || String(o.value) === String(name));
+  if (byValue) return byValue;
+  const folded = String(name).trim().toLowerCase();
   const byLabel = options.filter(
     (o) => o.label.toLowerCase() === folded || String(o.value).toLowerCase() === folded,
   );
-  if (byLabel.length === 1) return byLabel[0]!.value;
-  throw new FieldValueError(
-    `${what} takes one of ${options.map((o) => (String(o.value) === o.label ? `"${o.label}"` : `"${String(o.value)}" (${o.label})`)).join(', ')}, not "${String(given)}".`,
-  );
+  return byLabel.length === 1 ? byLabel[0] : undefined;
 }
 
 function parseJson(text: string): unknown {
