@@ -168,7 +168,7 @@ function expectRelations(read: ReadBack, json: JsonExport) {
       type,
       source: `R-${trace.source.id}`,
       target: `R-${trace.target.id}`,
-      values: { Suspect: trace.suspect },
+      values: { Suspect: String(trace.suspect) },
     })),
   );
   expect(read.relations).toEqual(expected);

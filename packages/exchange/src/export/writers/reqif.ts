@@ -151,8 +151,12 @@ const REAL_LIMIT = '1.7976931348623157E308';
 const DEFAULT_ACCURACY = 15;
 const BOOLEAN_DATATYPE_ID = 'DT-boolean';
 /**
- * The attribute of every relation: true when a record at either end changed since the link was made
- * or last reviewed (what DOORS and Polarion call a suspect link).
+ * The attribute of every relation: "true" when a record at either end changed since the link was
+ * made or last reviewed (what DOORS and Polarion call a suspect link), else "false". It is a STRING,
+ * not a BOOLEAN: StrictDoc's reqif library reads only STRING, INTEGER and XHTML values on a relation
+ * (and only its first value), and rejects the whole file otherwise. A STRING keeps the words of
+ * xsd:boolean that a person or an import mapping recognises, where an INTEGER 0/1 would not, and
+ * uses the string datatype every file has. It is the relation's only value.
  */
 export const SUSPECT_ATTRIBUTE = 'Suspect';
 const suspectDefinitionId = (relationType: string) => `${readableId('RT', relationType)}-suspect`;
@@ -414,7 +418,7 @@ export class ReqifWriter extends SpooledWriter {
     await emit(`<?xml version="1.0" encoding="UTF-8"?>\n<REQ-IF xmlns="${REQIF_NAMESPACE}">\n`);
     await emit(serialize(this.headerXml(exportedAt), 1));
     await emit('  <CORE-CONTENT>\n    <REQ-IF-CONTENT>\n');
-    await emit(serialize(this.datatypesXml(plans, exportedAt, relations.length > 0), 3));
+    await emit(serialize(this.datatypesXml(plans, exportedAt), 3));
     await emit('      <SPEC-TYPES>\n');
     for (const plan of plans) await emit(specObjectTypeXml(plan, exportedAt));
     await emit(serialize(otherTypesXml(relationTypes, exportedAt), 4));
@@ -538,7 +542,7 @@ export class ReqifWriter extends SpooledWriter {
     return root;
   }
 
-  private datatypesXml(plans: TopicPlan[], exportedAt: string, withRelations: boolean): XMLBuilder {
+  private datatypesXml(plans: TopicPlan[], exportedAt: string): XMLBuilder {
     const root = newFragment();
     const datatypes = root.ele('DATATYPES');
     const common = (id: string, longName: string) => ({
@@ -553,8 +557,6 @@ export class ReqifWriter extends SpooledWriter {
     const kinds = new Map<string, Pick<FieldTyping, 'kind' | 'accuracy'>>();
     for (const plan of plans)
       for (const { typing, datatypeId } of plan.attributes) if (typing) kinds.set(datatypeId, typing);
-    // Relations carry the boolean "Suspect".
-    if (withRelations) kinds.set(BOOLEAN_DATATYPE_ID, { kind: 'boolean' });
     for (const [id, typing] of kinds) {
       if (typing.kind === 'integer')
         datatypes.ele(
@@ -708,7 +710,7 @@ function otherTypesXml(relationTypes: string[], exportedAt: string): XMLBuilder 
     stringDefinition(topicDefinitions, { IDENTIFIER: id, 'LAST-CHANGE': exportedAt, 'LONG-NAME': name });
   }
   for (const relationType of relationTypes) {
-    types
+    const relationDefinitions = types
       .ele(
         'SPEC-RELATION-TYPE',
         xmlAttributes({
@@ -717,18 +719,12 @@ function otherTypesXml(relationTypes: string[], exportedAt: string): XMLBuilder 
           'LONG-NAME': relationType,
         }),
       )
-      .ele('SPEC-ATTRIBUTES')
-      .ele(
-        'ATTRIBUTE-DEFINITION-BOOLEAN',
-        xmlAttributes({
-          IDENTIFIER: suspectDefinitionId(relationType),
-          'LAST-CHANGE': exportedAt,
-          'LONG-NAME': SUSPECT_ATTRIBUTE,
-        }),
-      )
-      .ele('TYPE')
-      .ele('DATATYPE-DEFINITION-BOOLEAN-REF')
-      .txt(BOOLEAN_DATATYPE_ID);
+      .ele('SPEC-ATTRIBUTES');
+    stringDefinition(relationDefinitions, {
+      IDENTIFIER: suspectDefinitionId(relationType),
+      'LAST-CHANGE': exportedAt,
+      'LONG-NAME': SUSPECT_ATTRIBUTE,
+    });
   }
   return types;
 }
@@ -815,12 +811,11 @@ function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
         'LONG-NAME': relationType,
       }),
     );
-    relation
-      .ele('VALUES')
-      .ele('ATTRIBUTE-VALUE-BOOLEAN', xmlAttributes({ 'THE-VALUE': String(trace.suspect === true) }))
-      .ele('DEFINITION')
-      .ele('ATTRIBUTE-DEFINITION-BOOLEAN-REF')
-      .txt(suspectDefinitionId(relationType));
+    stringValueElement(
+      relation.ele('VALUES'),
+      suspectDefinitionId(relationType),
+      String(trace.suspect === true),
+    );
     relation.ele('TYPE').ele('SPEC-RELATION-TYPE-REF').txt(readableId('RT', relationType));
     relation.ele('SOURCE').ele('SPEC-OBJECT-REF').txt(specObjectId(trace.source.id));
     relation.ele('TARGET').ele('SPEC-OBJECT-REF').txt(specObjectId(trace.target.id));
