@@ -102,6 +102,11 @@ export interface ImportReport {
   /** Records created and updated (in a dry run: that would be). */
   created: number;
   updated: number;
+  /**
+   * Rows whose record is as the file has it, so nothing was written: found so when checked, or
+   * created by an earlier run of the import (the service answered the row's idempotency key with
+   * that record).
+   */
   unchanged: number;
   rejected: number;
   /** Rows the service refused when written (`deletedSince` included). */
@@ -243,11 +248,18 @@ export async function importRecords(
 
   // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
   const writeNow = !report.dryRun && !report.allOrNothing;
+  // The topic's records before this run wrote: a create answered with one of them is an earlier
+  // run's, answered again from its idempotency key.
+  let recordsBefore: Promise<HashedCounts> | undefined;
   const writer = new RowWriter(
     client,
     options.concurrency ?? 4,
     report.allOrNothing,
     options.recreateDeleted === true,
+    () =>
+      (recordsBefore ??= existing.listedIds
+        ? Promise.resolve(existing.listedIds)
+        : recentRecordIds(client, target)),
   );
   let checked = 0;
   const previewRows = options.previewRows ?? 0;
@@ -282,13 +294,15 @@ export async function importRecords(
   }
   report.created = report.dryRun ? report.planned.created : writer.created;
   report.updated = report.dryRun ? report.planned.updated : writer.updated;
+  report.unchanged += writer.replayed;
   if (writer.fatal) {
     report.problems.push(
       `The import stopped after ${writer.written} writes: ${writer.fatal.message} Running it again is safe: rows written already are unchanged now, and a write that was under way is answered from its idempotency key.`,
     );
   }
   if (writer.stopped && !writer.fatal && report.allOrNothing) {
-    const skipped = report.planned.created + report.planned.updated - writer.written - report.failed;
+    const skipped =
+      report.planned.created + report.planned.updated - writer.written - writer.replayed - report.failed;
     report.problems.push(
       `The service refused a row after ${writer.written} rows were written (it checked something the form cannot say, such as a record changed meanwhile): ${skipped} rows were not written. Fix the row and run the import again: rows written already are unchanged and skipped.`,
     );
@@ -360,15 +374,24 @@ async function findExisting(
   referenced: { ids: number; readableIds: number },
   words: ImportWording,
   onProgress: (rows: number) => void,
-): Promise<ExistingRecords & { explain(id: string): Promise<void> }> {
+): Promise<
+  ExistingRecords & {
+    explain(id: string): Promise<void>;
+    /** The ids of every record of the topic, when they were listed. */
+    listedIds: HashedCounts | undefined;
+  }
+> {
   const byId = new Map<string, ServiceRecord>();
   const byReadableId = new Map<string, ServiceRecord>();
+  let listedIds: HashedCounts | undefined;
   if (referenced.ids > 0 || referenced.readableIds > 0) {
     const mapper = new RecordMapper(buildFieldMap(target.schema));
     let seen = 0;
+    listedIds = new HashedCounts();
     for await (const record of client.records.listRecords({
       context__knowledge_unit_topic_id: target.revisionId,
     })) {
+      listedIds.add(record._id);
       if (referenced.ids > 0 && identities.count(`_id ${record._id}`) > 0) byId.set(record._id, record);
       if (referenced.readableIds > 0) {
         const readable = readableIdOf(mapper.map(record).record, target.rule, target.presentation);
@@ -380,6 +403,7 @@ async function findExisting(
   // Why an _id is no record of the topic, looked up as rows name them (a few, then a general word).
   const whyNot = new Map<string, string>();
   return {
+    listedIds,
     byId: (id) => byId.get(id),
     byReadableId: (readableId) => byReadableId.get(readableId),
     explain: async (id) => {
@@ -411,6 +435,23 @@ async function whyNotInTopic(
   }
 }
 
+/**
+ * How old a record an earlier run's idempotency key can answer with may be: the service keeps a
+ * write's answer 24 hours; a day more allows for a clock here that differs from the service's.
+ */
+const REPLAY_WINDOW_MS = 48 * 60 * 60 * 1000;
+
+/** The ids of the topic's records created recently enough to answer an earlier run's idempotency key. */
+async function recentRecordIds(client: ImportClient, target: ImportTarget): Promise<HashedCounts> {
+  const ids = new HashedCounts();
+  for await (const record of client.records.listRecords({
+    context__knowledge_unit_topic_id: target.revisionId,
+    audit_info__start_date: new Date(Date.now() - REPLAY_WINDOW_MS).toISOString(),
+  }))
+    ids.add(record._id);
+  return ids;
+}
+
 /** Times a row is created anew after its record was deleted, each time under the next derived key. */
 const MAX_RECREATIONS = 10;
 
@@ -439,6 +480,8 @@ class RowWriter {
   written = 0;
   created = 0;
   updated = 0;
+  /** Creates the service answered with a record an earlier run created: nothing was written. */
+  replayed = 0;
   deletedSince = 0;
   /** Rows created anew, and where the first MAX_NAMED of them are. */
   recreated = 0;
@@ -453,6 +496,8 @@ class RowWriter {
     private readonly concurrency: number,
     private readonly stopAtFirstRefusal: boolean,
     private readonly recreateDeleted: boolean,
+    /** The ids of the topic's records before this run created any. */
+    private readonly recordsBefore: () => Promise<HashedCounts>,
   ) {}
 
   async write(plan: RowPlan): Promise<void> {
@@ -471,7 +516,9 @@ class RowWriter {
     const options = { idempotencyKey: plan.idempotencyKey! };
     try {
       if (plan.create) {
-        if (!(await this.create(plan))) return;
+        const outcome = await this.create(plan);
+        if (outcome === 'replayed') this.replayed++;
+        if (outcome !== 'created') return;
         this.created++;
       } else {
         await this.client.records.updateRecord(plan.recordId!, plan.update!, options);
@@ -494,24 +541,30 @@ class RowWriter {
   }
 
   /**
-   * Creates the row's record; false when it was reported instead: an earlier import created it
-   * under the row's key and someone deleted it since. With `recreateDeleted`, it is created anew
-   * under the next derived key whose record is not deleted.
+   * Creates the row's record: `replayed` when the service answered with a record that was there
+   * before this run (an earlier run created it under the row's key), `reported` when an earlier
+   * import created it under the row's key and someone deleted it since. With `recreateDeleted`,
+   * it is created anew under the next derived key whose record is not deleted.
    */
-  private async create(plan: RowPlan): Promise<boolean> {
+  private async create(plan: RowPlan): Promise<'created' | 'replayed' | 'reported'> {
+    const before = await this.recordsBefore();
+    const existedBefore = (record: ServiceRecord) => before.count(record._id) > 0;
     try {
-      await this.client.records.createRecord(plan.create!, { idempotencyKey: plan.idempotencyKey! });
-      return true;
+      const record = await this.client.records.createRecord(plan.create!, {
+        idempotencyKey: plan.idempotencyKey!,
+      });
+      return existedBefore(record) ? 'replayed' : 'created';
     } catch (error) {
       if (!deletedSince(error) || !this.recreateDeleted) throw error;
     }
     for (let generation = 1; generation <= MAX_RECREATIONS; generation++) {
       try {
-        await this.client.records.createRecord(plan.create!, {
+        const record = await this.client.records.createRecord(plan.create!, {
           idempotencyKey: recreationKey(plan.idempotencyKey!, generation),
         });
+        if (existedBefore(record)) return 'replayed';
         if (++this.recreated <= MAX_NAMED) this.recreatedWhere.push(plan.where);
-        return true;
+        return 'created';
       } catch (error) {
         if (!deletedSince(error)) throw error;
       }
@@ -523,7 +576,7 @@ class RowWriter {
         `its record was created and deleted ${MAX_RECREATIONS + 1} times by imports of this row within 24 hours: it is not created again. Restore one of the records, or wait until the idempotency keys expire (24 hours).`,
       ],
     });
-    return false;
+    return 'reported';
   }
 
   /** A row an earlier import wrote, whose record was deleted since: reported, not a refusal of the row. */

@@ -131,12 +131,18 @@ export function planRow(
     plan.problems.push(
       `it comes from another topic (topic revision ${from}), not "${target.name}". Import it into its own topic, or copy it in as a new record ${(options.wording ?? CLI_WORDING).newRecords}.`,
     );
+  // A record changed since the file was written is not overwritten; a row that holds what the
+  // record holds now is unchanged whatever its version, as nothing would be written over the change.
+  let changedSince: string | undefined;
+  const changedSinceAt = plan.problems.length;
   if (record) {
     plan.recordId = record._id;
-    if (row.facts.version !== undefined && row.facts.version !== record.version && !options.ignoreVersions)
-      plan.problems.push(
-        `record ${record._id} changed since the file was written (version ${row.facts.version} in the file, ${record.version} now): export it again and redo the change, or overwrite it ${(options.wording ?? CLI_WORDING).ignoreVersions}.`,
-      );
+    if (
+      row.facts.version !== undefined &&
+      !sameVersion(row.facts.version, record.version) &&
+      !options.ignoreVersions
+    )
+      changedSince = `record ${record._id} changed since the file was written (version ${row.facts.version} in the file, ${record.version} now): export it again and redo the change, or overwrite it ${(options.wording ?? CLI_WORDING).ignoreVersions}.`;
   }
 
   const data = record && isPlainObject(record.data) ? structuredClone(record.data) : {};
@@ -165,6 +171,9 @@ export function planRow(
     const field = target.fieldsByKey.get(key) ?? target.fieldsByKey.get(String(item.loc[0]));
     plan.problems.push(field ? `${field.name} (${field.key}): ${item.msg}` : `${key || 'data'}: ${item.msg}`);
   }
+  const unchanged = record !== undefined && plan.name !== undefined && sameRecord(record, plan.name, data);
+  if (changedSince !== undefined && !(unchanged && plan.problems.length === 0))
+    plan.problems.splice(changedSinceAt, 0, changedSince);
   if (plan.problems.length > MAX_ROW_PROBLEMS)
     plan.problems.splice(
       MAX_ROW_PROBLEMS,
@@ -174,7 +183,7 @@ export function planRow(
   if (plan.problems.length > 0 || plan.name === undefined) return plan;
 
   if (record) {
-    if (record.name === plan.name && sameJson(record.data ?? {}, data)) {
+    if (unchanged) {
       plan.action = 'unchanged';
       return plan;
     }
@@ -248,6 +257,27 @@ function titleOf(data: Record<string, unknown>, target: ImportTarget): string | 
   const field = target.fields.find((f) => f.name === target.presentation.titleField);
   const value = field ? data[field.key] : undefined;
   return typeof value === 'string' && value.trim() !== '' ? value.slice(0, 500) : undefined;
+}
+
+/**
+ * Whether a version in a file is the record's: equal as numbers when both are decimal numbers (a
+ * spreadsheet saves "1.0" as "1"), else equal as text.
+ */
+function sameVersion(inFile: string, now: string): boolean {
+  const number = (version: string) => (DECIMAL.test(version.trim()) ? Number(version) : undefined);
+  const a = number(inFile);
+  const b = number(now);
+  return a !== undefined && b !== undefined ? a === b : inFile === now;
+}
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+/**
+ * Whether the record is as the row would leave it. The service trims a name as it writes it: a
+ * name that differs from the record's only in spaces at either end would change nothing.
+ */
+function sameRecord(record: ServiceRecord, name: string, data: Record<string, unknown>): boolean {
+  return (record.name === name || record.name === name.trim()) && sameJson(record.data ?? {}, data);
 }
 
 /** Equal as JSON, whatever the order of object keys. */

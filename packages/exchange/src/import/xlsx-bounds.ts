@@ -1,9 +1,9 @@
 import { eventLoopSlices } from '../event-loop.js';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
@@ -17,39 +17,58 @@ interface ZipEntry extends Readable {
   vars?: { uncompressedSize?: number; flags?: number };
 }
 
+/** An entry of the zip's central directory, as unzipper's `Open` lists it. */
+interface DirectoryEntry {
+  path: string;
+  stream(): Readable;
+}
+
+/** Where unzipper's `Open` reads a zip's bytes from. */
+interface ZipSource {
+  size(): Promise<number>;
+  stream(offset: number, length?: number): Readable;
+}
+
 type SheetEvent = { eventType: string; value: unknown };
+
+/** A relationship of xl/_rels/workbook.xml.rels, its attributes as exceljs reads them. */
+interface Relationship {
+  Id?: string;
+  Type?: string;
+  Target?: string;
+  TargetMode?: string;
+}
 
 /** The parts of exceljs's streaming WorkbookReader that the bounded reader drives. */
 interface WorkbookReaderParts {
   sharedStrings?: unknown[];
-  workbookRels?: unknown;
+  workbookRels?: Relationship[];
+  model?: { sheets?: { name?: string; rId?: string }[] };
   _parseRels(entry: Readable): Promise<void>;
   _parseWorkbook(entry: Readable): Promise<void>;
   _parseStyles(entry: Readable): Promise<void>;
   _parseWorksheet(iterator: AsyncIterable<Buffer>, sheetNo: string): Iterable<SheetEvent>;
 }
 
-type WorkbookReaderClass = new (
-  input: string,
-  options: object,
-) => WorkbookReaderParts & AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>;
+type WorkbookReaderClass = new (input: string, options: object) => WorkbookReaderParts;
 
 /** unzipper, as exceljs resolves it (it is exceljs's dependency, not ours). */
-function zipParser(): {
+function unzipper(): {
   Parse(options: { forceStream: true }): NodeJS.ReadWriteStream & AsyncIterable<ZipEntry>;
+  Open: { custom(source: ZipSource, options: { tailSize: number }): Promise<{ files: DirectoryEntry[] }> };
 } {
   const require = createRequire(import.meta.url);
   return createRequire(require.resolve('exceljs'))('unzipper');
 }
 
-const SHEET = /^xl\/worksheets\/sheet(\d+)\.xml$/;
-/** The parts the reader parses as XML; the others (custom XML, drawings, media) are only counted. */
-const PARSED = new Set([
-  'xl/_rels/workbook.xml.rels',
-  'xl/workbook.xml',
-  'xl/sharedStrings.xml',
-  'xl/styles.xml',
-]);
+const WORKBOOK = 'xl/workbook.xml';
+const WORKBOOK_RELS = 'xl/_rels/workbook.xml.rels';
+const SHARED_STRINGS = 'xl/sharedStrings.xml';
+const STYLES = 'xl/styles.xml';
+/** The parts the reader parses as XML besides the sheet it reads; the others are only counted. */
+const PARSED = new Set([WORKBOOK_RELS, WORKBOOK, SHARED_STRINGS, STYLES]);
+/** The relationship type of a worksheet, transitional or strict OOXML. */
+const WORKSHEET_RELATIONSHIP = /\/relationships\/worksheet$/;
 
 /**
  * Bytes of one zip entry as they inflate, counted against the entry's and the whole archive's
@@ -111,70 +130,230 @@ const archiveTooLarge = (limits: ImportLimits) =>
     `The workbook unpacks to more than ${sizeText(limits.maxArchiveBytes)}, the most a workbook may: split it into several files, or import it as CSV.`,
   );
 
+/** A worksheet of a workbook: its name as xl/workbook.xml gives it, and the zip entry of its cells. */
+export interface WorkbookSheet {
+  readonly name: string;
+  /** The entry its relationship targets, as the zip spells it; undefined when the zip has none. */
+  readonly part: string | undefined;
+}
+
+/** A workbook's worksheets, and the rows of one of them streamed from its zip. */
+export interface BoundedWorkbook {
+  /** In the workbook's order; chart and dialog sheets, which hold no rows, are left out. */
+  readonly sheets: readonly WorkbookSheet[];
+  rows(sheet: WorkbookSheet): AsyncGenerator<ExcelJS.Row>;
+}
+
 /**
- * exceljs's streaming workbook reader with every byte it reads bounded: the zip's entries are
- * counted as they inflate (a zip bomb stops at the limit, whatever sizes it declares), XML runs
- * are bounded by the cell limit, and the shared string table (held in memory while the sheets are
- * read) by its count and characters. Sheets that come before the table in the zip wait in a
- * temporary folder, as exceljs does.
+ * A workbook read with exceljs's streaming reader, every byte it reads bounded: the zip's entries
+ * are counted as they inflate (a zip bomb stops at the limit, whatever sizes it declares), XML
+ * runs are bounded by the cell limit, and the shared string table (held in memory while the sheet
+ * is read) by its count and characters.
+ *
+ * The sheets are named from xl/workbook.xml and its relationships, read first through the zip's
+ * central directory: a name does not depend on where those parts are in the zip (exceljs's
+ * streaming writer and openpyxl write them after the sheets), and a sheet is found by the part its
+ * relationship targets, however the target is written. The sheet read is parsed once the parts its
+ * cells refer to (shared strings, styles) are read; when it comes before them in the zip, it waits
+ * in a temporary folder.
  */
-export function boundedWorkbook(
+export async function openBoundedWorkbook(
   excel: typeof ExcelJS,
   file: string,
   limits: ImportLimits,
-): AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader> {
+): Promise<BoundedWorkbook> {
   const Base = excel.stream.xlsx.WorkbookReader as unknown as WorkbookReaderClass;
-  class BoundedWorkbookReader extends Base {
-    async *parse(): AsyncGenerator<SheetEvent> {
+  class BoundedWorkbookReader extends Base implements BoundedWorkbook {
+    sheets: WorkbookSheet[] = [];
+    /** The parts a sheet's cells refer to that the zip holds. */
+    private cellParts: string[] = [];
+
+    /** The sheets, from the workbook and its relationships wherever they are in the zip. */
+    async readSheets(): Promise<void> {
+      await withZipDirectory(file, async (entries) => {
+        const parse = async (path: string, parser: (bytes: Readable) => Promise<void>) => {
+          const entry = entries.get(path);
+          if (!entry) throw new Error(`it has no ${path}`);
+          const bytes = boundedBytes(entry.stream(), path, limits, { bytes: 0 }, true);
+          await parser(bytes);
+          for await (const chunk of bytes) void chunk;
+        };
+        await parse(WORKBOOK_RELS, (bytes) => this._parseRels(bytes));
+        await parse(WORKBOOK, (bytes) => this._parseWorkbook(bytes));
+        this.sheets = worksheetsOf(this, entries.keys());
+        this.cellParts = [SHARED_STRINGS, STYLES].filter((path) => entries.has(path));
+      });
+    }
+
+    async *rows(sheet: WorkbookSheet): AsyncGenerator<ExcelJS.Row> {
+      if (sheet.part === undefined) throw new Error(`the cells of sheet "${sheet.name}" are missing`);
       const input = createReadStream(file);
-      const zip = zipParser().Parse({ forceStream: true });
+      const zip = unzipper().Parse({ forceStream: true });
       input.on('error', (error) => (zip as unknown as Readable).destroy(error));
       input.pipe(zip);
       const archive = { bytes: 0 };
-      const waiting: { sheetNo: string; path: string }[] = [];
+      const unread = new Set(this.cellParts);
       let folder: string | undefined;
+      let waiting: string | undefined;
       try {
         for await (const entry of zip) {
           const declared = entry.vars?.uncompressedSize;
           // A declared size is a lower bound only when the entry has no data descriptor.
           if (declared !== undefined && !(entry.vars!.flags! & 0x08) && declared > limits.maxEntryBytes)
             throw entryTooLarge(entry.path, limits);
-          const bytes = pipeline(
-            entry,
-            new BoundedEntry(entry.path, limits, archive, PARSED.has(entry.path) || SHEET.test(entry.path)),
-            () => {},
-          ) as Transform;
-          const sheet = SHEET.exec(entry.path);
-          if (entry.path === 'xl/_rels/workbook.xml.rels') await this._parseRels(bytes);
-          else if (entry.path === 'xl/workbook.xml') await this._parseWorkbook(bytes);
-          else if (entry.path === 'xl/sharedStrings.xml')
-            this.sharedStrings = await sharedStrings(bytes, limits);
-          else if (entry.path === 'xl/styles.xml') await this._parseStyles(bytes);
-          else if (sheet && this.sharedStrings && this.workbookRels)
-            yield* this._parseWorksheet(bytes, sheet[1]!);
-          else if (sheet) {
-            folder ??= await mkdtemp(join(tmpdir(), 'rxs-xlsx-'));
-            const path = join(folder, `sheet${sheet[1]}.xml`);
-            await pipelineAsync(bytes, createWriteStream(path));
-            waiting.push({ sheetNo: sheet[1]!, path });
+          const isSheet = entry.path === sheet.part && waiting === undefined;
+          const bytes = boundedBytes(entry, entry.path, limits, archive, isSheet || PARSED.has(entry.path));
+          if (entry.path === SHARED_STRINGS) this.sharedStrings = await sharedStrings(bytes, limits);
+          else if (entry.path === STYLES) await this._parseStyles(bytes);
+          else if (isSheet && unread.size === 0) {
+            yield* this.rowsOf(bytes);
+            return;
+          } else if (isSheet) {
+            folder = await mkdtemp(join(tmpdir(), 'rxs-xlsx-'));
+            waiting = join(folder, 'sheet.xml');
+            await pipelineAsync(bytes, createWriteStream(waiting));
           }
+          unread.delete(entry.path);
           // What a reader left (or an entry nobody reads) still counts: a bomb anywhere stops.
           for await (const chunk of bytes) void chunk;
+          if (waiting !== undefined && unread.size === 0) break;
         }
-        for (const { sheetNo, path } of waiting) yield* this._parseWorksheet(createReadStream(path), sheetNo);
+        if (waiting === undefined)
+          throw new Error(`the cells of sheet "${sheet.name}" (${sheet.part}) are missing`);
+        yield* this.rowsOf(createReadStream(waiting));
       } finally {
         input.destroy();
         (zip as unknown as Readable).destroy();
         if (folder) await rm(folder, { recursive: true, force: true });
       }
     }
+
+    private async *rowsOf(bytes: AsyncIterable<Buffer>): AsyncGenerator<ExcelJS.Row> {
+      for (const { value } of this._parseWorksheet(bytes, '1'))
+        yield* value as ExcelJS.stream.xlsx.WorksheetReader;
+    }
   }
-  return new BoundedWorkbookReader(file, {
+  const reader = new BoundedWorkbookReader(file, {
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
     styles: 'cache',
     worksheets: 'emit',
   });
+  await reader.readSheets();
+  return reader;
+}
+
+/** An entry's bytes as they inflate, bounded (BoundedEntry); `xml` for a part parsed as XML. */
+function boundedBytes(
+  entry: Readable,
+  path: string,
+  limits: ImportLimits,
+  archive: { bytes: number },
+  xml: boolean,
+): Transform {
+  return pipeline(entry, new BoundedEntry(path, limits, archive, xml), () => {}) as Transform;
+}
+
+/**
+ * The worksheets xl/workbook.xml lists, in its order, each with the zip entry its relationship
+ * targets: relative to xl/ (`worksheets/sheet1.xml`, as Excel writes) or from the package root
+ * (`/xl/worksheets/sheet1.xml`, as openpyxl writes). A target is a URI (`%20` for a space) and
+ * part names are case-insensitive (OPC): the entry is looked up as the zip spells it.
+ */
+function worksheetsOf(reader: WorkbookReaderParts, entries: Iterable<string>): WorkbookSheet[] {
+  const byPartName = new Map<string, string>();
+  for (const path of entries) byPartName.set(path.toLowerCase(), path);
+  const targets = new Map<string, string>();
+  for (const { Id, Type, Target, TargetMode } of reader.workbookRels ?? [])
+    if (Id && Target && TargetMode !== 'External' && WORKSHEET_RELATIONSHIP.test(Type ?? ''))
+      targets.set(Id, Target);
+  const sheets: WorkbookSheet[] = [];
+  for (const { name, rId } of reader.model?.sheets ?? []) {
+    const target = rId === undefined ? undefined : targets.get(rId);
+    if (name === undefined || target === undefined) continue;
+    const path = target.startsWith('/') ? posix.normalize(target.slice(1)) : posix.join('xl', target);
+    sheets.push({
+      name,
+      part: byPartName.get(path.toLowerCase()) ?? byPartName.get(uriDecoded(path).toLowerCase()),
+    });
+  }
+  return sheets;
+}
+
+function uriDecoded(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+const END_RECORD_SIGNATURE = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
+/** The zip's end record: 22 bytes, then a comment of up to 65,535. */
+const END_RECORD_BYTES = 22;
+const MAX_ZIP_COMMENT = 0xffff;
+/** A workbook lists its parts (dozens; thousands with many images) in far less: room for some 10,000. */
+const MAX_DIRECTORY_BYTES = 1024 * 1024;
+
+/**
+ * Runs `use` with the entries of the zip's central directory, as unzipper lists them, and closes
+ * what unzipper opened after. Listing reads at most MAX_DIRECTORY_BYTES from any place.
+ */
+async function withZipDirectory<T>(
+  file: string,
+  use: (entries: ReadonlyMap<string, DirectoryEntry>) => Promise<T>,
+): Promise<T> {
+  const end = await directoryEnd(file);
+  const opened: Readable[] = [];
+  let listing = true;
+  const source: ZipSource = {
+    size: async () => end.fileSize,
+    stream: (offset, length) => {
+      const bytes = listing ? Math.min(length ?? MAX_DIRECTORY_BYTES, MAX_DIRECTORY_BYTES) : length;
+      const stream = createReadStream(file, {
+        start: offset,
+        ...(bytes !== undefined && { end: offset + bytes - 1 }),
+      });
+      opened.push(stream);
+      return stream;
+    },
+  };
+  try {
+    const { files } = await unzipper().Open.custom(source, { tailSize: end.tailSize });
+    listing = false;
+    return await use(new Map(files.map((entry) => [entry.path, entry])));
+  } finally {
+    for (const stream of opened) stream.destroy();
+  }
+}
+
+/**
+ * The file's size and where the zip's end record starts, counted from the end of the file, after
+ * checking what the record claims: unzipper sets up a promise for every entry the record claims
+ * before it reads one, so a record claiming billions (zip64) would exhaust memory. A workbook
+ * within the import's limits needs no zip64 (fewer than 65,535 parts, less than 4 GiB).
+ */
+async function directoryEnd(file: string): Promise<{ fileSize: number; tailSize: number }> {
+  const handle = await open(file);
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, END_RECORD_BYTES + MAX_ZIP_COMMENT);
+    const tail = Buffer.alloc(length);
+    await handle.read(tail, 0, length, size - length);
+    const at =
+      length < END_RECORD_BYTES ? -1 : tail.lastIndexOf(END_RECORD_SIGNATURE, length - END_RECORD_BYTES);
+    if (at < 0) throw new Error('it has no zip directory at its end');
+    const entries = tail.readUInt16LE(at + 10);
+    const directoryBytes = tail.readUInt32LE(at + 12);
+    const directoryStart = tail.readUInt32LE(at + 16);
+    if (entries === 0xffff || directoryStart === 0xffffffff || directoryBytes > MAX_DIRECTORY_BYTES)
+      throw new Error(
+        `its zip directory claims ${entries === 0xffff ? 'more than 65,534 parts' : `${sizeText(directoryBytes)} of parts`}, more than a workbook has`,
+      );
+    return { fileSize: size, tailSize: length - at };
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

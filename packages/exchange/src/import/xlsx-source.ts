@@ -4,7 +4,7 @@ import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.j
 import { importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
 import { ImportFileError } from './errors.js';
 import { FIXED_COLUMNS, type Cell, type RowSource, type SourceRow } from './source-row.js';
-import { boundedWorkbook } from './xlsx-bounds.js';
+import { openBoundedWorkbook, type BoundedWorkbook, type WorkbookSheet } from './xlsx-bounds.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 
 export interface XlsxSourceOptions {
@@ -49,55 +49,45 @@ export class XlsxSource implements RowSource {
   }
 
   async *rows(): AsyncGenerator<SourceRow> {
-    const wanted =
-      this.chosen ??
-      (this.options.topicName !== undefined
-        ? new SheetNames([TRACES_SHEET, EXPORT_SHEET]).take(this.options.topicName)
-        : undefined);
-    const seen: string[] = [];
-    for await (const sheet of this.worksheets()) {
-      const name = (sheet as unknown as { name: string }).name;
-      seen.push(name);
-      if (wanted !== undefined ? name.toLowerCase() !== wanted.toLowerCase() : seen.length > 1) {
-        for await (const row of sheet) void row; // the zip is read in order: skip the sheet's rows
-        continue;
-      }
-      this.chosen = name;
-      yield* this.rowsOf(sheet);
-      return;
-    }
-    const candidates = seen.filter((name) => name !== TRACES_SHEET && name !== EXPORT_SHEET);
-    if (seen.length === 0) throw new ImportFileError(`${this.file} has no sheets.`);
-    if (this.chosen === undefined && candidates.length === 1) {
-      this.chosen = candidates[0]!;
-      yield* this.rows();
-      return;
-    }
-    throw new ImportFileError(
-      `${this.file} has ${this.options.sheet ? `no sheet "${this.options.sheet}"` : `no sheet named after the topic ("${wanted}")`}. ` +
-        `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSheet}`,
-    );
+    const workbook = await this.open();
+    const sheet = this.choose(workbook.sheets);
+    this.chosen = sheet.name;
+    yield* this.rowsOf(workbook.rows(sheet));
   }
 
-  /** The workbook's sheets in order; a file that is no workbook (a broken zip) is an ImportFileError. */
-  private async *worksheets(): AsyncGenerator<ExcelJS.stream.xlsx.WorksheetReader> {
+  /** The workbook, its sheets named; a file that is no workbook (a broken zip) is an ImportFileError. */
+  private async open(): Promise<BoundedWorkbook> {
     const { default: excel } = await import('exceljs');
-    let reader: AsyncIterable<ExcelJS.stream.xlsx.WorksheetReader>;
     try {
-      reader = boundedWorkbook(excel, this.file, this.limits);
-    } catch (error) {
-      throw new ImportFileError(
-        `${this.file} cannot be opened as an Excel workbook: ${(error as Error).message}`,
-      );
-    }
-    try {
-      for await (const sheet of reader) yield sheet;
+      return await openBoundedWorkbook(excel, this.file, this.limits);
     } catch (error) {
       if (error instanceof ImportFileError) throw error;
       throw new ImportFileError(
         `${this.file} cannot be read as an Excel workbook (${(error as Error).message}): it may be cut short or not an .xlsx file. Save it again from the spreadsheet.`,
       );
     }
+  }
+
+  /**
+   * The sheet asked for, by name in any case; else the topic's sheet of an export, or the only
+   * sheet besides an export's Traces and Export; without a topic, the first.
+   */
+  private choose(sheets: readonly WorkbookSheet[]): WorkbookSheet {
+    if (sheets.length === 0) throw new ImportFileError(`${this.file} has no sheets.`);
+    const wanted =
+      this.chosen ??
+      (this.options.topicName !== undefined
+        ? new SheetNames([TRACES_SHEET, EXPORT_SHEET]).take(this.options.topicName)
+        : undefined);
+    if (wanted === undefined) return sheets[0]!;
+    const named = sheets.find((sheet) => sheet.name.toLowerCase() === wanted.toLowerCase());
+    if (named) return named;
+    const candidates = sheets.filter((sheet) => sheet.name !== TRACES_SHEET && sheet.name !== EXPORT_SHEET);
+    if (this.options.sheet === undefined && candidates.length === 1) return candidates[0]!;
+    throw new ImportFileError(
+      `${this.file} has ${this.options.sheet ? `no sheet "${this.options.sheet}"` : `no sheet named after the topic ("${wanted}")`}. ` +
+        `Its sheets: ${sheets.map((sheet) => `"${sheet.name}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSheet}`,
+    );
   }
 
   private async *rowsOf(sheet: AsyncIterable<ExcelJS.Row>): AsyncGenerator<SourceRow> {
