@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
 import { BaselineNotFoundError, type RxsClient } from '@rxs/client';
@@ -130,7 +131,11 @@ export async function runExport(
     writer = createWriter(options.format, process.stdout, {});
   } else if (options.out) {
     file = await createAtomicFile(options.out, options.outLocked);
-    writer = createWriter(options.format, file.stream, { tempDir: file.scratchDir, onRow: options.onRow });
+    writer = createWriter(options.format, file.stream, {
+      tempDir: file.scratchDir,
+      onRow: options.onRow,
+      fileName: basename(options.out),
+    });
   }
 
   const summary: ExportSummary = {

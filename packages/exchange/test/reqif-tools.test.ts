@@ -13,7 +13,6 @@ import {
   type ImportOptions,
   type OpenSourceOptions,
 } from '../src/index.js';
-import { writeZip } from './support/bounded-uploads.js';
 
 /**
  * ReqIF as the tools write it (issue 32): enumerations whose key or label names the option, objects
@@ -285,29 +284,6 @@ describe('record names of objects without ReqIF.Name', () => {
 });
 
 describe('messages that fit the file', () => {
-  it('a .reqifz is a ReqIF archive to unzip, never a CSV file to save again', async () => {
-    const inner = reqif('ReqIF Studio', '', stringAttribute('a-name', 'ReqIF.Name'), '');
-    const archive = join(dir, 'module.reqifz');
-    await writeZip(archive, [
-      { name: 'module.reqif', chunks: () => [inner] },
-      { name: 'files/picture.png', chunks: () => [Buffer.from([0x89, 0x50, 0x4e, 0x47])] },
-    ]);
-    const message = await refusal(archive);
-    expect(message).toBe(
-      `${archive} is a ReqIF archive (.reqifz: a zip holding a .reqif file and its attachments), and the import reads the .reqif file itself: unzip the archive and import the .reqif file it holds (its attachments are not imported).`,
-    );
-    const renamed = join(dir, 'module.xml');
-    await writeZip(renamed, [{ name: 'module.reqif', chunks: () => [inner] }]);
-    for (const [file, options] of [
-      [renamed, {}],
-      [archive, { format: 'reqif' }],
-    ] as const) {
-      const said = await refusal(file, options);
-      expect(said).toMatch(/zip|ReqIF archive/);
-      expect(said).not.toMatch(/CSV|UTF-8/);
-    }
-  });
-
   it('a DOORS fragment (spec objects without their types) is said to be one', async () => {
     const file = fixture('doors-fragment.reqif');
     const { client } = topicClient('System Requirements', []);

@@ -110,8 +110,8 @@ Steps, in the document's order: (1) GET /kt/{revision} for the schema, (2) GET /
 revision id, (3) map form keys to semantic names (service-key, label, key), (4) with --traces, POST
 /traces/batch/list in bounded, chunked batches. The output file appears only when the export succeeded.
 
-Formats: json (full snapshot), jsonl, csv, xlsx (a sheet per topic), reqif (ReqIF 1.2), needs
-(Sphinx-Needs needs.json). See docs/formats/.
+Formats: json (full snapshot), jsonl, csv, xlsx (a sheet per topic), reqif (ReqIF 1.2), reqifz
+(a zip holding that ReqIF file as <name>.reqif), needs (Sphinx-Needs needs.json). See docs/formats/.
 
 Connection: --url or --techdoc-url/--records-url/--tracer-url, or RXS_TECHDOC_URL, RXS_RECORDS_URL,
 RXS_TRACER_URL; the key from --api-key-file, RXS_API_KEY or a profile of the config file.

@@ -27,6 +27,7 @@ interface ImportCommandOptions extends ConnectionOptions {
   rename: string[];
   sheet?: string;
   specType?: string;
+  entry?: string;
   mapping?: string;
   reason?: string;
   concurrency: string;
@@ -42,7 +43,7 @@ const append = (value: string, previous: string[]) => [...previous, value];
 export function importCommand(): Command {
   const command = new Command('import')
     .description(
-      'Import records from CSV, XLSX, JSON, JSON Lines or ReqIF into a topic: create, update, or leave unchanged',
+      'Import records from CSV, XLSX, JSON, JSON Lines or ReqIF (.reqif, .reqifz) into a topic: create, update, or leave unchanged',
     )
     .argument('<file>', 'the file to import')
     .requiredOption('--kt <revision-id>', "the topic's current KT revision (rxs kt list)")
@@ -76,6 +77,10 @@ export function importCommand(): Command {
     .option(
       '--spec-type <name>',
       "ReqIF: the SPEC-OBJECT-TYPE to import (default: the only one, else the topic's)",
+    )
+    .option(
+      '--entry <name>',
+      'ReqIF archive (.reqifz): the .reqif file in it to import (default: its only one)',
     )
     .option(
       '--mapping <file>',
@@ -112,7 +117,8 @@ Examples:
   rxs import --profile prod --kt REVISION_ID requirements.csv --dry-run
   rxs import --profile prod --kt REVISION_ID export.xlsx --sheet "System Requirements"
   rxs import --profile prod --kt NEW_TOPIC_REV old-topic.reqif --new-records
-  rxs import --profile prod --kt REVISION_ID doors.reqif --rename "ReqIF.Text=Description"`,
+  rxs import --profile prod --kt REVISION_ID doors.reqif --rename "ReqIF.Text=Description"
+  rxs import --profile prod --kt REVISION_ID module.reqifz --entry module.reqif`,
     );
   addConnectionOptions(command);
   return command.action(async (file: string, options: ImportCommandOptions) => {
@@ -143,6 +149,7 @@ Examples:
         format: options.format,
         sheet: options.sheet,
         specType: options.specType,
+        entry: options.entry,
       });
       report = await importRecords(client, source, {
         revisionId: options.kt,

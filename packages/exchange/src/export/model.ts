@@ -137,7 +137,7 @@ export type ExportPart =
 
 /** A format writer: receives the parts in order and writes bytes to a stream. */
 export interface ExportWriter {
-  /** File extension without the dot (csv, xlsx, reqif, json, jsonl). */
+  /** File extension without the dot (csv, xlsx, reqif, reqifz, json, jsonl). */
   readonly extension: string;
   write(part: ExportPart): Promise<void>;
   /** Optional: several parts in order, as `write` of each would take them, with fewer awaits. */
@@ -151,5 +151,5 @@ export interface ExportWriter {
   readonly warnings?: readonly string[];
 }
 
-export const EXPORT_FORMATS = ['json', 'jsonl', 'csv', 'xlsx', 'reqif', 'needs'] as const;
+export const EXPORT_FORMATS = ['json', 'jsonl', 'csv', 'xlsx', 'reqif', 'reqifz', 'needs'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -27,6 +27,7 @@ import {
   type RowPlannerOptions,
 } from './row-plan.js';
 import { ImportFileError } from './errors.js';
+import { DatesOfDateTimes } from './form-dates.js';
 import type { ImportFormat, RowSource } from './source-row.js';
 
 /**
@@ -230,7 +231,13 @@ export async function importRecords(
       problems,
     });
   };
+  // A row's warnings are notes: the row imports, and what it leaves out is said where it is.
+  let warnings = 0;
+  const datesOfDateTimes = new DatesOfDateTimes();
   const tally = (plan: RowPlan) => {
+    for (const warning of plan.warnings)
+      if (++warnings <= MAX_LISTED) report.notes.push(`${plan.where}: ${warning}`);
+    for (const converted of plan.datesOfDateTimes) datesOfDateTimes.add(converted);
     if (plan.action === 'rejected') {
       report.rejected++;
       listProblem(plan, 'check', plan.problems);
@@ -269,6 +276,9 @@ export async function importRecords(
     if (++checked % 1000 === 0) progress({ phase: 'checking', rows: checked, total: report.rows });
     if (writeNow && (plan.action === 'create' || plan.action === 'update')) await writer.write(plan);
   }
+  if (warnings > MAX_LISTED)
+    report.notes.push(`… and ${warnings - MAX_LISTED} more warnings like these on other rows.`);
+  report.notes.push(...datesOfDateTimes.notes());
   if (!report.dryRun && report.allOrNothing && report.rejected === 0) {
     // 4. Write: the same plans again (the file is read anew; the rows are not kept in memory).
     let written = 0;

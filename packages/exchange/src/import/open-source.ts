@@ -17,6 +17,8 @@ export interface OpenSourceOptions {
   sheet?: string;
   /** ReqIF: the SPEC-OBJECT-TYPE to import, by LONG-NAME. */
   specType?: string;
+  /** ReqIF archive (.reqifz): the .reqif file to import, by its path in the archive; default: its only one. */
+  entry?: string;
   /** How advice names the options (default: `rxs import`'s). */
   wording?: ImportWording;
   /** What reading the file may cost: the defaults (DEFAULT_IMPORT_LIMITS) but for those given. */
@@ -32,7 +34,7 @@ const BY_EXTENSION: Record<string, ImportFormat> = {
   '.jsonl': 'jsonl',
   '.ndjson': 'jsonl',
   '.reqif': 'reqif',
-  // A ReqIF archive: the ReqIF reader tells how to import the .reqif file it holds.
+  // A ReqIF archive: the ReqIF reader reads the .reqif file it holds (it reads any zip as one).
   '.reqifz': 'reqif',
   '.xml': 'reqif',
 };
@@ -60,6 +62,11 @@ export function openRowSource(file: string, options: OpenSourceOptions = {}): Ro
     case 'jsonl':
       return new JsonLinesSource(file, limits);
     case 'reqif':
-      return new ReqifSource(file, { specType: options.specType, wording: options.wording, limits });
+      return new ReqifSource(file, {
+        specType: options.specType,
+        entry: options.entry,
+        wording: options.wording,
+        limits,
+      });
   }
 }

@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { eventLoopSlices } from '../event-loop.js';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { NamedValue } from '../mapping/record-input.js';
@@ -10,15 +9,18 @@ import {
   XmlRuns,
   type ImportLimits,
 } from './limits.js';
-import { decodeTextFile } from './text-decoding.js';
+import { openReqifInput, type ReqifInput } from './reqif-archive.js';
 import { ImportFileError } from './errors.js';
 import type { Cell, RowSource, SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 import { firstBareAmpersand, saxesErrorParts } from './xml-errors.js';
+import { embeddedObjectWarning, XhtmlText } from './xhtml-text.js';
 
 export interface ReqifSourceOptions {
   /** The SPEC-OBJECT-TYPE to import, by LONG-NAME; default: the only one, else the topic's. */
   specType?: string;
+  /** A ReqIF archive's .reqif file to import, by its path in the archive; default: its only one. */
+  entry?: string;
   /** The name the topic's spec object type has in an export (its ReqIF type name). */
   topicTypeName?: string;
   /** How advice names the options (default: `rxs import`'s). */
@@ -37,7 +39,7 @@ interface OpenValue {
   theValue?: string;
   definition?: string;
   enumRefs: string[];
-  xhtml: string;
+  xhtml?: XhtmlText;
 }
 
 interface OpenObject {
@@ -60,15 +62,14 @@ type NameSource = (typeof NAME_SOURCES)[number];
 export const MAX_NAME_FROM_TEXT = 80;
 /** Spec objects a note names one by one. */
 const MAX_NAMED = 5;
-/** The first bytes of a zip archive (its first local file header): a .reqifz, or an .xlsx. */
-const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
 /**
  * Records of a ReqIF 1.2 file, streamed: the SPEC-OBJECTs of one SPEC-OBJECT-TYPE, with their
  * attributes by LONG-NAME. Reads `rxs export --format reqif` (`RXS.RecordId`, `ReqIF.ForeignID`,
  * `RXS.RecordName`, `RXS.Version` give the record's facts) and the usual structure of other tools'
  * exports: without `RXS.RecordName` the name is the first of NAME_SOURCES the object has (the
- * report's notes say which, when it is not `ReqIF.Name`); XHTML values are read as their text;
+ * report's notes say which, when it is not `ReqIF.Name`); XHTML values are read as their text
+ * (XhtmlText), an embedded object's file named in the row's warnings;
  * an enumeration value names an option by its key or its label (NamedValue); other `ReqIF.*`
  * attributes come as columns of that name.
  */
@@ -91,7 +92,8 @@ export class ReqifSource implements RowSource {
   }
 
   async *rows(): AsyncGenerator<SourceRow> {
-    await this.refuseArchive();
+    const { entry, wording } = this.options;
+    const input = await openReqifInput(this.file, { entry, wording, limits: this.limits });
     const enumValues = new Map<string, NamedValue>();
     const definitions = new Map<string, AttributeDefinition>();
     const types = new Map<string, string>();
@@ -122,8 +124,8 @@ export class ReqifSource implements RowSource {
       const parent = stack[stack.length - 1];
       stack.push(name);
       text = '';
-      if (value && stack.includes('THE-VALUE') && value.kind === 'XHTML') {
-        if (name === 'br') value.xhtml += '\n';
+      if (value?.xhtml && stack.includes('THE-VALUE')) {
+        value.xhtml.open(name, tag.attributes as Record<string, string>);
         return;
       }
       if (name === 'ENUM-VALUE')
@@ -144,14 +146,15 @@ export class ReqifSource implements RowSource {
       else if (name === 'SPEC-OBJECT')
         object = { identifier: attribute('IDENTIFIER') ?? '', longName: attribute('LONG-NAME'), values: [] };
       else if (name.startsWith('ATTRIBUTE-VALUE-') && object) {
-        value = { kind: name.slice('ATTRIBUTE-VALUE-'.length), enumRefs: [], xhtml: '' };
+        const kind = name.slice('ATTRIBUTE-VALUE-'.length);
+        value = { kind, enumRefs: [], ...(kind === 'XHTML' && { xhtml: new XhtmlText() }) };
         const theValue = attribute('THE-VALUE');
         if (theValue !== undefined) value.theValue = theValue;
       }
     });
     parser.on('text', (chunk: string) => {
-      if (value?.kind === 'XHTML' && stack.includes('THE-VALUE')) {
-        value.xhtml += chunk.replace(/\s*\n\s*/g, ' ');
+      if (value?.xhtml && stack.includes('THE-VALUE')) {
+        value.xhtml.text(chunk);
         if (value.xhtml.length > this.limits.maxCellBytes)
           failure ??= cellTooLarge(this.limits, `${this.file}, spec object ${object?.identifier}`);
       } else text += chunk;
@@ -159,8 +162,8 @@ export class ReqifSource implements RowSource {
     parser.on('closetag', (tag) => {
       const name = local(tag.name);
       stack.pop();
-      if (value?.kind === 'XHTML' && stack.includes('THE-VALUE')) {
-        if (/^(p|div|li|h[1-6]|tr)$/.test(name)) value.xhtml += '\n';
+      if (value?.xhtml && stack.includes('THE-VALUE')) {
+        value.xhtml.close(name);
         return;
       }
       if (name === 'ENUM-VALUE' && enumValue) {
@@ -190,7 +193,7 @@ export class ReqifSource implements RowSource {
     const columns = new DistinctColumns(this.limits, this.file);
     const turn = eventLoopSlices();
     try {
-      for await (const chunk of decodeTextFile(this.file)) {
+      for await (const chunk of input.text()) {
         if (runs.exceeds(chunk)) throw cellTooLarge(this.limits, `${this.file}, after line ${line}`);
         parser.write(chunk);
         if (failure) break;
@@ -209,37 +212,25 @@ export class ReqifSource implements RowSource {
       if (error !== parserError) throw error;
     }
     if (failure && failure !== parserError) throw failure;
-    if (parserError) throw await this.notWellFormed(parserError, atEnd, line);
+    if (parserError) throw await this.notWellFormed(parserError, atEnd, line, input);
     yield* ready.splice(0);
     if (types.size === 0) throw this.untypedError(untyped, definitions.size, specifications);
-    if (!this.namesSaid) this.notes.push(...names.notes());
+    if (!this.namesSaid) this.notes.push(...input.notes, ...names.notes());
     this.namesSaid = true;
-  }
-
-  /** A zip archive (a .reqifz) is not ReqIF XML: said so, instead of a decoding error about text files. */
-  private async refuseArchive(): Promise<void> {
-    const head = Buffer.alloc(ZIP_MAGIC.length);
-    const handle = await open(this.file, 'r');
-    try {
-      await handle.read(head, 0, head.length, 0);
-    } finally {
-      await handle.close();
-    }
-    if (!head.equals(ZIP_MAGIC)) return;
-    throw new ImportFileError(
-      /\.reqifz$/i.test(this.file)
-        ? `${this.file} is a ReqIF archive (.reqifz: a zip holding a .reqif file and its attachments), and the import reads the .reqif file itself: unzip the archive and import the .reqif file it holds (its attachments are not imported).`
-        : `${this.file} is a zip archive, not a ReqIF (XML) file. If it is a ReqIF archive (.reqifz), unzip it and import the .reqif file it holds.`,
-    );
   }
 
   /**
    * The parser's first error, where a person must fix it: the place saxes gives, or an earlier bare
    * `&` that saxes read on past; an error at the end of the file says it may be cut short.
    */
-  private async notWellFormed(error: Error, atEnd: boolean, lastLine: number): Promise<ImportFileError> {
+  private async notWellFormed(
+    error: Error,
+    atEnd: boolean,
+    lastLine: number,
+    input: ReqifInput,
+  ): Promise<ImportFileError> {
     const { at, what } = saxesErrorParts(error);
-    const ampersand = at && (await firstBareAmpersand(decodeTextFile(this.file), at));
+    const ampersand = at && (await firstBareAmpersand(input.text(), at));
     if (ampersand)
       return new ImportFileError(
         `${this.file} is not well-formed XML at line ${ampersand.line}, column ${ampersand.column}: an "&" that starts no character or entity reference (XML writes it as "&amp;"). Correct it there, or export the file again.`,
@@ -295,11 +286,13 @@ export class ReqifSource implements RowSource {
     enumValues: Map<string, NamedValue>,
     names: NameTally,
   ): SourceRow {
+    const warnings: string[] = [];
     const row: SourceRow = {
       where: `spec object ${number} (${object.identifier})`,
       facts: {},
       values: new Map(),
       problems: [],
+      warnings,
     };
     const candidates: Partial<Record<NameSource, string>> = { 'LONG-NAME': object.longName };
     const bytes = new RowBytes(this.limits, `spec object ${number} (${object.identifier})`);
@@ -311,7 +304,7 @@ export class ReqifSource implements RowSource {
         );
         continue;
       }
-      const cell = cellOf(value, enumValues, definition, row.problems);
+      const cell = cellOf(value, enumValues, definition, row.problems, warnings);
       if (!cell) continue;
       const text = 'text' in cell ? cell.text : String(cell.value);
       bytes.add(text, definition.name);
@@ -444,19 +437,18 @@ function cellOf(
   enumValues: Map<string, NamedValue>,
   definition: AttributeDefinition,
   problems: string[],
+  warnings: string[],
 ): Cell | undefined {
   switch (value.kind) {
     case 'ENUMERATION': {
       const values = value.enumRefs.map((ref) => enumValues.get(ref) ?? ref);
       return { value: values.length === 1 ? values[0] : values };
     }
-    case 'XHTML':
-      return {
-        text: value.xhtml
-          .replace(/[ \t]+\n/g, '\n')
-          .replace(/\n+$/, '')
-          .trim(),
-      };
+    case 'XHTML': {
+      const { text, embedded } = value.xhtml!.result();
+      for (const object of embedded) warnings.push(`${definition.name}: ${embeddedObjectWarning(object)}`);
+      return { text };
+    }
     case 'INTEGER':
     case 'REAL': {
       const number = Number(value.theValue);

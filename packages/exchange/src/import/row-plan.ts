@@ -7,6 +7,7 @@ import { isPlainObject, splitPath } from '../mapping/paths.js';
 import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/record-input.js';
 import { validateRecordData } from '@rxs/contract/validation';
 import type { ImportColumns } from './columns.js';
+import { formDate, type DateOfDateTime } from './form-dates.js';
 import type { Cell, SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 
@@ -44,6 +45,10 @@ export interface RowPlan {
   readableId?: string;
   name?: string;
   problems: string[];
+  /** The row's warnings (SourceRow): it imports without what they name. */
+  warnings: string[];
+  /** Date-times the row gave date fields, taken as their dates: the report says so once a field. */
+  datesOfDateTimes: DateOfDateTime[];
   create?: RecordCreate;
   update?: RecordUpdate;
   /** Sent with the write: a retry, or a re-run of the same file, never writes twice. */
@@ -116,7 +121,13 @@ export function planRow(
   duplicateOf: string | undefined,
   options: RowPlannerOptions,
 ): RowPlan {
-  const plan: RowPlan = { where: row.where, action: 'rejected', problems: [...row.problems] };
+  const plan: RowPlan = {
+    where: row.where,
+    action: 'rejected',
+    problems: [...row.problems],
+    warnings: row.warnings ?? [],
+    datesOfDateTimes: [],
+  };
   if (readableId !== undefined) plan.readableId = readableId;
   if (duplicateOf !== undefined)
     plan.problems.push(`the file has this record more than once (${duplicateOf}): keep one of the rows.`);
@@ -151,7 +162,10 @@ export function planRow(
     if ('ignored' in use) continue;
     const key = 'field' in use ? use.field.key : use.dataKey;
     try {
-      const value = 'field' in use ? fieldValue(use.field, cell, target.components.get(key)) : valueOf(cell);
+      const value =
+        'field' in use
+          ? fieldValue(use.field, cell, target.components.get(key), plan.datesOfDateTimes)
+          : valueOf(cell);
       if (value === CLEAR) removeFieldValue(data, key);
       else setFieldValue(data, key, value);
     } catch (error) {
@@ -219,31 +233,25 @@ const MAX_ROW_PROBLEMS = 50;
 /** An empty cell (or a JSON null): the field is cleared. */
 const CLEAR: unique symbol = Symbol('clear');
 
-function fieldValue(field: ExportedField, cell: Cell, component: FormComponent | undefined): unknown {
-  if ('text' in cell) {
-    if (cell.text === '') return CLEAR;
-    return convertTypedValue(field, dateOfReqif(field, component, cell.text));
-  }
-  if (cell.value === null) return CLEAR;
-  return convertTypedValue(field, cell.value);
+function fieldValue(
+  field: ExportedField,
+  cell: Cell,
+  component: FormComponent | undefined,
+  datesOfDateTimes: DateOfDateTime[],
+): unknown {
+  if ('text' in cell && cell.text === '') return CLEAR;
+  const given = 'text' in cell ? cell.text : cell.value;
+  if (given === null) return CLEAR;
+  if (field.type !== 'datetime' || typeof given !== 'string') return convertTypedValue(field, given);
+  const date = formDate(given, component?.['subtype']);
+  if (date.fromDateTime)
+    datesOfDateTimes.push({ field: `"${field.name}" (${field.key})`, given, date: date.value });
+  return convertTypedValue(field, date.value);
 }
 
 function valueOf(cell: Cell): unknown {
   if ('text' in cell) return cell.text === '' ? CLEAR : cell.text;
   return cell.value === null ? CLEAR : cell.value;
-}
-
-/**
- * A ReqIF date back as the form stores it: a date alone ("2026-09-02T00:00:00" of a date field is
- * "2026-09-02"), a date-time without the seconds the export added.
- */
-function dateOfReqif(field: ExportedField, component: FormComponent | undefined, text: string): string {
-  if (field.type !== 'datetime') return text;
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}):00(Z|[+-]\d{2}:\d{2})?$/.exec(text);
-  if (!match) return text;
-  if (component?.['subtype'] === 'date' && match[2] === '00:00' && match[3] === undefined) return match[1]!;
-  if (component?.['subtype'] === 'datetime') return `${match[1]}T${match[2]}${match[3] ?? ''}`;
-  return text;
 }
 
 function removeFieldValue(data: Record<string, unknown>, key: string): void {

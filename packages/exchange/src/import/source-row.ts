@@ -30,6 +30,11 @@ export interface SourceRow {
   byFormKey?: boolean;
   /** What is wrong with the row itself (a formula, a cell that cannot be read); it is rejected. */
   problems: string[];
+  /**
+   * What the row holds that the import leaves out (an embedded object's file): the row is imported
+   * without it, and the report's notes say what to bring over by hand.
+   */
+  warnings?: string[];
 }
 
 /** A file of rows. `rows()` reads it from the start each time: an import reads it more than once. */

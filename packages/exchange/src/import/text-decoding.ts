@@ -8,11 +8,16 @@ import { ImportFileError } from './errors.js';
  * importing mangled characters.
  */
 export async function* decodeTextFile(file: string): AsyncGenerator<string> {
+  // A parser takes each chunk in one synchronous step: 256 KiB keeps that step to a few milliseconds.
+  yield* decodeText(createReadStream(file, { highWaterMark: 1 << 18 }), file);
+}
+
+/** The characters of a text's bytes, as decodeTextFile reads a file's; `file` names it in messages. */
+export async function* decodeText(source: AsyncIterable<Buffer>, file: string): AsyncGenerator<string> {
   let decoder: TextDecoder | undefined;
   let offset = 0;
   let head = Buffer.alloc(0);
-  // A parser takes each chunk in one synchronous step: 256 KiB keeps that step to a few milliseconds.
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 18 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of source) {
     let bytes = chunk;
     if (!decoder) {
       // The byte order mark decides; wait for its bytes (a file may arrive in tiny chunks).

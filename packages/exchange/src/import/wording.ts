@@ -20,6 +20,8 @@ export interface ImportWording {
   chooseSheet: string;
   /** A sentence on choosing a ReqIF file's spec object type. */
   chooseSpecType: string;
+  /** A sentence on choosing the .reqif file of a ReqIF archive that holds several. */
+  chooseEntry: string;
 }
 
 /** The words of `rxs import`: its options. */
@@ -33,4 +35,5 @@ export const CLI_WORDING: ImportWording = {
   ignoreVersions: 'with --ignore-versions',
   chooseSheet: 'Say which to import with --sheet NAME.',
   chooseSpecType: 'Say which to import with --spec-type NAME.',
+  chooseEntry: 'Say which to import with --entry NAME.',
 };

@@ -1,33 +1,15 @@
 import { eventLoopSlices } from '../event-loop.js';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
 import { SaxesParser } from 'saxes';
 import { cellTooLarge, limitError, sizeText, XmlRuns, type ImportLimits } from './limits.js';
 import { ImportFileError } from './errors.js';
-
-/** An entry of unzipper's streaming parser, which exceljs reads workbooks with. */
-interface ZipEntry extends Readable {
-  path: string;
-  vars?: { uncompressedSize?: number; flags?: number };
-}
-
-/** An entry of the zip's central directory, as unzipper's `Open` lists it. */
-interface DirectoryEntry {
-  path: string;
-  stream(): Readable;
-}
-
-/** Where unzipper's `Open` reads a zip's bytes from. */
-interface ZipSource {
-  size(): Promise<number>;
-  stream(offset: number, length?: number): Readable;
-}
+import { inflatedBytes, unzipper, withZipDirectory, type ZipBounds } from './zip-bounds.js';
 
 type SheetEvent = { eventType: string; value: unknown };
 
@@ -52,15 +34,6 @@ interface WorkbookReaderParts {
 
 type WorkbookReaderClass = new (input: string, options: object) => WorkbookReaderParts;
 
-/** unzipper, as exceljs resolves it (it is exceljs's dependency, not ours). */
-function unzipper(): {
-  Parse(options: { forceStream: true }): NodeJS.ReadWriteStream & AsyncIterable<ZipEntry>;
-  Open: { custom(source: ZipSource, options: { tailSize: number }): Promise<{ files: DirectoryEntry[] }> };
-} {
-  const require = createRequire(import.meta.url);
-  return createRequire(require.resolve('exceljs'))('unzipper');
-}
-
 const WORKBOOK = 'xl/workbook.xml';
 const WORKBOOK_RELS = 'xl/_rels/workbook.xml.rels';
 const SHARED_STRINGS = 'xl/sharedStrings.xml';
@@ -71,12 +44,11 @@ const PARSED = new Set([WORKBOOK_RELS, WORKBOOK, SHARED_STRINGS, STYLES]);
 const WORKSHEET_RELATIONSHIP = /\/relationships\/worksheet$/;
 
 /**
- * Bytes of one zip entry as they inflate, counted against the entry's and the whole archive's
- * limits; an XML part's runs between two `<` bounded by the cell limit (XmlRuns). `<!` (a comment,
- * CDATA, a DOCTYPE) and `<?` past the XML declaration would let a text hold `<`: spreadsheets
- * write neither, and they are refused.
+ * An XML part's bytes, its runs between two `<` bounded by the cell limit (XmlRuns). `<!` (a
+ * comment, CDATA, a DOCTYPE) and `<?` past the XML declaration would let a text hold `<`:
+ * spreadsheets write neither, and they are refused.
  */
-class BoundedEntry extends Transform {
+class WorkbookXml extends Transform {
   private bytes = 0;
   private readonly runs: XmlRuns;
   private lastWasLt = false;
@@ -84,8 +56,6 @@ class BoundedEntry extends Transform {
   constructor(
     private readonly path: string,
     private readonly limits: ImportLimits,
-    private readonly archive: { bytes: number },
-    private readonly xml: boolean,
   ) {
     super();
     this.runs = new XmlRuns(limits.maxCellBytes);
@@ -94,41 +64,39 @@ class BoundedEntry extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     const start = this.bytes;
     this.bytes += chunk.length;
-    this.archive.bytes += chunk.length;
-    if (this.bytes > this.limits.maxEntryBytes) return done(entryTooLarge(this.path, this.limits));
-    if (this.archive.bytes > this.limits.maxArchiveBytes) return done(archiveTooLarge(this.limits));
-    if (this.xml) {
-      // The declaration `<?xml` starts the part (after a byte order mark, if any).
-      const markup =
-        chunk.indexOf('<!') >= 0 ||
-        chunk.indexOf('<?', start === 0 ? 4 : 0) >= 0 ||
-        (this.lastWasLt && (chunk[0] === 0x21 || chunk[0] === 0x3f));
-      if (markup)
-        return done(
-          new ImportFileError(
-            `The workbook's ${this.path} holds XML markup that spreadsheets do not write (a comment, CDATA or a DOCTYPE): it is not an .xlsx file as Excel or LibreOffice save it. Save it again from the spreadsheet.`,
-          ),
-        );
-      this.lastWasLt = chunk[chunk.length - 1] === 0x3c;
-      if (this.runs.exceeds(chunk)) return done(cellTooLarge(this.limits, `in ${this.path}`));
-    }
+    // The declaration `<?xml` starts the part (after a byte order mark, if any).
+    const markup =
+      chunk.indexOf('<!') >= 0 ||
+      chunk.indexOf('<?', start === 0 ? 4 : 0) >= 0 ||
+      (this.lastWasLt && (chunk[0] === 0x21 || chunk[0] === 0x3f));
+    if (markup)
+      return done(
+        new ImportFileError(
+          `The workbook's ${this.path} holds XML markup that spreadsheets do not write (a comment, CDATA or a DOCTYPE): it is not an .xlsx file as Excel or LibreOffice save it. Save it again from the spreadsheet.`,
+        ),
+      );
+    this.lastWasLt = chunk[chunk.length - 1] === 0x3c;
+    if (this.runs.exceeds(chunk)) return done(cellTooLarge(this.limits, `in ${this.path}`));
     done(null, chunk);
   }
 }
 
-const entryTooLarge = (path: string, limits: ImportLimits) =>
-  limitError(
-    'maxEntryBytes',
-    limits.maxEntryBytes,
-    `The workbook's ${path} unpacks to more than ${sizeText(limits.maxEntryBytes)}, the most one part of a workbook may: split the sheet into several files, or import it as CSV.`,
-  );
-
-const archiveTooLarge = (limits: ImportLimits) =>
-  limitError(
-    'maxArchiveBytes',
-    limits.maxArchiveBytes,
-    `The workbook unpacks to more than ${sizeText(limits.maxArchiveBytes)}, the most a workbook may: split it into several files, or import it as CSV.`,
-  );
+/** A workbook's bounds: its zip's limits, in words about workbooks. */
+const workbookBounds = (limits: ImportLimits): ZipBounds => ({
+  limits,
+  entryTooLarge: (path) =>
+    limitError(
+      'maxEntryBytes',
+      limits.maxEntryBytes,
+      `The workbook's ${path} unpacks to more than ${sizeText(limits.maxEntryBytes)}, the most one part of a workbook may: split the sheet into several files, or import it as CSV.`,
+    ),
+  archiveTooLarge: () =>
+    limitError(
+      'maxArchiveBytes',
+      limits.maxArchiveBytes,
+      `The workbook unpacks to more than ${sizeText(limits.maxArchiveBytes)}, the most a workbook may: split it into several files, or import it as CSV.`,
+    ),
+});
 
 /** A worksheet of a workbook: its name as xl/workbook.xml gives it, and the zip entry of its cells. */
 export interface WorkbookSheet {
@@ -170,7 +138,7 @@ export async function openBoundedWorkbook(
 
     /** The sheets, from the workbook and its relationships wherever they are in the zip. */
     async readSheets(): Promise<void> {
-      await withZipDirectory(file, async (entries) => {
+      await withZipDirectory(file, 'a workbook', async (entries) => {
         const parse = async (path: string, parser: (bytes: Readable) => Promise<void>) => {
           const entry = entries.get(path);
           if (!entry) throw new Error(`it has no ${path}`);
@@ -200,7 +168,7 @@ export async function openBoundedWorkbook(
           const declared = entry.vars?.uncompressedSize;
           // A declared size is a lower bound only when the entry has no data descriptor.
           if (declared !== undefined && !(entry.vars!.flags! & 0x08) && declared > limits.maxEntryBytes)
-            throw entryTooLarge(entry.path, limits);
+            throw workbookBounds(limits).entryTooLarge(entry.path);
           const isSheet = entry.path === sheet.part && waiting === undefined;
           const bytes = boundedBytes(entry, entry.path, limits, archive, isSheet || PARSED.has(entry.path));
           if (entry.path === SHARED_STRINGS) this.sharedStrings = await sharedStrings(bytes, limits);
@@ -243,7 +211,7 @@ export async function openBoundedWorkbook(
   return reader;
 }
 
-/** An entry's bytes as they inflate, bounded (BoundedEntry); `xml` for a part parsed as XML. */
+/** An entry's bytes as they inflate, bounded (InflatedBytes); `xml` for a part parsed as XML (WorkbookXml). */
 function boundedBytes(
   entry: Readable,
   path: string,
@@ -251,7 +219,13 @@ function boundedBytes(
   archive: { bytes: number },
   xml: boolean,
 ): Transform {
-  return pipeline(entry, new BoundedEntry(path, limits, archive, xml), () => {}) as Transform;
+  return inflatedBytes(
+    entry,
+    path,
+    workbookBounds(limits),
+    archive,
+    xml ? [new WorkbookXml(path, limits)] : [],
+  );
 }
 
 /**
@@ -285,74 +259,6 @@ function uriDecoded(path: string): string {
     return decodeURIComponent(path);
   } catch {
     return path;
-  }
-}
-
-const END_RECORD_SIGNATURE = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
-/** The zip's end record: 22 bytes, then a comment of up to 65,535. */
-const END_RECORD_BYTES = 22;
-const MAX_ZIP_COMMENT = 0xffff;
-/** A workbook lists its parts (dozens; thousands with many images) in far less: room for some 10,000. */
-const MAX_DIRECTORY_BYTES = 1024 * 1024;
-
-/**
- * Runs `use` with the entries of the zip's central directory, as unzipper lists them, and closes
- * what unzipper opened after. Listing reads at most MAX_DIRECTORY_BYTES from any place.
- */
-async function withZipDirectory<T>(
-  file: string,
-  use: (entries: ReadonlyMap<string, DirectoryEntry>) => Promise<T>,
-): Promise<T> {
-  const end = await directoryEnd(file);
-  const opened: Readable[] = [];
-  let listing = true;
-  const source: ZipSource = {
-    size: async () => end.fileSize,
-    stream: (offset, length) => {
-      const bytes = listing ? Math.min(length ?? MAX_DIRECTORY_BYTES, MAX_DIRECTORY_BYTES) : length;
-      const stream = createReadStream(file, {
-        start: offset,
-        ...(bytes !== undefined && { end: offset + bytes - 1 }),
-      });
-      opened.push(stream);
-      return stream;
-    },
-  };
-  try {
-    const { files } = await unzipper().Open.custom(source, { tailSize: end.tailSize });
-    listing = false;
-    return await use(new Map(files.map((entry) => [entry.path, entry])));
-  } finally {
-    for (const stream of opened) stream.destroy();
-  }
-}
-
-/**
- * The file's size and where the zip's end record starts, counted from the end of the file, after
- * checking what the record claims: unzipper sets up a promise for every entry the record claims
- * before it reads one, so a record claiming billions (zip64) would exhaust memory. A workbook
- * within the import's limits needs no zip64 (fewer than 65,535 parts, less than 4 GiB).
- */
-async function directoryEnd(file: string): Promise<{ fileSize: number; tailSize: number }> {
-  const handle = await open(file);
-  try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, END_RECORD_BYTES + MAX_ZIP_COMMENT);
-    const tail = Buffer.alloc(length);
-    await handle.read(tail, 0, length, size - length);
-    const at =
-      length < END_RECORD_BYTES ? -1 : tail.lastIndexOf(END_RECORD_SIGNATURE, length - END_RECORD_BYTES);
-    if (at < 0) throw new Error('it has no zip directory at its end');
-    const entries = tail.readUInt16LE(at + 10);
-    const directoryBytes = tail.readUInt32LE(at + 12);
-    const directoryStart = tail.readUInt32LE(at + 16);
-    if (entries === 0xffff || directoryStart === 0xffffffff || directoryBytes > MAX_DIRECTORY_BYTES)
-      throw new Error(
-        `its zip directory claims ${entries === 0xffff ? 'more than 65,534 parts' : `${sizeText(directoryBytes)} of parts`}, more than a workbook has`,
-      );
-    return { fileSize: size, tailSize: length - at };
-  } finally {
-    await handle.close();
   }
 }
 

@@ -14,6 +14,7 @@ const FORMAT_NOTES: Record<ExportFormat, string> = {
   csv: 'One row per record, one column per semantic name. Opens in any spreadsheet.',
   xlsx: 'An Excel workbook: a sheet per topic, and the traces on their own sheet.',
   reqif: 'ReqIF XML, the exchange format of requirements tools (DOORS, Polarion, Jama…).',
+  reqifz: 'The same ReqIF file in a zip archive (.reqifz), as requirements tools exchange it.',
   needs: 'needs.json for Sphinx-Needs documentation projects.',
   json: 'The complete export as one JSON document, with fields and traces.',
   jsonl: 'One JSON object per line, for streaming into other tools.',

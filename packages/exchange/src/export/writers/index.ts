@@ -5,11 +5,14 @@ import { JsonWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
 import { NeedsWriter, type NeedsWriterOptions } from './needs.js';
 import { ReqifWriter, type ReqifWriterOptions } from './reqif.js';
+import { ReqifzWriter } from './reqifz.js';
 import { XlsxWriter } from './xlsx.js';
 
 export interface WriterOptions {
-  /** Folder for the temporary files of formats written on close (csv, xlsx, reqif, needs). */
+  /** Folder for the temporary files of formats written on close (csv, xlsx, reqif, reqifz, needs). */
   tempDir?: string;
+  /** The output file's name, for a format that names what it holds after it (reqifz: `<name>.reqif`). */
+  fileName?: string;
   /**
    * Told each record's row as it is written, in order, with its length in bytes, by the formats
    * that write one row per record (csv of one topic without traces, jsonl): a sync's row index.
@@ -33,6 +36,8 @@ export function createWriter(format: ExportFormat, out: Writable, options: Write
       return new XlsxWriter(out, { tempDir });
     case 'reqif':
       return new ReqifWriter(out, { ...options.reqif, tempDir });
+    case 'reqifz':
+      return new ReqifzWriter(out, { ...options.reqif, tempDir, fileName: options.fileName });
     case 'needs':
       return new NeedsWriter(out, { ...options.needs, tempDir });
     default:
@@ -59,6 +64,7 @@ export { JsonWriter, JSON_FORMAT_NAME, JSON_FORMAT_VERSION } from './json.js';
 export { JsonLinesWriter } from './jsonl.js';
 export { NeedsWriter, NeedIdCollisionError, needId, optionName, type NeedsWriterOptions } from './needs.js';
 export { ReqifWriter, REQIF_NAMESPACE, specObjectId, type ReqifWriterOptions } from './reqif.js';
+export { ReqifzWriter, reqifEntryName, type ReqifzWriterOptions } from './reqifz.js';
 export { XlsxWriter, SheetNames, SheetTooWideError, type XlsxWriterOptions } from './xlsx.js';
 export { RECORD_COLUMNS } from './columns.js';
 export { cellText } from './cells.js';

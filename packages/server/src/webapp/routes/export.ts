@@ -38,6 +38,7 @@ const FILE_SUFFIXES: Record<ExportFormat, string> = {
   csv: 'csv',
   xlsx: 'xlsx',
   reqif: 'reqif',
+  reqifz: 'reqifz',
   needs: 'needs.json',
   json: 'json',
   jsonl: 'jsonl',
@@ -52,6 +53,7 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   reqif: 'application/xml; charset=utf-8',
+  reqifz: 'application/zip',
   needs: 'application/json; charset=utf-8',
   json: 'application/json; charset=utf-8',
   jsonl: 'application/x-ndjson; charset=utf-8',
@@ -276,7 +278,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         let warnings: readonly string[];
         let size: number;
         try {
-          const writer = createWriter(format, createWriteStream(file), { tempDir: dir });
+          const writer = createWriter(format, createWriteStream(file), { tempDir: dir, fileName });
           await writeExport(writer, parts);
           warnings = [...procedureWarnings, ...(writer.warnings ?? [])];
           size = (await stat(file)).size;

@@ -105,6 +105,7 @@ const WEB_WORDING: ImportWording = {
   ignoreVersions: 'with rxs import --ignore-versions',
   chooseSheet: 'Type the name of the sheet to import and check again.',
   chooseSpecType: CLI_WORDING.chooseSpecType,
+  chooseEntry: CLI_WORDING.chooseEntry,
 };
 
 /** The report naming the file as the user named it, not by its temporary copy. */

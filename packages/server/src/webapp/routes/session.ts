@@ -24,13 +24,14 @@ const FORMAT_LABELS: Record<ExportFormat, { label: string; extension: string }> 
   csv: { label: 'CSV', extension: 'csv' },
   xlsx: { label: 'Excel (XLSX)', extension: 'xlsx' },
   reqif: { label: 'ReqIF', extension: 'reqif' },
+  reqifz: { label: 'ReqIF archive (.reqifz)', extension: 'reqifz' },
   needs: { label: 'Sphinx-Needs JSON', extension: 'json' },
   json: { label: 'JSON', extension: 'json' },
   jsonl: { label: 'JSON Lines', extension: 'jsonl' },
 };
 
 /** Most asked-for first. */
-const FORMAT_ORDER: ExportFormat[] = ['csv', 'xlsx', 'reqif', 'needs', 'json', 'jsonl'];
+const FORMAT_ORDER: ExportFormat[] = ['csv', 'xlsx', 'reqif', 'reqifz', 'needs', 'json', 'jsonl'];
 
 /** Viewers only read; their keys are issued by an owner or admin. */
 export function canCreateOwnKeys(role: Role): boolean {
