@@ -10,7 +10,7 @@ import { PYTHON } from '../../exchange/test/support/spreadsheet-readers.js';
 import { runCli } from './run-cli.js';
 
 /**
- * `rxs export --format reqifz` and `rxs import` of a .reqifz (issue 32): the archive holds the
+ * `rxs export --format reqifz` and `rxs import` of a .reqifz: the archive holds the
  * ReqIF file of `--format reqif` named after it, and imports back into its topic unchanged; an
  * archive's attachments are named in the report, not imported.
  */

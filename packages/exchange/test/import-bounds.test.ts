@@ -7,7 +7,7 @@ import { hugeSharedString, repeated, rowsOf, workbookParts, writeZip } from './s
 
 /**
  * Reading an import file costs memory and time in proportion to the import's limits, never to what
- * the file holds or claims (issue 33): a zip bomb, a shared string of hundreds of megabytes, a
+ * the file holds or claims: a zip bomb, a shared string of hundreds of megabytes, a
  * header of 200,000 columns, a cell of the whole file each stop at their limit, with the limit named.
  */
 const dir = mkdtempSync(join(tmpdir(), 'rxs-import-bounds-'));

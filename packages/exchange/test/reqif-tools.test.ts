@@ -3,19 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FormComponent } from '../../contract/src/form.js';
-import type { KnowledgeTopicRevision } from '../../contract/src/knowledge-topic.js';
-import type { RecordCreate, ServiceRecord } from '../../contract/src/record.js';
 import {
   ImportFileError,
   importRecords,
   openRowSource,
-  type ImportClient,
   type ImportOptions,
   type OpenSourceOptions,
 } from '../src/index.js';
+import { EMPTY_TOPIC_REVISION, emptyTopic } from './support/empty-topic.js';
 
 /**
- * ReqIF as the tools write it (issue 32): enumerations whose key or label names the option, objects
+ * ReqIF as the tools write it: enumerations whose key or label names the option, objects
  * named by their LONG-NAME, chapter name or text, and messages that say what is wrong with the file
  * that was given. Files of other tools are in fixtures/reqif (their sources in SOURCES.md).
  */
@@ -23,43 +21,14 @@ const dir = mkdtempSync(join(tmpdir(), 'rxs-reqif-tools-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fixture = (name: string) => new URL(`./fixtures/reqif/${name}`, import.meta.url).pathname;
 
-const REVISION = 'aaaaaaaaaaaaaaaaaaaaaaaa';
-
-/** A topic with `components`, holding no records, that keeps what the import creates. */
-function topicClient(name: string, components: FormComponent[]) {
-  const created: RecordCreate[] = [];
-  const topic = {
-    _id: REVISION,
-    latest_revision_id: REVISION,
-    knowledge_topic_history_id: 'bbbbbbbbbbbbbbbbbbbbbbbb',
-    knowledge_topic_name: name,
-    knowledge_topic_schema: { type: 'default', components },
-  } as unknown as KnowledgeTopicRevision;
-  const client: ImportClient = {
-    techdoc: { getTopic: async () => topic, listTopics: async () => [topic] },
-    records: {
-      listRecords: async function* () {},
-      getRecord: async (id) => {
-        throw new Error(`no record ${id}`);
-      },
-      createRecord: async (body) => {
-        created.push(body);
-        return { _id: 'c'.repeat(24), ...body } as unknown as ServiceRecord;
-      },
-      updateRecord: async () => {
-        throw new Error('no record to update');
-      },
-    },
-  };
-  return { client, created };
-}
+const REVISION = EMPTY_TOPIC_REVISION;
 
 async function importFile(
   file: string,
   components: FormComponent[],
   options: Partial<ImportOptions> & { source?: OpenSourceOptions } = {},
 ) {
-  const { client, created } = topicClient('Requirements', components);
+  const { client, created } = emptyTopic('Requirements', components);
   const report = await importRecords(client, openRowSource(file, options.source), {
     revisionId: REVISION,
     ...options,
@@ -286,7 +255,7 @@ describe('record names of objects without ReqIF.Name', () => {
 describe('messages that fit the file', () => {
   it('a DOORS fragment (spec objects without their types) is said to be one', async () => {
     const file = fixture('doors-fragment.reqif');
-    const { client } = topicClient('System Requirements', []);
+    const { client } = emptyTopic('System Requirements', []);
     const failure = await importRecords(client, openRowSource(file), { revisionId: REVISION }).catch(
       (error: unknown) => error,
     );

@@ -3,19 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FormComponent } from '../../contract/src/form.js';
-import type { KnowledgeTopicRevision } from '../../contract/src/knowledge-topic.js';
-import type { RecordCreate, ServiceRecord } from '../../contract/src/record.js';
-import { importRecords, openRowSource, type ImportClient } from '../src/index.js';
+import { importRecords, openRowSource } from '../src/index.js';
+import { EMPTY_TOPIC_REVISION, emptyTopic } from './support/empty-topic.js';
 
 /**
- * ReqIF in (issue 32): XHTML becomes text with its paragraphs, lists, tables and line breaks, and an
+ * ReqIF in: XHTML becomes text with its paragraphs, lists, tables and line breaks, and an
  * embedded object is a warning on its row naming the file; date-times in date fields become the date
  * they state in their own offset (in CSV too), and the report says so once a field.
  */
 const dir = mkdtempSync(join(tmpdir(), 'rxs-reqif-xhtml-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const REVISION = 'aaaaaaaaaaaaaaaaaaaaaaaa';
+const REVISION = EMPTY_TOPIC_REVISION;
 
 const COMPONENTS: FormComponent[] = [
   { type: 'textarea', key: 'text', label: 'Text' },
@@ -25,30 +24,7 @@ const COMPONENTS: FormComponent[] = [
 
 /** Imports `file` (dry run) into an empty topic of COMPONENTS; the records it creates when written. */
 async function importFile(file: string, dryRun = false) {
-  const created: RecordCreate[] = [];
-  const topic = {
-    _id: REVISION,
-    latest_revision_id: REVISION,
-    knowledge_topic_history_id: 'bbbbbbbbbbbbbbbbbbbbbbbb',
-    knowledge_topic_name: 'Requirements',
-    knowledge_topic_schema: { type: 'default', components: COMPONENTS },
-  } as unknown as KnowledgeTopicRevision;
-  const client: ImportClient = {
-    techdoc: { getTopic: async () => topic, listTopics: async () => [topic] },
-    records: {
-      listRecords: async function* () {},
-      getRecord: async (id) => {
-        throw new Error(`no record ${id}`);
-      },
-      createRecord: async (body) => {
-        created.push(body);
-        return { _id: 'c'.repeat(24), ...body } as unknown as ServiceRecord;
-      },
-      updateRecord: async () => {
-        throw new Error('no record to update');
-      },
-    },
-  };
+  const { client, created } = emptyTopic('Requirements', COMPONENTS);
   const report = await importRecords(client, openRowSource(file), { revisionId: REVISION, dryRun });
   return { report, created: created.map(({ name, data }) => ({ name, data })) };
 }

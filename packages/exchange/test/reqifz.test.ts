@@ -16,7 +16,7 @@ import {
 } from './support/spreadsheet-readers.js';
 
 /**
- * ReqIF archives (.reqifz, issue 32): the import reads the .reqif file a zip holds, within the
+ * ReqIF archives (.reqifz): the import reads the .reqif file a zip holds, within the
  * import's limits, and lists the other files (attachments); `--format reqifz` writes the ReqIF
  * file of `--format reqif` into a zip that Python's zipfile reads and whose ReqIF validates.
  */

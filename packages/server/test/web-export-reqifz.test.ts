@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './harness.js';
 import { webClient, type WebClient } from './web-client.js';
 
 /**
- * The web app's ReqIF archive download (issue 32): offered among the formats, sent as a zip named
+ * The web app's ReqIF archive download: offered among the formats, sent as a zip named
  * `.reqifz` that holds the ReqIF file named after it.
  */
 describe('web app export of a ReqIF archive', () => {
