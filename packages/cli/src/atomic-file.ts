@@ -33,9 +33,8 @@ const placeOf = async (path: string): Promise<string> => {
 export async function createAtomicFile(path: string, locked = false): Promise<AtomicFile> {
   let target = path;
   try {
-    const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error; // else not there yet
-    });
+    // Not there yet (ENOENT): created; any other failure (ENOTDIR, EACCES) is the message.
+    const found = await stat(path).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
     if (found?.isDirectory() || path.endsWith('/'))
       throw new UserError(`Cannot write ${path}: it names a folder. Name a file in it.`);
     if (found && (!found.isFile() || /^\/(dev|proc\/\w+)\/(fd\/\d+|stdout|stderr)$/.test(path))) {

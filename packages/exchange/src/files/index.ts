@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -32,17 +32,16 @@ export type AtomicWrite = Awaited<ReturnType<typeof openAtomic>>;
 
 /**
  * Replaces `target` whole on `commit`, or leaves it untouched (`abort`, a failure, a crash): the bytes
- * go to a temporary file beside it, created with O_EXCL|O_NOFOLLOW (never through a link planted at
+ * go to a temporary file beside it, created with O_CREAT|O_EXCL (never through a link planted at
  * its name), flushed, given `mode` and renamed over `target`; then the folder is flushed too.
  * `locked`: the caller holds a lock over `target` (rxs sync's), so its earlier temporary files are abandoned.
  */
 export async function openAtomic(target: string, mode?: number, locked = false) {
   await removeLeftovers(dirname(target), locked ? (name) => name.startsWith(tempPrefix(target)) : undefined);
   const temp = tempPath(target);
-  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;
-  const fd = await open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  const fd = await open(temp, 'wx', 0o644);
   // A write error stays on the stream (`errored`), for the writer and `commit` to find.
-  const stream = fs.createWriteStream(temp, { fd }).on('error', () => undefined);
+  const stream = createWriteStream(temp, { fd }).on('error', () => undefined);
   const discard = () => rm(temp, { force: true }).finally(() => stream.destroy());
   const publish = async () => {
     if (!stream.writableFinished) await finished(stream.end());
@@ -63,6 +62,5 @@ export const writeFileAtomic = (path: string, content: string): Promise<void> =>
 export async function makeScratchFolder(name: string, parent: string = tmpdir()): Promise<string> {
   await removeLeftovers(parent);
   const folder = tempPath(join(parent, name));
-  await mkdir(folder, { mode: 0o700 });
-  return folder;
+  return mkdir(folder, { mode: 0o700 }).then(() => folder);
 }
