@@ -33,21 +33,6 @@ export class WebQueries {
     return counts;
   }
 
-  /**
-   * Changes whenever a record of the revision is created, changed, deleted or moved: its counter of
-   * changes (storage/migrations/004_listing_tags.ts), one row by primary key. Aggregating over the
-   * records instead would read past each row's data to its dates, all of a topic of large records.
-   */
-  async revisionFingerprint(tenantId: string, revisionId: string): Promise<string> {
-    const row = await this.db
-      .selectFrom('record_listing_tags')
-      .select('changes')
-      .where('tenant_id', '=', tenantId)
-      .where('kt_revision_id', '=', revisionId)
-      .executeTakeFirst();
-    return String(row?.changes ?? 0);
-  }
-
   /** Records whose name contains `text` (case-insensitive) or whose id is `text`, with their topic. */
   async searchRecords(tenantId: string, text: string, limit: number): Promise<RecordHit[]> {
     const needle = text.trim().toLowerCase();

@@ -11,6 +11,7 @@ import {
   type RecordHit,
   type RecordTable,
 } from '@rxs/web-api';
+import { recordListingTag } from '../../services/records/listing-tag.js';
 import { signedIn, type WebContext } from '../context.js';
 import { unlessMissing } from '../missing.js';
 import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
@@ -49,8 +50,11 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
           filters: parseFilters(request.query.filters),
         };
         const key = `${principal.tenantId}/${revision._id}`;
-        // A draft's schema can change too, and the columns with it.
-        const fingerprint = `${revision.audit_info.timestamp_last_updated ?? ''}|${await context.queries.revisionFingerprint(principal.tenantId, revision._id)}`;
+        // The records' listing tag changes with every write under the revision, read without reading
+        // a record; a draft's schema can change too, and the columns with it.
+        const listing = { revisionIds: [revision._id] };
+        const tag = await recordListingTag(context.services.storage, principal.tenantId, listing);
+        const fingerprint = `${revision.audit_info.timestamp_last_updated ?? ''}|${tag}`;
         let mapped = cache.get(key, fingerprint);
         if (!mapped) {
           // Read a few MB at a time: only the rows' clipped cell texts outlive their page.
