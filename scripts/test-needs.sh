@@ -14,6 +14,11 @@ command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 /usr/bin/python3 -c 'import docutils' >/dev/null 2>&1 || need+=(python3-docutils)
 # ReqIF exports are read back by StrictDoc's reqif library (vendored in packages/exchange/test/vendor).
 /usr/bin/python3 -c 'import lxml.etree, lxml.html' >/dev/null 2>&1 || need+=(python3-lxml)
+# needs.json exports are loaded by Sphinx-Needs (vendored in packages/exchange/test/vendor/sphinx-needs)
+# under Debian's Sphinx, with the libraries Sphinx-Needs imports that Debian has.
+/usr/bin/python3 -c 'import sphinx' >/dev/null 2>&1 || need+=(python3-sphinx)
+/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || need+=(python3-jsonschema)
+/usr/bin/python3 -c 'import requests_file' >/dev/null 2>&1 || need+=(python3-requests-file)
 # GNU time measures the peak memory of the commands the benchmarks and memory tests time.
 [ -x /usr/bin/time ] || need+=(time)
 echo "${need[*]}"

@@ -13,6 +13,7 @@ import {
   type ExportSource,
   type ExportWriter,
   type RowObserver,
+  type WriterOptions,
 } from '@rxs/exchange/export';
 import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
@@ -45,6 +46,8 @@ export interface ExportRunOptions {
   wrapSource?: (source: ExportSource) => ExportSource;
   /** Told each record's row as the writer writes it (rxs sync's row index; `WriterOptions.onRow`). */
   onRow?: RowObserver;
+  /** Options of the needs format (`--needs-docname`). */
+  needs?: WriterOptions['needs'];
 }
 
 export interface TopicSummary {
@@ -128,13 +131,14 @@ export async function runExport(
   let file: AtomicFile | undefined;
   let writer: ExportWriter | undefined;
   if (options.out === '-') {
-    writer = createWriter(options.format, process.stdout, {});
+    writer = createWriter(options.format, process.stdout, { needs: options.needs });
   } else if (options.out) {
     file = await createAtomicFile(options.out, options.outLocked);
     writer = createWriter(options.format, file.stream, {
       tempDir: file.scratchDir,
       onRow: options.onRow,
       fileName: basename(options.out),
+      needs: options.needs,
     });
   }
 

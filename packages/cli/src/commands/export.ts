@@ -1,5 +1,10 @@
 import { Command, Option } from 'commander';
-import { DEFAULT_MAX_EXPORT_COLUMNS, EXPORT_FORMATS, type ExportFormat } from '@rxs/exchange/export';
+import {
+  DEFAULT_MAX_EXPORT_COLUMNS,
+  EXPORT_FORMATS,
+  sphinxDocnameMistake,
+  type ExportFormat,
+} from '@rxs/exchange/export';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
 import { describeSummary, runExport, type ExportRunOptions } from '../export-run.js';
@@ -21,6 +26,8 @@ export interface ExportCommandOptions extends ConnectionOptions {
   traceConcurrency?: string;
   mapping?: string;
   maxColumns?: string;
+  /** `rxs export` only: rxs sync's probe does not tell outputs apart by it. */
+  needsDocname?: string;
 }
 
 export const collect = (value: string, previous: string[] = []) => [
@@ -55,7 +62,18 @@ export function exportRunOptions(options: ExportCommandOptions, out: string | un
     traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
     ...(options.mapping !== undefined && { mapping: options.mapping }),
     maxColumns: positiveInteger(options.maxColumns, '--max-columns', 1),
+    ...(options.needsDocname !== undefined && {
+      needs: { docname: checkedNeedsDocname(options.needsDocname, options.format) },
+    }),
   };
+}
+
+/** `--needs-docname`, checked: an option of the needs format, a Sphinx document name a link can carry. */
+function checkedNeedsDocname(docname: string, format: ExportFormat): string {
+  if (format !== 'needs') throw new UserError(`--needs-docname goes with --format needs, not ${format}.`);
+  const mistake = sphinxDocnameMistake(docname);
+  if (mistake) throw new UserError(`--needs-docname: ${mistake}`);
+  return docname;
 }
 
 /** Options shared by export and sync: what to export and how. */
@@ -129,6 +147,10 @@ revisions, traces, approvals), and its header's export time is that moment: re-t
 --as-of set to the exportedAt of an earlier one gives the same bytes (same format, mapping and rxs).`,
     );
   addExportOptions(command, 'output file, or - for standard output (default: rxs-export.<format extension>)');
+  command.option(
+    '--needs-docname <name>',
+    "needs format: the Sphinx document the needs are shown in (e.g. requirements/system), so that needs_external_needs links to <base_url>/<name>.html#<id>; overrides the mapping file's docname",
+  );
   return command.action(async (options: ExportCommandOptions) => {
     const connection = resolveConnection(options);
     if (options.json && options.out === '-')

@@ -8,6 +8,7 @@ import {
 } from './identity.js';
 import type { ExportedField, LinkType, TopicPresentation } from './model.js';
 import type { ExportMapping, TopicRef } from './procedure.js';
+import { sphinxDocnameMistake } from './writers/needs.js';
 
 /**
  * Mapping files: how each topic appears in requirements tools (Sphinx-Needs type and id prefix,
@@ -48,6 +49,8 @@ export interface TopicMappingEntry {
   needType?: string;
   idPrefix?: string;
   reqifType?: string;
+  /** The Sphinx document its needs are shown in (Sphinx-Needs `docname`, see `sphinxDocnameMistake`). */
+  docname?: string;
   /** Semantic field names; `null` says the topic has no such field. */
   fields?: { title?: string | null; description?: string | null; status?: string | null };
   identifier?: { from?: MappingIdentifierSource[]; pattern?: string };
@@ -94,7 +97,16 @@ const RESERVED_OPTIONS = new Set([
   'parent_needs',
 ]);
 
-const TOPIC_KEYS = ['name', 'historyId', 'needType', 'idPrefix', 'reqifType', 'fields', 'identifier'];
+const TOPIC_KEYS = [
+  'name',
+  'historyId',
+  'needType',
+  'idPrefix',
+  'reqifType',
+  'docname',
+  'fields',
+  'identifier',
+];
 const FIELD_KEYS = ['title', 'description', 'status'] as const;
 const IDENTIFIER_KEYS = ['from', 'pattern'];
 const SOURCE_WORDS = ['title', 'name', 'whole-name', 'record-id'];
@@ -230,6 +242,7 @@ function validate(raw: unknown, problems: MappingProblem[]): MappingFileContent 
           : `"${v}" cannot start an id: use a letter, then letters, digits, "_", "." or "-" (at most 32, e.g. "REQ").`,
       ),
       reqifType: text('reqifType'),
+      docname: text('docname', sphinxDocnameMistake),
     };
 
     if (entry.fields !== undefined) {
@@ -448,6 +461,7 @@ export class FileExportMapping implements ExportMapping {
       needType: entry.needType ?? defaults.needType,
       idPrefix: entry.idPrefix ?? (entry.needType ? entry.needType.toUpperCase() : defaults.idPrefix),
       reqifTypeName: entry.reqifType ?? defaults.reqifTypeName,
+      ...(entry.docname !== undefined && { docname: entry.docname }),
     };
     for (const key of FIELD_KEYS) {
       const name = entry.fields?.[key];

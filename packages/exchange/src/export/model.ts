@@ -55,6 +55,8 @@ export interface TopicPresentation {
   titleField?: string;
   descriptionField?: string;
   statusField?: string;
+  /** The Sphinx document its needs are shown in (Sphinx-Needs `docname`), when a mapping file names one. */
+  docname?: string;
 }
 
 /**

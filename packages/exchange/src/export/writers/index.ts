@@ -62,7 +62,14 @@ export async function writeExport(
 export { CsvWriter, LINKS_COLUMN, TOPIC_COLUMN, type CsvWriterOptions } from './csv.js';
 export { JsonWriter, JSON_FORMAT_NAME, JSON_FORMAT_VERSION } from './json.js';
 export { JsonLinesWriter } from './jsonl.js';
-export { NeedsWriter, NeedIdCollisionError, needId, optionName, type NeedsWriterOptions } from './needs.js';
+export {
+  NeedsWriter,
+  NeedIdCollisionError,
+  needId,
+  optionName,
+  sphinxDocnameMistake,
+  type NeedsWriterOptions,
+} from './needs.js';
 export { ReqifWriter, REQIF_NAMESPACE, specObjectId, type ReqifWriterOptions } from './reqif.js';
 export { ReqifzWriter, reqifEntryName, type ReqifzWriterOptions } from './reqifz.js';
 export { XlsxWriter, SheetNames, SheetTooWideError, type XlsxWriterOptions } from './xlsx.js';

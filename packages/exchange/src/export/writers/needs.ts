@@ -13,7 +13,10 @@ export interface NeedsWriterOptions {
   tempDir?: string;
   /** `project` of needs.json (default: the names of the exported topics). */
   project?: string;
-  /** The version the needs are filed under (default: the topics' version when they share one). */
+  /**
+   * The version the needs are filed under (default: the topics' version when they share a
+   * non-empty one, else the export time).
+   */
   version?: string;
   /** Need type of every need (default: each topic's `presentation.needType`). */
   needType?: string;
@@ -25,6 +28,11 @@ export interface NeedsWriterOptions {
   descriptionField?: string;
   /** Semantic name whose value becomes the need's status (default: the topic's status field). */
   statusField?: string;
+  /**
+   * The Sphinx document every need is shown in, as `docname` (default: each topic's
+   * `presentation.docname`; without one, needs have no `docname`). See `sphinxDocnameMistake`.
+   */
+  docname?: string;
 }
 
 /** Need options every exported need carries, naming the record it came from. */
@@ -75,6 +83,29 @@ export function needId(readableId: string): string {
     .toUpperCase()
     .replace(/[^A-Z0-9_]/g, '_')
     .padEnd(5, '_');
+}
+
+/**
+ * A Sphinx docname that makes a working link: one or more path segments joined by `/`, each of
+ * letters, digits and `_ . ~ -` (URL characters that need no escaping) and starting with a letter,
+ * digit or `_` (so never `.`, `..` or a hidden file).
+ */
+const SPHINX_DOCNAME = /^[A-Za-z0-9_][A-Za-z0-9_.~-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_.~-]*)*$/;
+/** Suffixes of a source or output file: a docname has none, Sphinx-Needs appends `.html` itself. */
+const FILE_SUFFIX = /\.(?:rst|md|txt|html?)$/i;
+
+/**
+ * Why a text cannot be the `docname` of exported needs, or undefined when it can. Sphinx-Needs
+ * links to an external need at `<base_url>/<docname>.html#<id>`, joining the texts as they are
+ * (every version from 1.x to 8.x), so the docname is the document's path below the HTML root,
+ * without suffix, made only of characters a URL carries unescaped.
+ */
+export function sphinxDocnameMistake(docname: string): string | undefined {
+  if (FILE_SUFFIX.test(docname))
+    return `"${docname}" ends in a file suffix; give the document's name without it (e.g. "${docname.replace(FILE_SUFFIX, '')}"): Sphinx-Needs appends ".html" itself.`;
+  if (!SPHINX_DOCNAME.test(docname))
+    return `"${docname}" is not a Sphinx document name that a link can carry: use path segments joined by "/" (e.g. "requirements/system"), each a letter, digit or "_", then letters, digits, "_", ".", "~" or "-"; no leading or trailing "/".`;
+  return undefined;
 }
 
 /** Two records of one export whose readable ids give one need id: never two needs with one id. */
@@ -158,12 +189,14 @@ interface LinkOption {
 }
 
 /**
- * A needs.json (the Sphinx-Needs exchange format) that `needimport` reads: one need per record,
+ * A needs.json (the Sphinx-Needs exchange format) that `needimport` and `needs_external_needs`
+ * read: one need per record,
  * with the record's readable id as need id, type, title, description and status from the topic's
  * presentation, the topic as tag, links from traces between exported records (under the link type
  * a mapping file names for the pair of topics, else `links`), and every semantic field as an extra
  * option on every need ("" where a record has no value, as Sphinx-Needs writes them itself).
- * The description is reStructuredText that shows the record's text literally (`rstLiteralText`).
+ * A docname (the option, else the topic's mapping) tells `needs_external_needs` where each need is
+ * shown. The description is reStructuredText that shows the record's text literally (`rstLiteralText`).
  *
  * Links are known only after all records, and a need's links sit inside it, so records wait in a
  * temporary file and the needs are written on close; memory holds the traces and one need id per
@@ -182,6 +215,8 @@ export class NeedsWriter extends SpooledWriter {
     private readonly options: NeedsWriterOptions = {},
   ) {
     super(out, options.tempDir);
+    const mistake = options.docname === undefined ? undefined : sphinxDocnameMistake(options.docname);
+    if (mistake) throw new Error(`The docname of the needs: ${mistake}`);
   }
 
   protected override observe(part: ExportPart): void {
@@ -242,7 +277,9 @@ export class NeedsWriter extends SpooledWriter {
     const { header, topics } = this.tracker;
     const created = header?.exportedAt ?? new Date().toISOString();
     const versions = [...new Set(topics.map(({ topic }) => topic.version))];
-    const version = this.options.version ?? (versions.length === 1 ? versions[0]! : created);
+    // needs_external_needs refuses a file whose current_version is empty (every Sphinx-Needs
+    // version): needs of topics without a version are filed under the export time.
+    const version = this.options.version || (versions.length === 1 ? versions[0]! : '') || created;
     const project =
       this.options.project ?? (topics.map(({ topic }) => topic.name).join(', ') || 'RXS export');
     const linkOptions = this.linkOptions();
@@ -261,7 +298,11 @@ export class NeedsWriter extends SpooledWriter {
       created,
       creator: { program: 'rxs' },
       needs_amount: topics.reduce((sum, { recordCount }) => sum + recordCount, 0),
-      needs_schema: needsSchema(extraOptions, linkOptions.values()),
+      needs_schema: needsSchema(
+        extraOptions,
+        linkOptions.values(),
+        shapes.some(({ docname }) => docname !== undefined),
+      ),
     }).slice(0, -1);
     await writeChunk(
       this.out,
@@ -287,6 +328,7 @@ export class NeedsWriter extends SpooledWriter {
       title: field(this.options.titleField ?? presentation.titleField),
       description: field(this.options.descriptionField ?? presentation.descriptionField),
       status: field(this.options.statusField ?? presentation.statusField),
+      docname: this.options.docname ?? presentation.docname,
     };
   }
 
@@ -308,6 +350,9 @@ export class NeedsWriter extends SpooledWriter {
       status: sphinxSafe(text(shape.status)) || null,
       tags: [optionName(shape.topic.name)],
     };
+    // Where a needs_external_needs link leads (`<base_url>/<docname>.html#<id>`); needimport
+    // ignores it and files the need under the importing document.
+    if (shape.docname !== undefined) need.docname = shape.docname;
     for (const { option } of linkOptions.values()) need[option] = links?.byOption.get(option) ?? [];
     need[SUSPECT_LINKS_OPTION] = links?.suspect.join(', ') ?? '';
     need.rxs_record_id = record.id;
@@ -354,6 +399,7 @@ interface NeedShape {
   title: ExportedField | undefined;
   description: ExportedField | undefined;
   status: ExportedField | undefined;
+  docname: string | undefined;
 }
 
 /**
@@ -374,6 +420,7 @@ function titleWithoutId(title: string, readableId: string): string {
 function needsSchema(
   extraOptions: [string, string][],
   linkOptions: Iterable<LinkOption>,
+  withDocname: boolean,
 ): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const [name, option] of extraOptions) {
@@ -414,5 +461,11 @@ function needsSchema(
   properties.type = { type: 'string', field_type: 'core' };
   properties.status = { type: ['string', 'null'], field_type: 'core', default: null };
   properties.tags = { type: 'array', items: { type: 'string' }, field_type: 'core', default: [] };
+  if (withDocname)
+    properties.docname = {
+      type: 'string',
+      description: 'The Sphinx document the need is shown in, without suffix',
+      field_type: 'core',
+    };
   return { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties };
 }

@@ -1,0 +1,1 @@
+from sphinx_data_viewer.sphinx_data_viewer import setup  # NOQA

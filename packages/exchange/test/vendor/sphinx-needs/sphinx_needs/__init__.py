@@ -1,0 +1,1 @@
+from sphinx_needs.needs import __version__, setup  # noqa: F401
