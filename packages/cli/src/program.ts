@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./commands/import.js')).importCommand(),
   trace: async () => (await import('./commands/trace.js')).traceCommand(),
   'trace-report': async () => (await import('./commands/trace-report.js')).traceReportCommand(),
+  'trace-model': async () => (await import('./commands/trace-model.js')).traceModelCommand(),
   history: async () => (await import('./commands/history.js')).historyCommand(),
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand(),
   admin: async () => (await import('./commands/admin.js')).adminCommand(),

@@ -72,6 +72,7 @@ describe('rxs start-up', () => {
       'import',
       'trace',
       'trace-report',
+      'trace-model',
       'history',
       'baseline',
       'admin',

@@ -9,7 +9,7 @@ export type {
   IdempotencyOption,
   ReasonOption,
 } from './records.js';
-export type { TracerClient, TraceListOptions, TraceListing } from './tracer.js';
+export type { TracerClient, TraceListOptions, TraceListing, TraceModelHistoryOptions } from './tracer.js';
 export type { ConditionalClient, TagCheck } from './conditional.js';
 export type { RequestOptions } from './transport.js';
 export type { FetchFunction } from './http.js';

@@ -9,10 +9,13 @@ import type {
   TraceCreate,
   TraceEdge,
   TraceEvent,
+  TraceModel,
+  TraceModelPut,
+  TraceModelVersion,
 } from '@rxs/contract';
 import { checkConcurrency, checkWholeNumber, mapBounded } from './concurrency.js';
 import { ValidationError } from './errors.js';
-import { expectArray, expectChangesPage, expectObject, expectObjectWith } from './shape.js';
+import { expectArray, expectChangesPage, expectObject, expectObjectWith, type ShapeCheck } from './shape.js';
 import type { Call, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
 
@@ -78,6 +81,23 @@ export interface TracerClient {
    * `fromNow`, only a cursor at the newest change. Ask again with the page's `cursor` while `more`.
    */
   traceChanges(options?: TraceChangesOptions): Promise<TraceChangesPage>;
+  /** RXS `GET /trace-model`: the tenant's trace model (version 0 and no roles before the first change). */
+  getTraceModel(options?: RequestOptions): Promise<TraceModel>;
+  /**
+   * RXS `PUT /trace-model`: replaces the whole model, based on `model.version` as read (409,
+   * ConflictError, when it changed since; 422, ValidationError, one item per problem). Owners and
+   * admins only. Never retried: a repeat after a lost answer would meet the version it made.
+   */
+  putTraceModel(model: TraceModelPut, options?: RequestOptions): Promise<TraceModel>;
+  /** RXS `GET /trace-model/history`: the model's versions, newest first; `before` a version for older ones. */
+  traceModelHistory(options?: TraceModelHistoryOptions): Promise<TraceModelVersion[]>;
+}
+
+export interface TraceModelHistoryOptions extends RequestOptions {
+  /** Versions per page (the server's default is 20, its most 100). */
+  limit?: number;
+  /** Only versions older than this one. */
+  before?: number;
 }
 
 export interface TraceChangesOptions extends RequestOptions {
@@ -94,6 +114,11 @@ export interface TracerDefaults {
 }
 
 const trace = expectObject('a trace');
+const traceModel: ShapeCheck = (value) =>
+  value !== null && typeof value === 'object' && Array.isArray((value as { roles?: unknown }).roles)
+    ? undefined
+    : 'is not a trace model (a JSON object with "roles")';
+const traceModelVersions = expectArray('a trace model history');
 const traceEvents = expectArray('a trace history');
 const batchAnswer = expectObjectWith('a batch trace listing', 'results');
 
@@ -181,6 +206,29 @@ export function createTracerClient(transport: Transport, base: URL, defaults: Tr
           signal: options.signal,
         }),
         expectChangesPage('a page of trace changes', 'traces'),
+      ),
+
+    getTraceModel: async (options) =>
+      transport.json(call({ method: 'GET', path: '/trace-model', signal: options?.signal }), traceModel),
+
+    putTraceModel: async (model, options) =>
+      transport.json(
+        call({ method: 'PUT', path: '/trace-model', body: model, signal: options?.signal }),
+        traceModel,
+      ),
+
+    traceModelHistory: async (options = {}) =>
+      transport.json(
+        call({
+          method: 'GET',
+          path: '/trace-model/history',
+          query: {
+            ...(options.limit !== undefined && { limit: checkWholeNumber(options.limit, 'limit') }),
+            ...(options.before !== undefined && { before: checkWholeNumber(options.before, 'before') }),
+          },
+          signal: options.signal,
+        }),
+        traceModelVersions,
       ),
 
     listTracesFor: async (nodes, options = {}) => {

@@ -39,7 +39,7 @@ export interface RequestOptions {
 export interface Call {
   service: ServiceName;
   base: URL;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path below the base (starting with `/`), or a complete URL (a next page). */
   path: string | URL;
   query?: QueryValues;

@@ -6,3 +6,4 @@ export * from './record.js';
 export * from './trace.js';
 export * from './auth.js';
 export * from './history.js';
+export * from './trace-model.js';

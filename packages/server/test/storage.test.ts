@@ -118,6 +118,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '008_record_numbers',
         '009_suspect_traces',
         '010_json_text',
+        '012_trace_model',
       ]);
       await storage.close();
     } finally {
@@ -139,7 +140,7 @@ describe(`a database upgraded by a newer version, on ${testDatabase}`, () => {
       const refused = await openStorage({ url }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(Error);
       expect((refused as Error).message).toMatch(
-        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 010_json_text\)\. Run that version or a newer one/,
+        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 012_trace_model\)\. Run that version or a newer one/,
       );
     } finally {
       await cleanup();

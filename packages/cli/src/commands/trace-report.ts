@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Command, Option } from 'commander';
+import { NotFoundError } from '@rxs/client';
+import { traceModelChain, type TraceModel } from '@rxs/contract';
 import {
   CoverageCollector,
   coverageHtml,
@@ -8,7 +10,13 @@ import {
   type CoverageReport,
 } from '@rxs/exchange';
 import { createAtomicFile } from '../atomic-file.js';
-import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
+import { clientFor } from '../client.js';
+import {
+  addConnectionOptions,
+  resolveConnection,
+  type Connection,
+  type ConnectionOptions,
+} from '../connection.js';
 import { UserError } from '../errors.js';
 import { runExport } from '../export-run.js';
 import { Progress } from '../progress.js';
@@ -40,10 +48,13 @@ export function traceReportCommand(): Command {
     )
     .option(
       '--kt <revision-id>',
-      'KT revision ids, in the order of the V (requirements first; repeat)',
+      "KT revision ids, in the order of the V (requirements first; repeat); default: the trace model's topics",
       collect,
     )
-    .option('--mapping <file>', 'mapping file whose links name which traces count between which topics')
+    .option(
+      '--mapping <file>',
+      "mapping file whose links name which traces count between which topics (default: the tenant's trace model)",
+    )
     .addOption(
       new Option('--format <format>', 'report format').choices(['md', 'json', 'html', 'xlsx']).default('md'),
     )
@@ -75,7 +86,14 @@ each rule: coverage (records of the first topic linked to the second), the recor
 the orphans (records of the second topic linked from none), and the suspect links (a record changed
 since the link was made or reviewed: they still count; check and review them with rxs trace review).
 
+Without a mapping file (--mapping, or the profile's), the tenant's trace model (rxs trace-model
+show) names the links: each of its roles between two of the topics is a rule, from the topic its
+backward name reads from ("System Requirements → Verification Tests (verified by)"), counting the
+traces that role names. Without --kt and --baseline, the topics are the model's, in the order of
+the V, at their current revisions, and its roles are the only rules.
+
 Examples:
+  rxs trace-report --profile prod --fail-under 100
   rxs trace-report --profile prod --kt REQS_REV --kt TESTS_REV --fail-under 100
   rxs trace-report --profile prod --kt USER_REV --kt SYS_REV --kt TESTS_REV --mapping rxs-mapping.json --format json --out trace.json`,
     );
@@ -87,18 +105,26 @@ Examples:
     if (options.format === 'xlsx' && options.out === undefined)
       throw new UserError('An XLSX report is a file: name it with --out FILE.xlsx.');
     const connection = resolveConnection(options);
-    const collector = new CoverageCollector();
+    const timeoutMs = positiveInteger(options.timeout, '--timeout', 1);
+    const retries = positiveInteger(options.retries, '--retries');
+    const model =
+      options.mapping === undefined && connection.mapping === undefined
+        ? await tenantTraceModel(connection, timeoutMs, retries)
+        : undefined;
+    const topicsOfModel =
+      model !== undefined && (options.kt ?? []).length === 0 && options.baseline === undefined;
+    const collector = new CoverageCollector(model ? { model: model.roles, consecutive: !topicsOfModel } : {});
     const progress = new Progress({ quiet: options.quiet || options.out === undefined });
     const run = await runExport(
       connection,
       {
-        revisionIds: [...new Set(options.kt ?? [])],
+        revisionIds: topicsOfModel ? chainRevisionIds(model) : [...new Set(options.kt ?? [])],
         format: 'json',
         traces: true,
         labels: false,
         followLatest: false,
-        timeoutMs: positiveInteger(options.timeout, '--timeout', 1),
-        retries: positiveInteger(options.retries, '--retries'),
+        timeoutMs,
+        retries,
         traceConcurrency: positiveInteger(options.traceConcurrency, '--trace-concurrency', 1),
         ...(options.mapping !== undefined && { mapping: options.mapping }),
         ...(options.asOf !== undefined && { asOf: options.asOf }),
@@ -123,6 +149,36 @@ Examples:
         `Coverage under ${failUnder}%: ${failing.map((r) => `${r.rule.source.name} → ${r.rule.target.name} ${r.percent.toFixed(1)}% (${r.uncovered.length} not linked)`).join('; ')}.`,
         COVERAGE_GATE_EXIT,
       );
+  });
+}
+
+/** The tenant's trace model when it has roles; none from a tracer that keeps no trace model (404). */
+async function tenantTraceModel(
+  connection: Connection,
+  timeoutMs: number | undefined,
+  retries: number | undefined,
+): Promise<TraceModel | undefined> {
+  try {
+    const model = await clientFor(connection, { timeoutMs, retries }).tracer.getTraceModel();
+    return model.roles.length > 0 ? model : undefined;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** The current revisions of the model's topics, in the order of the V. */
+function chainRevisionIds(model: TraceModel): string[] {
+  const topics = new Map(
+    model.roles.flatMap((role) => [role.from, role.to]).map((t) => [t.topic_history_id, t]),
+  );
+  return traceModelChain(model.roles).map((historyId) => {
+    const topic = topics.get(historyId)!;
+    if (!topic.current_revision_id)
+      throw new UserError(
+        `The trace model's topic ${topic.topic_name ?? historyId} has no approved revision yet: name the topics to report on with --kt.`,
+      );
+    return topic.current_revision_id;
   });
 }
 

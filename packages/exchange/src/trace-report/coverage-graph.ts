@@ -45,6 +45,13 @@ export class CoverageGraph {
     members.push(record);
   }
 
+  /** The topic a record was listed under, if any. */
+  topicOf(id: string): CoverageTopic | undefined {
+    const record = this.numbers.get(id);
+    const slot = record === undefined ? -1 : this.slots.at(record);
+    return slot < 0 ? undefined : this.topics[slot];
+  }
+
   addLink(source: string, target: string, linkType: string | undefined, suspect: boolean): void {
     this.linkSources.push(this.numberOf(source));
     this.linkTargets.push(this.numberOf(target));

@@ -1,4 +1,5 @@
-import type { ExportPart, LinkType } from '../export/model.js';
+import { roleOfTrace, type TraceRole } from '@rxs/contract';
+import type { ExportedTrace, ExportPart, LinkType } from '../export/model.js';
 import { CoverageGraph } from './coverage-graph.js';
 import type { CoverageReport, CoverageRule, CoverageTopic, RuleCoverage } from './coverage-types.js';
 
@@ -6,7 +7,8 @@ import type { CoverageReport, CoverageRule, CoverageTopic, RuleCoverage } from '
  * Traceability coverage: is every record of a source topic linked to the target topic (every
  * requirement verified), and which target records link to nothing (tests without a requirement)?
  * Computed from an export's parts (records with their readable ids, traces, the mapping file's link
- * types), so `--mapping`, `--as-of` and `--baseline` mean what they mean for `rxs export`.
+ * types, or the tenant's trace model), so `--mapping`, `--as-of` and `--baseline` mean what they mean
+ * for `rxs export`.
  */
 
 /** A trace between two records, by record id (`coverageOf`'s input). */
@@ -17,6 +19,33 @@ interface Link {
   suspect?: boolean;
 }
 
+/** Which links a report counts, besides the export's own mapping file. */
+export interface CoverageOptions {
+  /**
+   * The tenant's trace model: each role between two exported topics is a rule, from its `to` topic
+   * (what is verified, implemented, ...) to its `from` topic, named by its backward name ("verified
+   * by"); a trace counts for the role it names (its topics and relation type). Used instead of the
+   * mapping file's links.
+   */
+  model?: readonly TraceRole[];
+  /**
+   * Also a rule for each two consecutive topics that no named link joins: any trace between them,
+   * either way. Default true: the topics were given in the order of the V (`--kt`). False when the
+   * topics are the model's own chain, whose neighbours need not be linked at all.
+   */
+  consecutive?: boolean;
+}
+
+/** A role as the link type of its rule: from the role's `to` topic to its `from` topic. */
+function linkTypeOfRole(role: TraceRole): LinkType {
+  return {
+    name: role.backward_name,
+    incoming: role.forward_name,
+    sourceTopicHistoryId: role.to.topic_history_id,
+    targetTopicHistoryId: role.from.topic_history_id,
+  };
+}
+
 /**
  * Gathers what coverage needs from an export's parts as they pass, in numbers (CoverageGraph):
  * each record's readable id, each trace's two record numbers; never a record or a trace.
@@ -24,6 +53,8 @@ interface Link {
 export class CoverageCollector {
   private readonly graph = new CoverageGraph();
   private linkTypes: LinkType[] = [];
+
+  constructor(private readonly options: CoverageOptions = {}) {}
 
   async write(part: ExportPart): Promise<void> {
     this.take(part);
@@ -41,18 +72,35 @@ export class CoverageCollector {
       const { topicRevisionId, id, readableId } = part.record;
       this.graph.addRecord(topicRevisionId, id, readableId);
     } else if (part.kind === 'traces') {
-      // The mapping's links are the rules even when no trace follows one (then it is 0% covered).
-      this.linkTypes = part.mappedLinkTypes ?? part.linkTypes;
+      const { model } = this.options;
+      // The links named are the rules even when no trace follows one (then it is 0% covered).
+      this.linkTypes = model ? model.map(linkTypeOfRole) : (part.mappedLinkTypes ?? part.linkTypes);
       for (const trace of part.traces) {
         if (trace.source.type !== 'Record' || trace.target.type !== 'Record') continue;
-        this.graph.addLink(trace.source.id, trace.target.id, trace.linkType, trace.suspect);
+        if (model) this.addRoleLink(model, trace);
+        else this.graph.addLink(trace.source.id, trace.target.id, trace.linkType, trace.suspect);
       }
     }
   }
 
-  /** The coverage of each rule: the mapping's link types, then consecutive topics without one. */
+  /** A trace as the model names it: from its record of the role's `to` topic, named by the role. */
+  private addRoleLink(model: readonly TraceRole[], trace: ExportedTrace): void {
+    const sourceTopic = this.graph.topicOf(trace.source.id)?.historyId ?? '';
+    const targetTopic = this.graph.topicOf(trace.target.id)?.historyId ?? '';
+    for (const relationType of trace.relationTypes) {
+      const role = roleOfTrace(model, sourceTopic, targetTopic, relationType);
+      if (!role) continue;
+      const [to, from] =
+        role.trace_source === 'to' ? [trace.source, trace.target] : [trace.target, trace.source];
+      this.graph.addLink(to.id, from.id, role.backward_name, trace.suspect);
+      return;
+    }
+    this.graph.addLink(trace.source.id, trace.target.id, undefined, trace.suspect);
+  }
+
+  /** The coverage of each rule: the named link types, then consecutive topics without one. */
   report(): CoverageReport {
-    return this.graph.report(rulesOf(this.graph.topics, this.linkTypes));
+    return this.graph.report(rulesOf(this.graph.topics, this.linkTypes, this.options.consecutive ?? true));
   }
 }
 
@@ -71,8 +119,12 @@ export function coverageOf(
   return graph.report(rulesOf(topics, linkTypes));
 }
 
-/** The mapping's link types between two of the topics, then consecutive topics without one. */
-function rulesOf(topics: readonly CoverageTopic[], linkTypes: readonly LinkType[]): CoverageRule[] {
+/** The named link types between two of the topics, then (if `consecutive`) consecutive topics without one. */
+function rulesOf(
+  topics: readonly CoverageTopic[],
+  linkTypes: readonly LinkType[],
+  consecutive = true,
+): CoverageRule[] {
   const byHistory = new Map(topics.map((t) => [t.historyId, t]));
   const rules: CoverageRule[] = [];
   const named = new Set<string>();
@@ -86,7 +138,7 @@ function rulesOf(topics: readonly CoverageTopic[], linkTypes: readonly LinkType[
       .add(`${target.historyId}\u0000${source.historyId}`);
   }
   // Without a named link, consecutive topics as given (a V-model's chain): any trace either way.
-  for (let i = 0; i + 1 < topics.length; i++) {
+  for (let i = 0; consecutive && i + 1 < topics.length; i++) {
     const [source, target] = [topics[i]!, topics[i + 1]!];
     if (!named.has(`${source.historyId}\u0000${target.historyId}`)) rules.push({ source, target });
   }

@@ -14,6 +14,7 @@ import sampleTopic from './samples/kt_system_requirements.json' with { type: 'js
 import sampleRecords from './samples/records_system_requirements.json' with { type: 'json' };
 import { riskRegisterSchema, verificationTests, verificationTestsSchema } from './topics.js';
 import { seedVModel } from './v-model.js';
+import { seedTraceModel } from './trace-model.js';
 import type { DemoInfo } from './demo-info.js';
 
 /** Sample timestamps carry no zone; they are UTC. */
@@ -301,6 +302,7 @@ export async function seedDemo(
     },
     traceIds,
   };
+  await seedTraceModel(services, owner, info.tenant.topics);
   mkdirSync(options.dataDir, { recursive: true });
   writeFileSync(`${file}.tmp`, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
@@ -327,6 +329,7 @@ async function discardUnfinishedDemo(storage: Storage): Promise<void> {
     // Children before parents: the foreign keys are checked at each statement.
     for (const table of [
       'sessions',
+      'trace_roles',
       'traces',
       'records',
       'api_keys',
@@ -337,7 +340,13 @@ async function discardUnfinishedDemo(storage: Storage): Promise<void> {
       await trx.deleteFrom(table).where('tenant_id', 'in', tenantIds).execute();
     // The audit log and the history are append-only and keep what the seed did: a tenant with such
     // rows stays, empty and unreachable (no users, no keys).
-    const appendOnly = ['audit_events', 'record_versions', 'trace_events', 'kt_revision_versions'] as const;
+    const appendOnly = [
+      'audit_events',
+      'record_versions',
+      'trace_events',
+      'kt_revision_versions',
+      'trace_model_versions',
+    ] as const;
     await trx
       .deleteFrom('tenants')
       .where('id', 'in', tenantIds)

@@ -24,6 +24,8 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'baselines', key: ['id'], json: ['revision_ids'] },
   { name: 'idempotency_keys', key: ['tenant_id', 'key'], json: [] },
   { name: 'record_numbers', key: ['tenant_id', 'history_id', 'prefix'], json: [] },
+  { name: 'trace_roles', key: ['tenant_id', 'id'], json: [] },
+  { name: 'trace_model_versions', key: ['tenant_id', 'version'], json: ['roles', 'changes'] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
   { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
   {

@@ -26,6 +26,8 @@ export interface Database {
   trace_listing_changes: TraceListingChangeTable;
   idempotency_keys: IdempotencyKeyTable;
   record_numbers: RecordNumberTable;
+  trace_roles: TraceRoleTable;
+  trace_model_versions: TraceModelVersionTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -280,4 +282,29 @@ export interface RecordNumberTable {
   history_id: string;
   prefix: string;
   last: number;
+}
+
+/** One role of a tenant's trace model, as it is now (migrations/012_trace_model.ts). */
+export interface TraceRoleTable {
+  tenant_id: string;
+  id: string;
+  /** The role's place in the model, from 0: the order of the V. */
+  position: number;
+  forward_name: string;
+  backward_name: string;
+  from_topic_history_id: string;
+  to_topic_history_id: string;
+  /** `from` or `to`: which end is the trace's source. */
+  trace_source: string;
+  relation_type: string;
+}
+
+/** One version of a tenant's trace model: the roles as the change left them, and what it changed. */
+export interface TraceModelVersionTable extends ChangeActorColumns {
+  tenant_id: string;
+  /** 1, 2, 3, ... per tenant. */
+  version: number;
+  reason: string | null;
+  roles: Json;
+  changes: Json;
 }

@@ -363,6 +363,33 @@ describe('access: roles, keys and tenants', () => {
     const { tenant, otherTenant } = t.demo;
     keys.owner = tenant.users.owner.apiKey;
     keys.editor = tenant.users.editor.apiKey;
+    {
+      name: 'GET /trace-model',
+      permission: 'traces:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', '/trace-model', { key }) }),
+    },
+    {
+      name: 'PUT /trace-model',
+      permission: 'kt:approve',
+      ok: 200,
+      run: async (key) => {
+        const before = (await owner('GET', '/trace-model')).body;
+        const [first, ...rest] = before.roles;
+        const forward_name = first.forward_name === 'verifies' ? 'checks' : 'verifies';
+        const res = await t.api('PUT', '/trace-model', {
+          key,
+          body: { version: before.version, roles: [{ ...first, forward_name }, ...rest] },
+        });
+        return { res, check: () => expectStatus('/trace-model', 200, ['version', before.version]) };
+      },
+    },
+    {
+      name: 'GET /trace-model/history',
+      permission: 'traces:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', '/trace-model/history', { key }) }),
+    },
     keys.viewer = tenant.users.viewer.apiKey;
     const admin = await accounts.createUser(tenant.id, {
       email: 'matrix-admin@demo.rxs.local',

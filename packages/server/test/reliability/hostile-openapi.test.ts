@@ -183,6 +183,9 @@ describe('hostile input, generated from our own OpenAPI document', () => {
         'GET /baselines/',
         'GET /baselines/{baseline_id}',
       ].sort(),
+        'GET /trace-model',
+        'PUT /trace-model',
+        'GET /trace-model/history',
     );
   });
 
@@ -204,6 +207,8 @@ describe('hostile input, generated from our own OpenAPI document', () => {
     'GET /baselines/',
     'GET /baselines/{baseline_id}',
     'POST /baselines/',
+    'GET /trace-model',
+    'GET /trace-model/history',
     'POST /kt/',
     'PATCH /kt/{kt_revision_id}',
     'POST /kt/{kt_revision_id}/draft',
@@ -214,6 +219,7 @@ describe('hostile input, generated from our own OpenAPI document', () => {
     'POST /traces/{trace_id}/review',
     'DELETE /traces/{trace_id}',
     'DELETE /records/{id}',
+    'PUT /trace-model',
     'POST /records/{id}/restore',
   ];
   for (const name of OPERATION_NAMES) {

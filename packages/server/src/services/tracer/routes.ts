@@ -29,6 +29,7 @@ import { answeredNotModified } from '../../http/conditional.js';
 import type { TracerService } from './service.js';
 import { feedStart, sendFeedPage } from '../feeds/reply.js';
 import type { TraceChangesFeed } from './changes-feed.js';
+import { traceModelRoutes } from './trace-model-routes.js';
 
 const DEFAULT_TRACE_CHANGES_PAGE = 10_000;
 const MAX_TRACE_CHANGES_PAGE = 100_000;
@@ -61,6 +62,7 @@ export function tracerRoutes(
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['tracer'];
     const security = apiKeySecurity;
+    await fastify.register(traceModelRoutes(service.model));
 
     app.get(
       '/traces/changes',

@@ -37,6 +37,7 @@ import { entityTag } from '../../http/conditional.js';
 import { recordsAsOfQuery } from '../records/as-of-query.js';
 import type { TraceRow } from '../../storage/schema.js';
 import { walkBatch, type Walk } from './batch-walk.js';
+import { TraceModelService } from './trace-model.js';
 
 function auditOf(row: TraceRow): AuditInfo {
   return {
@@ -113,7 +114,12 @@ const BATCH_CHUNK_CHARS = 64 * 1024;
 /** Traces: links between records (and other nodes), their reviews, and their n-hop batch listing. */
 
 export class TracerService {
-  constructor(private readonly storage: Storage) {}
+  /** The tenant's trace model: what traces between two topics mean (`/trace-model`). */
+  readonly model: TraceModelService;
+
+  constructor(private readonly storage: Storage) {
+    this.model = new TraceModelService(storage);
+  }
 
   private get db() {
     return this.storage.db;
