@@ -134,10 +134,16 @@ function checkHeader(cells: string[], file: string): string[] {
 }
 
 /**
- * The file's text, unchanged, after checking as it passes that no row has more than `maxColumns`
- * cells and no cell more than `maxCellBytes` characters: the parser would otherwise build a row
- * of millions of cells, or a cell of the whole file, before anything could look at it. Quotes
- * toggle as in RFC 4180 (a doubled quote toggles twice): a delimiter or line break between them is text.
+ * The file's text, after checking as it passes that no row has more than `maxColumns` cells and
+ * no cell more than `maxCellBytes` characters: the parser would otherwise build a row of millions
+ * of cells, or a cell of the whole file, before anything could look at it. Quotes toggle as in RFC
+ * 4180 (a doubled quote toggles twice): a delimiter or line break between them is text.
+ *
+ * The text is unchanged but for a quoted cell starting with `=`: it is text, and reads as if the
+ * export had protected it (an apostrophe before the `=`, which `restoredText` takes off). A
+ * spreadsheet saves a cell's value, never its formula, and quotes the text cells it saves
+ * (LibreOffice every one, by default); only `=` typed unquoted is a formula written for a
+ * spreadsheet to compute, refused. The export itself never quotes a cell starting with `=`.
  */
 async function* boundedShape(
   chunks: AsyncIterable<string>,
@@ -150,10 +156,15 @@ async function* boundedShape(
   let columns = 1;
   let cell = 0;
   let line = 1;
-  for await (const chunk of chunks) {
+  for await (const read of chunks) {
+    let chunk = read;
+    /** Where quoted cells start with `=`: an apostrophe goes before each. */
+    let quotedFormulaStarts: number[] | undefined;
     for (let i = 0; i < chunk.length; i++) {
       const char = chunk.charCodeAt(i);
       if (char === 0x0a) line++;
+      // The cell's first character was its opening quote.
+      if (cell === 1 && quoted && (char === 0x3d || char === 0xff1d)) (quotedFormulaStarts ??= []).push(i);
       if (char === 0x22) quoted = !quoted;
       else if (!quoted && char === separator) {
         cell = 0;
@@ -170,6 +181,15 @@ async function* boundedShape(
       }
       if (++cell > limits.maxCellBytes)
         throw cellTooLarge(limits, `${file}, line ${line}, column ${columns}`);
+    }
+    if (quotedFormulaStarts) {
+      let protectedChunk = '';
+      let from = 0;
+      for (const at of quotedFormulaStarts) {
+        protectedChunk += `${chunk.slice(from, at)}'`;
+        from = at;
+      }
+      chunk = protectedChunk + chunk.slice(from);
     }
     // The parser turns a chunk into rows in one synchronous step: small chunks keep it short.
     for (let start = 0; start < chunk.length;) {

@@ -1,5 +1,6 @@
 import { eventLoopSlices } from '../event-loop.js';
 import type ExcelJS from 'exceljs';
+import { restoredText } from '../export/writers/csv-text.js';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
 import { importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
 import { ImportFileError } from './errors.js';
@@ -92,6 +93,7 @@ export class XlsxSource implements RowSource {
 
   private async *rowsOf(sheet: AsyncIterable<ExcelJS.Row>): AsyncGenerator<SourceRow> {
     let header: string[] | undefined;
+    let fromCsvExport = false;
     const turn = eventLoopSlices();
     try {
       for await (const row of sheet) {
@@ -109,9 +111,10 @@ export class XlsxSource implements RowSource {
             header[i] = textOf(cells[i]).trim();
             bytes.add(header[i]!, i);
           }
+          fromCsvExport = header.includes(CSV_LINKS_COLUMN);
           continue;
         }
-        yield rowOf(header, cells, `row ${row.number}`, this.limits);
+        yield rowOf(header, cells, `row ${row.number}`, this.limits, fromCsvExport);
         await turn();
       }
     } catch (error) {
@@ -127,11 +130,20 @@ export class XlsxSource implements RowSource {
   }
 }
 
+/**
+ * The CSV export's last column; the XLSX export writes traces to a sheet of their own instead. A
+ * sheet with it is the CSV export opened in a spreadsheet and saved as a workbook: its text still
+ * carries the apostrophes the CSV put before formula starts (a spreadsheet opening a CSV keeps
+ * them as text), and they come off as the CSV reader takes them off (`restoredText`).
+ */
+const CSV_LINKS_COLUMN = 'links';
+
 function rowOf(
   header: readonly string[],
   cells: readonly unknown[],
   where: string,
   limits: ImportLimits,
+  fromCsvExport: boolean,
 ): SourceRow {
   const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
   const bytes = new RowBytes(limits, where);
@@ -143,7 +155,8 @@ function rowOf(
       if (raw !== undefined && raw !== null && textOf(raw) !== '') unnamed.push(i);
       continue;
     }
-    const cell = cellOf(raw, column, row.problems);
+    let cell = cellOf(raw, column, row.problems);
+    if (fromCsvExport && 'text' in cell) cell = { text: restoredText(cell.text) };
     if ('text' in cell) bytes.add(cell.text, column);
     const fixed = FIXED_COLUMNS.get(column);
     if (fixed === 'skip') continue;
