@@ -14,16 +14,25 @@ export interface ImportLimits {
   maxColumns: number;
   /** Characters of one cell (a JSON string, a ReqIF value, an XLSX cell or shared string). */
   maxCellBytes: number;
-  /** Characters of one row's cells together. */
+  /** Characters of one row's cells together (a ReqIF spec object's values), and of the XML elements open at one place. */
   maxRowBytes: number;
-  /** XLSX: bytes one entry of the zip inflates to. */
+  /** XLSX, ReqIF archive: bytes one entry of the zip inflates to. */
   maxEntryBytes: number;
-  /** XLSX: bytes all entries of the zip inflate to together. */
+  /** XLSX, ReqIF archive: bytes all entries of the zip inflate to together. */
   maxArchiveBytes: number;
   /** XLSX: strings of the shared string table, which is held in memory while the sheet is read. */
   maxSharedStrings: number;
   /** XLSX: characters of the shared string table together. */
   maxSharedStringBytes: number;
+  /** ReqIF: elements open inside one another; the XML parser holds each open element. */
+  maxDepth: number;
+  /**
+   * ReqIF: spec object types, attribute definitions and enumeration values a file declares, which
+   * are held in memory while its spec objects are read.
+   */
+  maxDefinitions: number;
+  /** ReqIF: characters of those declarations' identifiers and names together. */
+  maxDefinitionBytes: number;
 }
 
 export const DEFAULT_IMPORT_LIMITS: Readonly<ImportLimits> = {
@@ -43,6 +52,14 @@ export const DEFAULT_IMPORT_LIMITS: Readonly<ImportLimits> = {
   // hundred megabytes at the bound, more than a workbook of the web app's 50 MB upload holds.
   maxSharedStrings: 1_000_000,
   maxSharedStringBytes: 64 * MiB,
+  // A ReqIF document nests its specification's hierarchy two elements a level, and an XHTML value a
+  // few dozen: a thousand is hundreds of levels more than a tool writes, while the open elements a
+  // parser holds stay a few megabytes.
+  maxDepth: 1000,
+  // DOORS, Polarion and Capella exports declare hundreds to a few thousand; each costs a few hundred
+  // bytes of memory, so the bound is some tens of megabytes.
+  maxDefinitions: 50_000,
+  maxDefinitionBytes: 64 * MiB,
 };
 
 const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
@@ -50,6 +67,8 @@ const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
   'maxArchiveBytes',
   'maxSharedStrings',
   'maxSharedStringBytes',
+  'maxDefinitions',
+  'maxDefinitionBytes',
 ]);
 
 /** A file past one of the import's limits (413 for its size, 422 for a row's shape): nothing of it is imported. */
@@ -83,9 +102,14 @@ export class RowBytes {
 
   /** Counts a cell's text; throws past the cell's or the row's limit. */
   add(text: string, column: string | number): void {
-    if (text.length > this.limits.maxCellBytes)
+    this.addLength(text.length, column);
+  }
+
+  /** Counts a cell of `length` characters, as `add` counts its text. */
+  addLength(length: number, column: string | number): void {
+    if (length > this.limits.maxCellBytes)
       throw cellTooLarge(this.limits, `${this.where}, ${columnName(column)}`);
-    this.total += text.length;
+    this.total += length;
     if (this.total > this.limits.maxRowBytes)
       throw limitError(
         'maxRowBytes',
@@ -143,6 +167,71 @@ export class XmlRuns {
     } else at = typeof chunk === 'string' ? chunk.lastIndexOf('<') : chunk.lastIndexOf(0x3c);
     this.run = chunk.length - 1 - at;
     return this.run > this.max;
+  }
+}
+
+/** The sections of XML whose text may hold `<`, each of which an XML parser gathers whole. */
+const XML_SECTIONS = [
+  { opener: '<!--', closer: '-->', name: 'comment' },
+  { opener: '<![CDATA[', closer: ']]>', name: 'CDATA section' },
+  { opener: '<?', closer: '?>', name: 'processing instruction' },
+] as const;
+type XmlSection = (typeof XML_SECTIONS)[number];
+const DOCTYPE_OPENER = '<!DOCTYPE';
+/** Characters from a `<` that tell what it opens: the longest opener's. */
+const OPENER_CHARS = DOCTYPE_OPENER.length;
+
+/**
+ * The comments, CDATA sections and processing instructions of an XML text, and its DOCTYPE, as its
+ * chunks pass. Their text may hold `<`, so XmlRuns does not bound them, and the XML parser gathers
+ * each whole (a DOCTYPE with the DTD it declares): one longer than `max`, or a DOCTYPE, is found
+ * before the parser has gathered it.
+ */
+export class XmlSections {
+  private open: XmlSection | undefined;
+  /** Characters of the open section so far. */
+  private length = 0;
+  /** The end of the last chunk that may begin an opener or a closer. */
+  private carry = '';
+
+  constructor(private readonly max: number) {}
+
+  /** What this chunk shows: a DOCTYPE, a section longer than `max` (by its name), or neither. */
+  check(chunk: string): 'DOCTYPE' | XmlSection['name'] | undefined {
+    const text = this.carry + chunk;
+    this.carry = '';
+    let at = 0;
+    while (at < text.length) {
+      if (this.open) {
+        const end = text.indexOf(this.open.closer, at);
+        const kept = end < 0 ? Math.min(this.open.closer.length - 1, text.length - at) : 0;
+        this.length += (end < 0 ? text.length - kept : end) - at;
+        if (this.length > this.max) return this.open.name;
+        if (end < 0) {
+          this.carry = text.slice(text.length - kept);
+          return undefined;
+        }
+        at = end + this.open.closer.length;
+        this.open = undefined;
+        this.length = 0;
+        continue;
+      }
+      const lt = text.indexOf('<', at);
+      if (lt < 0) return undefined;
+      if (text.length - lt < OPENER_CHARS) {
+        this.carry = text.slice(lt);
+        return undefined;
+      }
+      const next = text.charCodeAt(lt + 1);
+      at = lt + 1;
+      if (next !== 0x21 && next !== 0x3f) continue; // `<!`, `<?`
+      if (text.startsWith(DOCTYPE_OPENER, lt)) return 'DOCTYPE';
+      const section = XML_SECTIONS.find(({ opener }) => text.startsWith(opener, lt));
+      if (!section) continue;
+      this.open = section;
+      at = lt + section.opener.length;
+    }
+    return undefined;
   }
 }
 

@@ -146,8 +146,8 @@ const archiveBounds = (file: string, limits: ImportLimits): ZipBounds => ({
     ),
 });
 
-/** "a, b and 3 more". */
-function listed(items: string[]): string {
+/** "a, b and 3 more": at most MAX_LISTED items named. */
+export function listed(items: string[]): string {
   const shown = items.slice(0, MAX_LISTED);
   const more = items.length - shown.length;
   return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;

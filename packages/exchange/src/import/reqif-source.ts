@@ -5,15 +5,19 @@ import {
   cellTooLarge,
   DistinctColumns,
   importLimits,
+  limitError,
   RowBytes,
+  sizeText,
+  tooManyColumns,
   XmlRuns,
+  XmlSections,
   type ImportLimits,
 } from './limits.js';
-import { openReqifInput, type ReqifInput } from './reqif-archive.js';
+import { listed, openReqifInput, type ReqifInput } from './reqif-archive.js';
 import { ImportFileError } from './errors.js';
-import type { Cell, RowSource, SourceRow } from './source-row.js';
+import type { Cell, FactColumn, RowSource, SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
-import { firstBareAmpersand, saxesErrorParts } from './xml-errors.js';
+import { doctypeRefused, firstBareAmpersand, saxesErrorParts } from './xml-errors.js';
 import { embeddedObjectWarning, XhtmlText } from './xhtml-text.js';
 
 export interface ReqifSourceOptions {
@@ -50,6 +54,16 @@ interface OpenObject {
 }
 
 const local = (name: string) => name.slice(name.indexOf(':') + 1);
+/** An identifier or name as a message quotes it: its first 80 characters. */
+const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
+
+/** The attributes a spec object's facts are read from, by LONG-NAME (`--key` may name them too). */
+const FACT_ATTRIBUTES: ReadonlyMap<string, Exclude<FactColumn, 'skip'>> = new Map([
+  ['RXS.RecordId', 'id'],
+  ['ReqIF.ForeignID', 'readableId'],
+  ['RXS.RecordName', 'name'],
+  ['RXS.Version', 'version'],
+]);
 
 /**
  * Where a record's name is taken from when the spec object has no `RXS.RecordName`, in the order
@@ -76,6 +90,7 @@ const MAX_NAMED = 5;
 export class ReqifSource implements RowSource {
   readonly format = 'reqif' as const;
   readonly notes: string[] = [];
+  readonly factColumns = FACT_ATTRIBUTES;
   private readonly limits: ImportLimits;
   /** The notes on where names come from are said once: an import reads the file more than once. */
   private namesSaid = false;
@@ -99,7 +114,12 @@ export class ReqifSource implements RowSource {
     const types = new Map<string, string>();
     let chosenType: string | undefined;
     const ready: SourceRow[] = [];
-    const stack: string[] = [];
+    const open = new OpenElements(this.limits, this.file);
+    const declarations = new Declarations(this.limits, this.file);
+    /** Attribute definitions of the spec type being read: its columns. */
+    let attributes = 0;
+    /** The text of the spec object being read, as it gathers its values. */
+    let objectBytes: RowBytes | undefined;
     let enumValue: { id: string; name?: string; key?: string } | undefined;
     let object: OpenObject | undefined;
     let value: OpenValue | undefined;
@@ -118,34 +138,53 @@ export class ReqifSource implements RowSource {
       parserError ??= error;
       failure ??= error;
     });
+    // XmlSections finds a DOCTYPE before the parser gathers its DTD: this refuses any it let pass.
+    parser.on('doctype', () => {
+      throw doctypeRefused(this.file);
+    });
     parser.on('opentag', (tag: SaxesTagPlain) => {
       const name = local(tag.name);
       const attribute = (key: string) => tag.attributes[key] as string | undefined;
-      const parent = stack[stack.length - 1];
-      stack.push(name);
+      const parent = open.innermost;
+      open.push(name, tag, parser.line);
       text = '';
-      if (value?.xhtml && stack.includes('THE-VALUE')) {
+      if (value?.xhtml && open.inTheValue) {
         value.xhtml.open(name, tag.attributes as Record<string, string>);
+        if (value.xhtml.length > this.limits.maxCellBytes)
+          throw cellTooLarge(this.limits, `${this.file}, spec object ${clipped(object?.identifier ?? '')}`);
         return;
       }
       if (name === 'ENUM-VALUE')
         enumValue = { id: attribute('IDENTIFIER') ?? '', name: attribute('LONG-NAME') };
       else if (name === 'EMBEDDED-VALUE' && enumValue) enumValue.key = attribute('OTHER-CONTENT');
       else if (name === 'SPECIFICATION') specifications++;
+      else if (name === 'SPEC-ATTRIBUTES') attributes = 0;
       else if (
         name.startsWith('ATTRIBUTE-DEFINITION-') &&
         !name.endsWith('-REF') &&
         parent === 'SPEC-ATTRIBUTES'
-      )
-        definitions.set(attribute('IDENTIFIER') ?? '', {
-          name: attribute('LONG-NAME') ?? attribute('IDENTIFIER') ?? '',
-          kind: name.slice('ATTRIBUTE-DEFINITION-'.length),
-        });
-      else if (name === 'SPEC-OBJECT-TYPE')
-        types.set(attribute('IDENTIFIER') ?? '', attribute('LONG-NAME') ?? '');
-      else if (name === 'SPEC-OBJECT')
+      ) {
+        if (++attributes > this.limits.maxColumns)
+          throw tooManyColumns(
+            this.limits,
+            `${this.file} has a spec type of more than ${this.limits.maxColumns.toLocaleString('en')} attribute definitions (line ${parser.line})`,
+          );
+        const identifier = attribute('IDENTIFIER') ?? '';
+        const longName = attribute('LONG-NAME') ?? identifier;
+        declarations.add(identifier, longName);
+        definitions.set(identifier, { name: longName, kind: name.slice('ATTRIBUTE-DEFINITION-'.length) });
+      } else if (name === 'SPEC-OBJECT-TYPE') {
+        const identifier = attribute('IDENTIFIER') ?? '';
+        const longName = attribute('LONG-NAME') ?? '';
+        declarations.add(identifier, longName);
+        types.set(identifier, longName);
+      } else if (name === 'SPEC-OBJECT') {
         object = { identifier: attribute('IDENTIFIER') ?? '', longName: attribute('LONG-NAME'), values: [] };
-      else if (name.startsWith('ATTRIBUTE-VALUE-') && object) {
+        objectBytes = new RowBytes(
+          this.limits,
+          `the spec object ${clipped(object.identifier)} of ${this.file}`,
+        );
+      } else if (name.startsWith('ATTRIBUTE-VALUE-') && object) {
         const kind = name.slice('ATTRIBUTE-VALUE-'.length);
         value = { kind, enumRefs: [], ...(kind === 'XHTML' && { xhtml: new XhtmlText() }) };
         const theValue = attribute('THE-VALUE');
@@ -153,27 +192,50 @@ export class ReqifSource implements RowSource {
       }
     });
     parser.on('text', (chunk: string) => {
-      if (value?.xhtml && stack.includes('THE-VALUE')) {
+      if (value?.xhtml && open.inTheValue) {
         value.xhtml.text(chunk);
         if (value.xhtml.length > this.limits.maxCellBytes)
-          failure ??= cellTooLarge(this.limits, `${this.file}, spec object ${object?.identifier}`);
-      } else text += chunk;
+          failure ??= cellTooLarge(
+            this.limits,
+            `${this.file}, spec object ${clipped(object?.identifier ?? '')}`,
+          );
+      } else {
+        // Texts between comments or processing instructions join, beyond XmlRuns' sight.
+        text += chunk;
+        if (text.length > this.limits.maxCellBytes)
+          throw cellTooLarge(this.limits, `${this.file}, line ${parser.line}`);
+      }
     });
     parser.on('closetag', (tag) => {
       const name = local(tag.name);
-      stack.pop();
-      if (value?.xhtml && stack.includes('THE-VALUE')) {
+      open.pop();
+      if (value?.xhtml && open.inTheValue) {
         value.xhtml.close(name);
         return;
       }
       if (name === 'ENUM-VALUE' && enumValue) {
+        declarations.add(enumValue.id, enumValue.name, enumValue.key);
         enumValues.set(enumValue.id, enumerationValue(enumValue));
         enumValue = undefined;
       } else if (name === 'SPEC-OBJECT-TYPE-REF' && object) object.type = text.trim();
       else if (name.startsWith('ATTRIBUTE-DEFINITION-') && name.endsWith('-REF') && value)
         value.definition = text.trim();
-      else if (name === 'ENUM-VALUE-REF' && value) value.enumRefs.push(text.trim());
-      else if (name.startsWith('ATTRIBUTE-VALUE-') && object && value) {
+      else if (name === 'ENUM-VALUE-REF' && value) {
+        if (value.enumRefs.length >= this.limits.maxDefinitions)
+          throw limitError(
+            'maxDefinitions',
+            this.limits.maxDefinitions,
+            `A value of the spec object ${clipped(object?.identifier ?? '')} of ${this.file} names more than ${this.limits.maxDefinitions.toLocaleString('en')} enumeration values, more than a file may declare. Export the file again.`,
+          );
+        value.enumRefs.push(text.trim());
+      } else if (name.startsWith('ATTRIBUTE-VALUE-') && object && value) {
+        if (object.values.length >= this.limits.maxColumns)
+          throw tooManyColumns(
+            this.limits,
+            `The spec object ${clipped(object.identifier)} of ${this.file} has more than ${this.limits.maxColumns.toLocaleString('en')} values`,
+          );
+        const definition = value.definition ?? '';
+        objectBytes?.addLength(valueLength(value), definitions.get(definition)?.name ?? definition);
         object.values.push(value);
         value = undefined;
       } else if (name === 'SPEC-OBJECT' && object) {
@@ -190,11 +252,20 @@ export class ReqifSource implements RowSource {
 
     let line = 1;
     const runs = new XmlRuns(this.limits.maxCellBytes);
+    const sections = new XmlSections(this.limits.maxCellBytes);
     const columns = new DistinctColumns(this.limits, this.file);
     const turn = eventLoopSlices();
     try {
       for await (const chunk of input.text()) {
         if (runs.exceeds(chunk)) throw cellTooLarge(this.limits, `${this.file}, after line ${line}`);
+        const section = sections.check(chunk);
+        if (section === 'DOCTYPE') throw doctypeRefused(this.file);
+        if (section)
+          throw limitError(
+            'maxCellBytes',
+            this.limits.maxCellBytes,
+            `${this.file} holds a ${section} of more than ${sizeText(this.limits.maxCellBytes)} after line ${line}, more than any value may hold, which the XML parser would read whole: ReqIF tools write none that long. Export the file again.`,
+          );
         parser.write(chunk);
         if (failure) break;
         line = parser.line;
@@ -275,7 +346,7 @@ export class ReqifSource implements RowSource {
         : '';
     throw new ImportFileError(
       `${this.file} has ${types.size} spec object types${which}: ` +
-        `${[...types.values()].map((n) => `"${n}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSpecType}`,
+        `${listed([...types.values()].map((n) => `"${clipped(n)}"`))}. ${(this.options.wording ?? CLI_WORDING).chooseSpecType}`,
     );
   }
 
@@ -308,19 +379,12 @@ export class ReqifSource implements RowSource {
       if (!cell) continue;
       const text = 'text' in cell ? cell.text : String(cell.value);
       bytes.add(text, definition.name);
+      const fact = FACT_ATTRIBUTES.get(definition.name);
+      if (fact !== undefined) {
+        row.facts[fact] = text;
+        continue;
+      }
       switch (definition.name) {
-        case 'RXS.RecordId':
-          row.facts.id = text;
-          break;
-        case 'ReqIF.ForeignID':
-          row.facts.readableId = text;
-          break;
-        case 'RXS.RecordName':
-          row.facts.name = text;
-          break;
-        case 'RXS.Version':
-          row.facts.version = text;
-          break;
         case 'ReqIF.Name':
           candidates['ReqIF.Name'] = text;
           break;
@@ -337,6 +401,9 @@ export class ReqifSource implements RowSource {
     }
     const exported = /^R-([0-9a-f]{24})$/.exec(object.identifier);
     if (row.facts.id === undefined && exported) row.facts.id = exported[1]!;
+    // The IDENTIFIER is the object's identity in its source, unless it is an rxs export's name of
+    // the record (`R-` and its _id), which the _id already is.
+    if (!exported || exported[1] !== row.facts.id) row.facts.sourceId = object.identifier;
     return row;
   }
 }
@@ -410,6 +477,97 @@ class NameTally {
         `${nameless}: no ${listOf(NAME_SOURCES, 'or')} to name the record by; without a name from another column (the topic's title field) the row is refused.`,
       );
     return notes;
+  }
+}
+
+/** Characters of a value as it was read, before it becomes a cell: counted into its object's. */
+function valueLength(value: OpenValue): number {
+  let length = (value.theValue?.length ?? 0) + (value.xhtml?.length ?? 0);
+  for (const ref of value.enumRefs) length += ref.length;
+  return length;
+}
+
+/**
+ * The elements open at the parser's place, innermost last. The parser holds each of them, so there
+ * are at most maxDepth, with names and attributes of at most maxRowBytes characters together: the
+ * elements of one spec object and its largest value fit many times.
+ */
+class OpenElements {
+  private readonly names: string[] = [];
+  private readonly sizes: number[] = [];
+  private size = 0;
+  /** THE-VALUE elements open: inside one, an XHTML value's elements make its text. */
+  private theValues = 0;
+
+  constructor(
+    private readonly limits: ImportLimits,
+    private readonly file: string,
+  ) {}
+
+  get innermost(): string | undefined {
+    return this.names[this.names.length - 1];
+  }
+
+  get inTheValue(): boolean {
+    return this.theValues > 0;
+  }
+
+  /** Opens the element `name` (the tag's local name) at `line`; throws past a limit. */
+  push(name: string, tag: SaxesTagPlain, line: number): void {
+    let size = tag.name.length;
+    for (const [key, value] of Object.entries(tag.attributes)) size += key.length + value.length;
+    if (this.names.length >= this.limits.maxDepth)
+      throw limitError(
+        'maxDepth',
+        this.limits.maxDepth,
+        `${this.file} nests elements more than ${this.limits.maxDepth.toLocaleString('en')} deep at line ${line}, deeper than ReqIF tools nest a specification's hierarchy or an XHTML value. Export the file again, with a flatter hierarchy or simpler values if it still nests that deep.`,
+      );
+    if (this.size + size > this.limits.maxRowBytes)
+      throw limitError(
+        'maxRowBytes',
+        this.limits.maxRowBytes,
+        `${this.file} has elements open inside one another whose names and attributes hold more than ${sizeText(this.limits.maxRowBytes)} at line ${line}, more than one spec object may hold. Export the file again.`,
+      );
+    this.names.push(name);
+    this.sizes.push(size);
+    this.size += size;
+    if (name === 'THE-VALUE') this.theValues++;
+  }
+
+  pop(): void {
+    if (this.names.pop() === 'THE-VALUE') this.theValues--;
+    this.size -= this.sizes.pop() ?? 0;
+  }
+}
+
+/**
+ * What the reader keeps of a file's declarations while it reads the spec objects (spec object
+ * types, attribute definitions, enumeration values): at most maxDefinitions of them, their
+ * identifiers and names of at most maxDefinitionBytes characters together.
+ */
+class Declarations {
+  private count = 0;
+  private characters = 0;
+
+  constructor(
+    private readonly limits: ImportLimits,
+    private readonly file: string,
+  ) {}
+
+  add(...texts: (string | undefined)[]): void {
+    if (++this.count > this.limits.maxDefinitions)
+      throw limitError(
+        'maxDefinitions',
+        this.limits.maxDefinitions,
+        `${this.file} declares more than ${this.limits.maxDefinitions.toLocaleString('en')} spec object types, attribute definitions and enumeration values, the most the import holds while it reads the spec objects. Export only the specification to import, with the types and attributes it uses.`,
+      );
+    for (const text of texts) this.characters += text?.length ?? 0;
+    if (this.characters > this.limits.maxDefinitionBytes)
+      throw limitError(
+        'maxDefinitionBytes',
+        this.limits.maxDefinitionBytes,
+        `The spec object types, attribute definitions and enumeration values ${this.file} declares have identifiers and names of more than ${sizeText(this.limits.maxDefinitionBytes)} together, the most the import holds while it reads the spec objects. Export only the specification to import, with the types and attributes it uses.`,
+      );
   }
 }
 

@@ -18,6 +18,11 @@ export interface RecordFacts {
   version?: string;
   /** `topic_revision_id`: the topic revision the record was exported from. */
   topicRevisionId?: string;
+  /**
+   * `source_id`: the row's identity in the file's source (a ReqIF SPEC-OBJECT's IDENTIFIER), kept
+   * as the record's `context.global_element_id`, so that a newer file of the source finds it.
+   */
+  sourceId?: string;
 }
 
 export interface SourceRow {
@@ -46,6 +51,11 @@ export interface RowSource {
   readonly notes: string[];
   /** Told the topic imported into before reading: an export names its sheet or ReqIF type after it. */
   forTopic?(topic: { name: string; reqifTypeName: string }): void;
+  /**
+   * The columns (ReqIF: attributes) the reader takes as facts instead of values, by name: what a
+   * key column may name besides the values (default FIXED_COLUMNS).
+   */
+  readonly factColumns?: ReadonlyMap<string, FactColumn>;
 }
 
 export type ImportFormat = 'csv' | 'xlsx' | 'json' | 'jsonl' | 'reqif';
@@ -63,6 +73,7 @@ export const FIXED_COLUMNS: ReadonlyMap<string, FactColumn> = new Map([
   ['name', 'name'],
   ['topic_revision_id', 'topicRevisionId'],
   ['version', 'version'],
+  ['source_id', 'sourceId'],
   ['topic', 'skip'],
   ['links', 'skip'],
 ]);

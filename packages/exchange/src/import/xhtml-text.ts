@@ -49,17 +49,20 @@ interface OpenList {
 
 interface OpenObject {
   alt?: string;
-  /** Whether its fallback content gave any text. */
-  gaveText: boolean;
 }
 
 export class XhtmlText {
   private readonly lines: string[] = [];
-  private line = '';
+  private readonly line = new LineBuilder();
   /** The marker of a list item whose first text is still to come. */
   private marker: string | undefined;
   private readonly lists: OpenList[] = [];
   private readonly objects: OpenObject[] = [];
+  /**
+   * The open objects from this index on have had no text in their fallback content yet: text marks
+   * every open object at once, so one index tells them all, however deep they nest.
+   */
+  private silentFrom = 0;
   /** Cells in the open table row so far. */
   private cells = 0;
   /** Depth of the open table cells: inside one, a line break is a space, the row stays one line. */
@@ -67,10 +70,12 @@ export class XhtmlText {
   private inPre = 0;
   private size = 0;
   private readonly embedded: EmbeddedObject[] = [];
+  /** Characters of the embedded objects' file names and types, which the row's warnings repeat. */
+  private embeddedSize = 0;
 
-  /** Characters of the text so far, for the import's cell limit. */
+  /** Characters of the text so far and of what it embeds, for the import's cell limit. */
   get length(): number {
-    return this.size + this.line.length;
+    return this.size + this.line.length + this.embeddedSize;
   }
 
   open(name: string, attributes: Readonly<Record<string, string>>): void {
@@ -86,11 +91,13 @@ export class XhtmlText {
       this.marker = `${indent}${list?.ordered ? `${list.next++}. ` : '- '}`;
     } else if (name === 'tr') this.cells = 0;
     else if (name === 'td' || name === 'th') {
-      if (this.cells++ > 0) this.emit(this.line.endsWith(' ') ? '| ' : ' | ');
+      if (this.cells++ > 0) this.emit(this.line.endsInSpace ? '| ' : ' | ');
       this.inCell++;
     } else if (name === 'object') {
-      this.embedded.push({ data: attributes['data'], type: attributes['type'] });
-      this.objects.push({ alt: attributes['alt'] ?? attributes['title'], gaveText: false });
+      const object = { data: attributes['data'], type: attributes['type'] };
+      this.embedded.push(object);
+      this.embeddedSize += (object.data?.length ?? 0) + (object.type?.length ?? 0) + 1;
+      this.objects.push({ alt: attributes['alt'] ?? attributes['title'] });
     }
   }
 
@@ -101,7 +108,9 @@ export class XhtmlText {
     else if (name === 'td' || name === 'th') this.inCell--;
     else if (name === 'object') {
       const object = this.objects.pop();
-      if (object && !object.gaveText && object.alt?.trim()) this.text(object.alt);
+      const gaveText = this.objects.length < this.silentFrom;
+      this.silentFrom = Math.min(this.silentFrom, this.objects.length);
+      if (object && !gaveText && object.alt?.trim()) this.text(object.alt);
     }
     if (BLOCKS.has(name)) this.lineBreak(false);
   }
@@ -117,13 +126,13 @@ export class XhtmlText {
       return;
     }
     let text = chunk.replace(COLLAPSIBLE, ' ');
-    if (this.atLineStart() || this.line.endsWith(' ')) text = text.replace(/^ /, '');
+    if (this.atLineStart() || this.line.endsInSpace) text = text.replace(/^ /, '');
     this.emit(text);
   }
 
   /** The text, its lines without trailing spaces, and the files of its embedded objects. */
   result(): { text: string; embedded: EmbeddedObject[] } {
-    const lines = [...this.lines, this.line].map((line) => line.trimEnd());
+    const lines = [...this.lines, this.line.text()].map((line) => line.trimEnd());
     while (lines.length > 0 && lines[0] === '') lines.shift();
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return { text: lines.join('\n'), embedded: this.embedded };
@@ -131,19 +140,19 @@ export class XhtmlText {
 
   /** Whether the current line holds no text yet (a list marker waiting for its item's text aside). */
   private atLineStart(): boolean {
-    return this.line === '';
+    return this.line.length === 0;
   }
 
   /** Appends text to the current line, after the list item's marker or indent a new line needs. */
   private emit(text: string): void {
     if (text === '') return;
     if (this.atLineStart()) {
-      if (this.marker !== undefined) this.line = this.marker;
-      else if (this.lists.length > 0 && this.inCell === 0) this.line = '  '.repeat(this.lists.length);
+      if (this.marker !== undefined) this.line.append(this.marker);
+      else if (this.lists.length > 0 && this.inCell === 0) this.line.append('  '.repeat(this.lists.length));
       this.marker = undefined;
     }
-    this.line += text;
-    for (const object of this.objects) object.gaveText ||= text.trim() !== '';
+    this.line.append(text);
+    if (text.trim() !== '') this.silentFrom = this.objects.length;
   }
 
   /**
@@ -152,13 +161,49 @@ export class XhtmlText {
    */
   private lineBreak(hard: boolean): void {
     if (this.inCell > 0) {
-      if (!this.atLineStart() && !this.line.endsWith(' ')) this.line += ' ';
+      if (!this.atLineStart() && !this.line.endsInSpace) this.line.append(' ');
       return;
     }
     if (!hard && this.atLineStart()) return;
-    this.lines.push(this.line);
     this.size += this.line.length + 1;
-    this.line = '';
+    this.lines.push(this.line.take());
+  }
+}
+
+/**
+ * A line of text built from pieces (an XHTML value may be a million small elements): kept as
+ * pieces, joined a thousand at a time. A string built by appending holds an object per piece until
+ * it is read whole, and reading its end (does it end in a space?) copies it whole each time.
+ */
+class LineBuilder {
+  private pieces: string[] = [];
+  private readonly joined: string[] = [];
+  length = 0;
+  endsInSpace = false;
+
+  append(text: string): void {
+    if (text === '') return;
+    this.pieces.push(text);
+    this.length += text.length;
+    this.endsInSpace = text.endsWith(' ');
+    if (this.pieces.length >= 1024) {
+      this.joined.push(this.pieces.join(''));
+      this.pieces = [];
+    }
+  }
+
+  text(): string {
+    return this.joined.join('') + this.pieces.join('');
+  }
+
+  /** The text, and the line empty again. */
+  take(): string {
+    const text = this.text();
+    this.pieces = [];
+    this.joined.length = 0;
+    this.length = 0;
+    this.endsInSpace = false;
+    return text;
   }
 }
 

@@ -1,3 +1,5 @@
+import { ImportFileError } from './errors.js';
+
 /** A place in an XML text: line and column from 1, columns in characters, as saxes counts them. */
 export interface XmlPosition {
   line: number;
@@ -79,4 +81,15 @@ export async function firstBareAmpersand(
   }
   const found = scan(carry, true);
   return found === 'past' ? undefined : found;
+}
+
+/**
+ * A file refused for its DOCTYPE: an XML parser that read the DTD it declares could read other files
+ * or addresses its entities name (XXE), or expand nested entities until a short file is gigabytes.
+ * The import reads no DTD, and a ReqIF file (its schema an XSD) has no use for one.
+ */
+export function doctypeRefused(file: string): ImportFileError {
+  return new ImportFileError(
+    `${file} declares a DOCTYPE (<!DOCTYPE …>): RXS reads no DTD and expands no entity one declares, and a ReqIF file needs neither. Export the file again without a DOCTYPE, or delete the declaration from it.`,
+  );
 }
