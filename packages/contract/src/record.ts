@@ -102,6 +102,8 @@ export interface RecordListQuery {
   context__knowledge_unit_topic_id__in?: string;
   /** Comma separated record ids. */
   id__in?: string;
+  /** `context.global_element_id`, exactly: the record's identity in the source it was imported from. */
+  context__global_element_id?: string;
   audit_info__start_date?: string;
   audit_info__end_date?: string;
   audit_info__include_updated?: boolean;

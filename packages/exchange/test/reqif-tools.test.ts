@@ -322,3 +322,47 @@ describe('messages that fit the file', () => {
     );
   });
 });
+
+describe('source identity', () => {
+  it('each record keeps its spec object IDENTIFIER, or the attribute --key names (a custom one, or ReqIF.ForeignID)', async () => {
+    const file = join(dir, 'identity.reqif');
+    writeFileSync(
+      file,
+      reqif(
+        'DOORS',
+        '',
+        [
+          stringAttribute('a-name', 'ReqIF.Name'),
+          stringAttribute('a-foreign', 'ReqIF.ForeignID'),
+          stringAttribute('a-number', 'Absolute Number'),
+        ].join('\n'),
+        [
+          specObject('_d1c2', [
+            stringValue('a-name', 'One'),
+            stringValue('a-foreign', 'REQ-1'),
+            stringValue('a-number', '17'),
+          ]),
+          specObject('_e3f4', [
+            stringValue('a-name', 'Two'),
+            stringValue('a-foreign', 'REQ-2'),
+            stringValue('a-number', '18'),
+          ]),
+        ].join('\n'),
+      ),
+    );
+    const sourceIds = async (options: Partial<ImportOptions>) => {
+      const { client, created } = emptyTopic('Requirements', []);
+      const report = await importRecords(client, openRowSource(file), { revisionId: REVISION, ...options });
+      expect(report.rowProblems).toEqual([]);
+      expect(report.problems).toEqual([]);
+      return created.map((record) => record.context.global_element_id);
+    };
+    expect(await sourceIds({ ignoreUnknownColumns: true })).toEqual(['_d1c2', '_e3f4']);
+    // "Absolute Number" names no field: as the key, it is no unknown column.
+    expect(await sourceIds({ keyColumn: 'Absolute Number' })).toEqual(['17', '18']);
+    expect(await sourceIds({ keyColumn: 'ReqIF.ForeignID', ignoreUnknownColumns: true })).toEqual([
+      'REQ-1',
+      'REQ-2',
+    ]);
+  });
+});

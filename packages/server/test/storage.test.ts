@@ -118,6 +118,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '008_record_numbers',
         '009_suspect_traces',
         '010_json_text',
+        '011_source_identity',
         '012_trace_model',
       ]);
       await storage.close();

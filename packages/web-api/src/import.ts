@@ -19,6 +19,13 @@ export const ImportQuery = Type.Object({
   sheet: Type.Optional(Type.String({ maxLength: 255 })),
   continue_on_error: Type.Boolean({ default: false }),
   new_records: Type.Boolean({ default: false }),
+  /**
+   * The column whose value is each row's identity in its source (kept as the record's source id);
+   * default: the `source_id` column, if the file has one.
+   */
+  key_column: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  /** Delete the topic's records whose source id the file no longer has, once every row is written. */
+  remove_missing: Type.Boolean({ default: false }),
   /** `{"file column": "field name or form key", "left out": ""}` as JSON. */
   renames: Type.Optional(Type.String({ maxLength: MAX_RENAMES_TEXT })),
   /** Why, kept in the history of each record written. */

@@ -24,6 +24,8 @@ interface ImportCommandOptions extends ConnectionOptions {
   ignoreVersions?: boolean;
   ignoreUnknownColumns?: boolean;
   recreateDeleted?: boolean;
+  key?: string;
+  removeMissing?: boolean;
   rename: string[];
   sheet?: string;
   specType?: string;
@@ -63,6 +65,14 @@ export function importCommand(): Command {
     .option(
       '--recreate-deleted',
       'create anew the rows an earlier import created whose records were deleted since (default: report them)',
+    )
+    .option(
+      '--key <column>',
+      "the column (ReqIF: attribute) that holds each row's identity in its source, kept as the record's source id (default: a source_id column; ReqIF: the IDENTIFIER)",
+    )
+    .option(
+      '--remove-missing',
+      'delete the records whose source id the file no longer has, once every row is written (default: report them)',
     )
     .option(
       '--rename <column=field>',
@@ -105,6 +115,12 @@ Every row is checked against the topic's form before anything is written: if one
 nothing is written (all or nothing), unless --continue-on-error. Each write carries an
 idempotency key made from the row, so running the same import again never creates twice.
 
+Each row's identity in its source (the --key column, else a source_id column; ReqIF: the spec
+object's IDENTIFIER) is kept with the record it creates (context.global_element_id). Importing a
+newer file from the same source updates the records whose rows changed, leaves the others as they
+are, and reports the records whose source ids the file no longer has; --remove-missing deletes
+them once every row is written. A source id twice in the file is refused.
+
 A row that an earlier import (within 24 hours) created, and whose record someone deleted since, is
 not created again: it is reported, since the deletion may have been deliberate. Restore the record
 to bring it back with its history, or import with --recreate-deleted to create it anew (a new
@@ -118,7 +134,9 @@ Examples:
   rxs import --profile prod --kt REVISION_ID export.xlsx --sheet "System Requirements"
   rxs import --profile prod --kt NEW_TOPIC_REV old-topic.reqif --new-records
   rxs import --profile prod --kt REVISION_ID doors.reqif --rename "ReqIF.Text=Description"
-  rxs import --profile prod --kt REVISION_ID module.reqifz --entry module.reqif`,
+  rxs import --profile prod --kt REVISION_ID module.reqifz --entry module.reqif
+  rxs import --profile prod --kt REVISION_ID doors-v2.reqif --remove-missing --dry-run
+  rxs import --profile prod --kt REVISION_ID jira.csv --key "Issue key"`,
     );
   addConnectionOptions(command);
   return command.action(async (file: string, options: ImportCommandOptions) => {
@@ -126,6 +144,8 @@ Examples:
       throw new UserError(
         `--kt "${options.kt}" is not a revision id (24 hexadecimal characters): see rxs kt list.`,
       );
+    if (options.key !== undefined && options.key.trim() === '')
+      throw new UserError("--key names no column: give the column that holds each row's source id.");
     const renames = new Map<string, string>();
     for (const rename of options.rename) {
       const at = rename.indexOf('=');
@@ -159,6 +179,8 @@ Examples:
         ignoreVersions: options.ignoreVersions,
         ignoreUnknownColumns: options.ignoreUnknownColumns,
         recreateDeleted: options.recreateDeleted,
+        removeMissing: options.removeMissing,
+        ...(options.key !== undefined && { keyColumn: options.key }),
         renames,
         ...(mapping && { mapping }),
         ...(options.reason !== undefined && { reason: options.reason }),
@@ -191,7 +213,7 @@ export function describeReport(report: ImportReport, file: string): string {
   for (const problem of report.problems) lines.push(`  ✗ ${problem}`);
   if (report.problems.length === 0 || report.wrote)
     lines.push(
-      `  ${report.created} ${would}created${report.recreated ? ` (${report.recreated} anew, their earlier records deleted since)` : ''}, ${report.updated} ${would}updated, ${report.unchanged} unchanged, ${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}${report.deletedSince ? ` (${report.deletedSince} deleted since an earlier import: not written)` : ''}.`,
+      `  ${report.created} ${would}created${report.recreated ? ` (${report.recreated} anew, their earlier records deleted since)` : ''}, ${report.updated} ${would}updated, ${report.unchanged} unchanged, ${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}${report.deletedSince ? ` (${report.deletedSince} deleted since an earlier import: not written)` : ''}${report.missing ? `; ${report.missing} no longer in the file${report.removed ? `, ${report.removed} ${would}deleted` : ', kept'}` : ''}.`,
     );
   if (report.dryRun && report.columns.length > 0)
     lines.push(

@@ -36,6 +36,8 @@ export class ImportColumns {
     private readonly renames: ReadonlyMap<string, string> = new Map(),
     private readonly ignoreUnknown = false,
     private readonly words: ImportWording = CLI_WORDING,
+    /** The column whose values are the rows' source identities: it fills a field only if it names one. */
+    private readonly keyColumn?: string,
   ) {
     this.resolver = new FieldResolver(fields);
   }
@@ -64,6 +66,21 @@ export class ImportColumns {
   }
 
   private resolve(column: string, byFormKey: boolean): ColumnUse {
+    if (column !== this.keyColumn) return this.resolveValue(column, byFormKey);
+    const use = this.resolveValue(column, byFormKey, true);
+    const fills =
+      'field' in use
+        ? `; it also fills "${use.field.name}"`
+        : 'dataKey' in use
+          ? '; it is also kept as a data key'
+          : '';
+    this.notes.push(
+      `${column}: the key column, each row's identity in its source (the record's source id)${fills}.`,
+    );
+    return use;
+  }
+
+  private resolveValue(column: string, byFormKey: boolean, isKey = false): ColumnUse {
     const renamed = this.renames.get(column);
     if (renamed === '') return this.ignore(column, this.words.leftOut);
     const name = renamed ?? column;
@@ -78,6 +95,8 @@ export class ImportColumns {
         const twin = this.use(base);
         if ('field' in twin) return twin; // its text is converted like any text cell
       }
+      // The key column needs no field: the identity is what it is imported for.
+      if (isKey) return { ignored: true };
       if (renamed === undefined && name.startsWith('ReqIF.'))
         return this.ignore(
           column,

@@ -21,14 +21,18 @@ import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
   identifyRow,
+  readableFallback,
+  sourceIdentity,
+  sourceIdOfRecord,
   type ExistingRecords,
+  type IdentifiedRow,
   type ImportTarget,
   type RowPlan,
   type RowPlannerOptions,
 } from './row-plan.js';
 import { ImportFileError } from './errors.js';
 import { DatesOfDateTimes } from './form-dates.js';
-import type { ImportFormat, RowSource } from './source-row.js';
+import { FIXED_COLUMNS, type ImportFormat, type RowSource, type SourceRow } from './source-row.js';
 
 /**
  * The calls an import makes: an `RxsClient` has them, and a server can answer them in-process
@@ -37,7 +41,10 @@ import type { ImportFormat, RowSource } from './source-row.js';
  */
 export interface ImportClient {
   techdoc: Pick<TechdocClient, 'getTopic' | 'listTopics'>;
-  records: Pick<RecordsClient, 'listRecords' | 'getRecord' | 'createRecord' | 'updateRecord'>;
+  records: Pick<
+    RecordsClient,
+    'listRecords' | 'getRecord' | 'createRecord' | 'updateRecord' | 'deleteRecord'
+  >;
 }
 
 export interface ImportOptions extends RowPlannerOptions {
@@ -64,6 +71,11 @@ export interface ImportOptions extends RowPlannerOptions {
    * run answers with the new record instead of creating yet another.
    */
   recreateDeleted?: boolean;
+  /**
+   * Delete the topic's records whose source id (`context.global_element_id`) the file no longer
+   * has, once every row was written. By default they are reported (`missing`) and kept.
+   */
+  removeMissing?: boolean;
   onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -119,9 +131,19 @@ export interface ImportReport {
   deletedSince: number;
   /** Of `created`: rows created anew (`recreateDeleted`) because their earlier record was deleted since. */
   recreated: number;
+  /**
+   * Records of the topic with a source id that no row of the file has: the source no longer has
+   * them. Counted only when the file gives source ids; the notes name the first ones.
+   */
+  missing: number;
+  /** Of `missing`: records deleted (`removeMissing`; in a dry run: that would be). */
+  removed: number;
   /** Whether anything was written. */
   wrote: boolean;
-  /** Every row is in the topic as the file has it (or, in a dry run, would be). */
+  /**
+   * Every row is in the topic as the file has it (or, in a dry run, would be), and with
+   * `removeMissing` every missing record was deleted.
+   */
   complete: boolean;
   /** Each column of the file and the field it fills. */
   columns: ColumnMapping[];
@@ -162,6 +184,7 @@ export async function importRecords(
     options.renames,
     options.ignoreUnknownColumns,
     options.wording,
+    options.keyColumn,
   );
   const progress = options.onProgress ?? (() => {});
   const words = options.wording ?? CLI_WORDING;
@@ -179,6 +202,8 @@ export async function importRecords(
     failed: 0,
     deletedSince: 0,
     recreated: 0,
+    missing: 0,
+    removed: 0,
     wrote: false,
     complete: false,
     columns: [],
@@ -192,13 +217,14 @@ export async function importRecords(
   // 1. The file's columns and the identities of its rows (a record twice in the file is refused).
   // A count per id, kept by hash: at a million rows this is what memory holds of the file.
   const identities = new HashedCounts();
-  const referenced = { ids: 0, readableIds: 0 };
+  const referenced: Referenced = { ids: 0, readableIds: 0, sourceIds: 0 };
+  const factColumns = source.factColumns ?? FIXED_COLUMNS;
+  const identify = (row: SourceRow) => identifyRow(row, target, columns, options, factColumns);
   for await (const row of source.rows()) {
     report.rows++;
     for (const column of row.values.keys()) columns.use(column, row.byFormKey);
-    const { identity } = identifyRow(row, target, columns, options);
-    if (identity !== undefined) {
-      if (identities.count(identity) === 0) referenced[identity.startsWith('_id ') ? 'ids' : 'readableIds']++;
+    for (const identity of identitiesOf(identify(row))) {
+      if (identities.count(identity) === 0) referenced[kindOf(identity)]++;
       identities.add(identity);
     }
     if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
@@ -207,16 +233,35 @@ export async function importRecords(
   for (const note of [...source.notes, ...columns.notes]) report.notes.push(note);
   for (const problem of columns.problems) report.problems.push(problem);
   if (report.rows === 0) report.notes.push('The file has no rows: nothing to import.');
+  else if (options.keyColumn !== undefined && referenced.sourceIds === 0)
+    report.problems.push(
+      `No row has a value in the key column "${options.keyColumn}": name the column that holds each row's identity in its source. The file's columns: ${report.columns.map((c) => `"${c.column}"`).join(', ') || 'none but the fixed ones'}.`,
+    );
   if (report.problems.length > 0) return report;
 
-  // 2. The records the rows refer to.
-  const existing = await findExisting(client, target, identities, referenced, words, (rows) =>
-    progress({ phase: 'matching', rows }),
+  // 2. The records the rows refer to, and those whose source ids the file no longer has.
+  const existing = await findExisting(
+    client,
+    target,
+    identities,
+    referenced,
+    words,
+    options.removeMissing === true && !report.dryRun,
+    (rows) => progress({ phase: 'matching', rows }),
   );
-  const duplicateOf = (identity: string | undefined) => {
-    const count = identity === undefined ? 0 : identities.count(identity);
-    return count > 1 ? `${identity} is in ${count} rows` : undefined;
+  report.missing = existing.missing.count;
+  const duplicateOf = ({ identity, sourceId }: IdentifiedRow) => {
+    for (const id of [identity, sourceId === undefined ? undefined : sourceIdentity(sourceId)]) {
+      const count = id === undefined ? 0 : identities.count(id);
+      if (count > 1) return `${id} is in ${count} rows`;
+    }
+    return undefined;
   };
+  /** A row's readable id finds a record without a source id only when no other row of the file has it. */
+  const mayMatchByReadableId = ({ readableId, sourceId }: IdentifiedRow) =>
+    sourceId !== undefined &&
+    readableId !== undefined &&
+    identities.count(readableFallback(readableId)) === 1;
 
   const listProblem = (plan: RowPlan, phase: RowProblem['phase'], problems: string[]) => {
     if (report.rowProblems.length >= MAX_LISTED) {
@@ -248,8 +293,16 @@ export async function importRecords(
   const plans = async function* () {
     for await (const row of source.rows()) {
       if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
-      const identified = identifyRow(row, target, columns, options);
-      yield planRow(identified, target, columns, existing, duplicateOf(identified.identity), options);
+      const identified = identify(row);
+      yield planRow(
+        identified,
+        target,
+        columns,
+        existing,
+        duplicateOf(identified),
+        options,
+        mayMatchByReadableId(identified),
+      );
     }
   };
 
@@ -317,9 +370,104 @@ export async function importRecords(
       `The service refused a row after ${writer.written} rows were written (it checked something the form cannot say, such as a record changed meanwhile): ${skipped} rows were not written. Fix the row and run the import again: rows written already are unchanged and skipped.`,
     );
   }
-  report.wrote = writer.written > 0;
-  report.complete = report.problems.length === 0 && report.rejected === 0 && report.failed === 0;
+  const allWritten = report.problems.length === 0 && report.rejected === 0 && report.failed === 0;
+  const removalFailed = await removeMissing(client, existing.missing, report, allWritten, options, words);
+  report.wrote = writer.written > 0 || (!report.dryRun && report.removed > 0);
+  report.complete = allWritten && !removalFailed;
   return report;
+}
+
+/** The rows the file names by each kind of identity, so the topic is listed only for those it needs. */
+interface Referenced {
+  ids: number;
+  readableIds: number;
+  sourceIds: number;
+}
+
+/**
+ * What a row is counted under: its identity (refused twice in a file), its source id when its `_id`
+ * identifies it (so the source id is refused twice too), and the readable id of a row identified by
+ * its source id (a record imported before it kept source ids is found by that, if it is unique).
+ */
+function identitiesOf({ identity, sourceId, readableId }: IdentifiedRow): string[] {
+  const all = identity === undefined ? [] : [identity];
+  if (sourceId === undefined) return all;
+  if (identity !== sourceIdentity(sourceId)) all.push(sourceIdentity(sourceId));
+  else if (readableId !== undefined) all.push(readableFallback(readableId));
+  return all;
+}
+
+const kindOf = (identity: string): keyof Referenced =>
+  identity.startsWith('_id ') ? 'ids' : identity.startsWith(sourceIdentity('')) ? 'sourceIds' : 'readableIds';
+
+/** The topic's records with a source id no row of the file has: counted, the first named, their ids when they are to be deleted. */
+interface MissingRecords {
+  count: number;
+  named: string[];
+  /** Every one of them, when they are to be deleted. */
+  toRemove: { id: string; sourceId: string }[];
+}
+
+/**
+ * Reports the records whose source ids the file no longer has, and with `removeMissing` deletes
+ * them: only once every row was written (all or nothing: not while a row is rejected or was
+ * refused), never in a dry run. True when a deletion failed.
+ */
+async function removeMissing(
+  client: ImportClient,
+  missing: MissingRecords,
+  report: ImportReport,
+  allWritten: boolean,
+  options: ImportOptions,
+  words: ImportWording,
+): Promise<boolean> {
+  if (missing.count === 0) return false;
+  const one = missing.count === 1;
+  const more =
+    missing.count > missing.named.length ? ` and ${missing.count - missing.named.length} more` : '';
+  const which = `${missing.count} record${one ? '' : 's'} of "${report.topic.name}" ${one ? 'has a source id' : 'have source ids'} the file no longer has: ${missing.named.join(', ')}${more}`;
+  if (options.removeMissing !== true) {
+    report.notes.push(
+      `${which}. ${one ? 'It is' : 'They are'} kept; delete ${one ? 'it' : 'them'} ${words.removeMissing}.`,
+    );
+    return false;
+  }
+  if (report.dryRun) {
+    report.removed = missing.count;
+    report.notes.push(`${which}. ${one ? 'It' : 'They'} would be deleted.`);
+    return false;
+  }
+  if (!allWritten) {
+    report.notes.push(`${which}. ${one ? 'It is' : 'They are'} kept: not every row was written.`);
+    return true;
+  }
+  let failed = 0;
+  const failures: string[] = [];
+  const pool = new Set<Promise<void>>();
+  for (const { id, sourceId } of missing.toRemove) {
+    while (pool.size >= (options.concurrency ?? 4)) await Promise.race(pool);
+    const task = client.records
+      .deleteRecord(id, {
+        reason: options.reason ?? `Its source id "${sourceId}" is no longer in the imported file.`,
+      })
+      .then(
+        () => void report.removed++,
+        (error: unknown) => {
+          // Deleted meanwhile: gone, as asked.
+          if (error instanceof NotFoundError) return;
+          if (++failed <= MAX_NAMED) failures.push(`${id} ("${sourceId}"): ${(error as Error).message}`);
+        },
+      )
+      .finally(() => pool.delete(task));
+    pool.add(task);
+  }
+  await Promise.all(pool);
+  report.notes.push(`${which}. ${report.removed} deleted.`);
+  if (failed > 0)
+    report.notes.push(
+      `${failed} of them could not be deleted: ${failures.join('; ')}${failed > MAX_NAMED ? ' …' : ''}`,
+    );
+  return failed > 0;
 }
 
 function previewOf(plan: RowPlan): RowPreview {
@@ -376,25 +524,33 @@ async function loadTarget(
   };
 }
 
-/** The topic's records that the rows name, by `_id` or readable id, from one pass over its listing. */
+/**
+ * The topic's records that the rows name, by `_id`, source id or readable id, from one pass over
+ * its listing, and those with a source id that no row has (when rows have source ids).
+ */
 async function findExisting(
   client: ImportClient,
   target: ImportTarget,
   identities: HashedCounts,
-  referenced: { ids: number; readableIds: number },
+  referenced: Referenced,
   words: ImportWording,
+  /** Keep the ids of the missing records, to delete them. */
+  keepMissing: boolean,
   onProgress: (rows: number) => void,
 ): Promise<
   ExistingRecords & {
     explain(id: string): Promise<void>;
     /** The ids of every record of the topic, when they were listed. */
     listedIds: HashedCounts | undefined;
+    missing: MissingRecords;
   }
 > {
   const byId = new Map<string, ServiceRecord>();
   const byReadableId = new Map<string, ServiceRecord>();
+  const bySourceId = new Map<string, ServiceRecord[]>();
+  const missing: MissingRecords = { count: 0, named: [], toRemove: [] };
   let listedIds: HashedCounts | undefined;
-  if (referenced.ids > 0 || referenced.readableIds > 0) {
+  if (referenced.ids > 0 || referenced.readableIds > 0 || referenced.sourceIds > 0) {
     const mapper = new RecordMapper(buildFieldMap(target.schema));
     let seen = 0;
     listedIds = new HashedCounts();
@@ -403,9 +559,23 @@ async function findExisting(
     })) {
       listedIds.add(record._id);
       if (referenced.ids > 0 && identities.count(`_id ${record._id}`) > 0) byId.set(record._id, record);
-      if (referenced.readableIds > 0) {
+      if (referenced.readableIds > 0 || referenced.sourceIds > 0) {
         const readable = readableIdOf(mapper.map(record).record, target.rule, target.presentation);
-        if (identities.count(`readable id ${readable}`) > 0) byReadableId.set(readable, record);
+        if (
+          identities.count(`readable id ${readable}`) > 0 ||
+          identities.count(readableFallback(readable)) > 0
+        )
+          byReadableId.set(readable, record);
+      }
+      const sourceId = referenced.sourceIds > 0 ? sourceIdOfRecord(record) : undefined;
+      if (sourceId !== undefined && identities.count(sourceIdentity(sourceId)) > 0) {
+        const found = bySourceId.get(sourceId);
+        if (found) found.push(record);
+        else bySourceId.set(sourceId, [record]);
+      } else if (sourceId !== undefined && !byId.has(record._id)) {
+        // A record a row names by its `_id` is in the file, whatever source id the row gives.
+        if (++missing.count <= MAX_NAMED) missing.named.push(`"${record.name}" (${sourceId})`);
+        if (keepMissing) missing.toRemove.push({ id: record._id, sourceId });
       }
       if (++seen % 1000 === 0) onProgress(seen);
     }
@@ -416,6 +586,8 @@ async function findExisting(
     listedIds,
     byId: (id) => byId.get(id),
     byReadableId: (readableId) => byReadableId.get(readableId),
+    bySourceId: (sourceId) => bySourceId.get(sourceId) ?? [],
+    missing,
     explain: async (id) => {
       if (byId.has(id) || whyNot.has(id) || whyNot.size >= MAX_LOOKUPS) return;
       whyNot.set(id, await whyNotInTopic(client, target, id, words));

@@ -11,6 +11,7 @@ const FACT_KEYS: ReadonlyMap<string, FactColumn> = new Map([
   ['id', 'id'],
   ['readableId', 'readableId'],
   ['topicRevisionId', 'topicRevisionId'],
+  ['sourceId', 'sourceId'],
   ['createdAt', 'skip'],
   ['updatedAt', 'skip'],
 ]);
@@ -58,7 +59,10 @@ export function rowOfObject(
     takeFact('id', object._id);
     takeFact('name', object.name);
     takeFact('version', object.version);
-    if (isPlainObject(object.context)) takeFact('topicRevisionId', object.context.knowledge_unit_topic_id);
+    if (isPlainObject(object.context)) {
+      takeFact('topicRevisionId', object.context.knowledge_unit_topic_id);
+      takeFact('sourceId', object.context.global_element_id);
+    }
     row.byFormKey = true;
     for (const [key, value] of Object.entries(object.data)) set(key, value);
     return row;

@@ -8,7 +8,7 @@ import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/re
 import { validateRecordData } from '@rxs/contract/validation';
 import type { ImportColumns } from './columns.js';
 import { formDate, type DateOfDateTime } from './form-dates.js';
-import type { Cell, SourceRow } from './source-row.js';
+import { FIXED_COLUMNS, type Cell, type FactColumn, type SourceRow } from './source-row.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 
 /** The topic imported into, as the planner needs it. */
@@ -31,6 +31,8 @@ export interface ImportTarget {
 export interface ExistingRecords {
   byId(id: string): ServiceRecord | undefined;
   byReadableId(readableId: string): ServiceRecord | undefined;
+  /** The records whose `context.global_element_id` is this source identity (more than one: ambiguous). */
+  bySourceId(sourceId: string): readonly ServiceRecord[];
   /** Why an `_id` that is no record of the topic cannot be updated (another topic's, or none). */
   whyNot(id: string): string;
 }
@@ -60,6 +62,11 @@ export interface RowPlannerOptions {
   newRecords?: boolean;
   /** Overwrite records that changed since the file was written (its `version` column). */
   ignoreVersions?: boolean;
+  /**
+   * The column (ReqIF: attribute) whose value is each row's identity in its source, kept as the
+   * record's `context.global_element_id`. Default: the `source_id` column (ReqIF: the IDENTIFIER).
+   */
+  keyColumn?: string;
   reason?: string;
   /** How advice names the options (default: `rxs import`'s). */
   wording?: ImportWording;
@@ -70,24 +77,71 @@ export interface IdentifiedRow {
   row: SourceRow;
   /** Its `readable_id`, else what the topic's rule derives from its name and title. */
   readableId: string | undefined;
-  /** Its identity in the file: `_id …`, else `readable id …`; a record twice in a file is refused. */
+  /** Its identity in its source (`sourceIdOf`). */
+  sourceId: string | undefined;
+  /**
+   * Its identity in the file: `_id …`, else `source id …`, else `readable id …`; a record twice in
+   * a file is refused.
+   */
   identity: string | undefined;
 }
+
+/** What a row's identities are counted under in a file (HashedCounts), besides its `identity`. */
+export const sourceIdentity = (sourceId: string) => `source id ${sourceId}`;
+/** A row matched by its source id whose readable id may match a record that has none. */
+export const readableFallback = (readableId: string) => `readable id of a source id ${readableId}`;
 
 export function identifyRow(
   row: SourceRow,
   target: ImportTarget,
   columns: ImportColumns,
   options: RowPlannerOptions,
+  factColumns: ReadonlyMap<string, FactColumn> = FIXED_COLUMNS,
 ): IdentifiedRow {
   const readableId = readableIdOfRow(row, target, columns);
+  const sourceId = sourceIdOf(row, options.keyColumn, factColumns);
   const identity =
     row.facts.id !== undefined && !options.newRecords
       ? `_id ${row.facts.id}`
-      : readableId === undefined
-        ? undefined
-        : `readable id ${readableId}`;
-  return { row, readableId, identity };
+      : sourceId !== undefined
+        ? sourceIdentity(sourceId)
+        : readableId === undefined
+          ? undefined
+          : `readable id ${readableId}`;
+  return { row, readableId, sourceId, identity };
+}
+
+/**
+ * A row's identity in its source: the value of the key column (a value of the row, else a fact the
+ * reader took from that column), else its `source_id` (ReqIF: the IDENTIFIER). Kept as written;
+ * empty is none.
+ */
+export function sourceIdOf(
+  row: SourceRow,
+  keyColumn: string | undefined,
+  factColumns: ReadonlyMap<string, FactColumn>,
+): string | undefined {
+  let value: unknown = row.facts.sourceId;
+  if (keyColumn !== undefined) {
+    const cell = row.values.get(keyColumn);
+    const fact = factColumns.get(keyColumn);
+    value =
+      cell !== undefined
+        ? 'text' in cell
+          ? cell.text
+          : cell.value
+        : fact && fact !== 'skip'
+          ? row.facts[fact]
+          : undefined;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** The source identity a record keeps (`context.global_element_id`), if any. */
+export function sourceIdOfRecord(record: ServiceRecord): string | undefined {
+  const id = record.context?.global_element_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** The row's readable id: its `readable_id`, else what the topic's rule derives from its name and title. */
@@ -110,16 +164,19 @@ function readableIdOfRow(row: SourceRow, target: ImportTarget, columns: ImportCo
 }
 
 /**
- * What to do with one row: create a record, update one (the row's `_id`, else the record with its
- * readable id), leave one unchanged, or reject the row with every reason. Nothing is written here.
+ * What to do with one row: create a record (keeping the row's source id), update one (the row's
+ * `_id`, else the record of its source id, else the record with its readable id), leave one
+ * unchanged, or reject the row with every reason. Nothing is written here.
  */
 export function planRow(
-  { row, readableId }: IdentifiedRow,
+  { row, readableId, sourceId }: IdentifiedRow,
   target: ImportTarget,
   columns: ImportColumns,
   existing: ExistingRecords,
   duplicateOf: string | undefined,
   options: RowPlannerOptions,
+  /** Whether the row's readable id may find a record without a source id (it is the only row of that readable id). */
+  mayMatchByReadableId = false,
 ): RowPlan {
   const plan: RowPlan = {
     where: row.where,
@@ -132,10 +189,40 @@ export function planRow(
   if (duplicateOf !== undefined)
     plan.problems.push(`the file has this record more than once (${duplicateOf}): keep one of the rows.`);
 
+  const key = options.keyColumn;
+  if (key !== undefined && sourceId === undefined && (row.facts.id === undefined || options.newRecords))
+    plan.problems.push(
+      `it has no value in the key column "${key}": the key is what finds its record when a newer file is imported.`,
+    );
+  const bySource = sourceId === undefined ? [] : existing.bySourceId(sourceId);
+  if (bySource.length > 1)
+    plan.problems.push(
+      `${bySource.length} records of "${target.name}" have the source id "${sourceId}" (${bySource.map((r) => r._id).join(', ')}): delete the extra ones, then import again.`,
+    );
   let record: ServiceRecord | undefined;
   if (row.facts.id !== undefined && !options.newRecords) {
     record = existing.byId(row.facts.id);
     if (!record) plan.problems.push(existing.whyNot(row.facts.id));
+    const holds = record && sourceIdOfRecord(record);
+    const other = bySource.length === 1 && bySource[0]!._id !== row.facts.id ? bySource[0] : undefined;
+    if (sourceId !== undefined && holds !== undefined && holds !== sourceId)
+      plan.problems.push(
+        `its _id is record ${row.facts.id}, whose source id is "${holds}", not this row's "${sourceId}": clear the _id to match the row by its source id, or correct the source id.`,
+      );
+    else if (other)
+      plan.problems.push(
+        `its source id "${sourceId}" is record ${other._id}'s, not record ${row.facts.id}'s (its _id): clear the _id to update ${other._id}, or correct the source id.`,
+      );
+  } else if (sourceId !== undefined) {
+    // A record imported before it kept a source id is found by its readable id, as it was then.
+    const unidentified =
+      mayMatchByReadableId && readableId !== undefined ? existing.byReadableId(readableId) : undefined;
+    record =
+      bySource.length === 1
+        ? bySource[0]
+        : bySource.length === 0 && unidentified && sourceIdOfRecord(unidentified) === undefined
+          ? unidentified
+          : undefined;
   } else if (readableId !== undefined) record = existing.byReadableId(readableId);
   const from = row.facts.topicRevisionId;
   if (from !== undefined && !options.newRecords && !target.revisionIds.has(from))
@@ -216,11 +303,19 @@ export function planRow(
     name: plan.name,
     form: {},
     data,
-    context: { knowledge_unit_topic_id: target.revisionId },
+    context: {
+      knowledge_unit_topic_id: target.revisionId,
+      ...(sourceId !== undefined && { global_element_id: sourceId }),
+    },
     ...(options.reason !== undefined && { change_reason: options.reason }),
   };
   // The row's identity, else its place: the same row of the same file is the same request.
-  plan.idempotencyKey = keyOf([target.revisionId, 'create', readableId ?? row.where, plan.create]);
+  plan.idempotencyKey = keyOf([
+    target.revisionId,
+    'create',
+    sourceId ?? readableId ?? row.where,
+    plan.create,
+  ]);
   return plan;
 }
 

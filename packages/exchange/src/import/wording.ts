@@ -16,6 +16,8 @@ export interface ImportWording {
   newRecords: string;
   /** How to overwrite a record changed since the file was written: "with …". */
   ignoreVersions: string;
+  /** How to delete the records whose source ids a newer file no longer has: "with …". */
+  removeMissing: string;
   /** A sentence on choosing a workbook's sheet. */
   chooseSheet: string;
   /** A sentence on choosing a ReqIF file's spec object type. */
@@ -33,6 +35,7 @@ export const CLI_WORDING: ImportWording = {
   unknownLeftOut: 'names no field (--ignore-unknown-columns)',
   newRecords: 'with --new-records',
   ignoreVersions: 'with --ignore-versions',
+  removeMissing: 'with --remove-missing',
   chooseSheet: 'Say which to import with --sheet NAME.',
   chooseSpecType: 'Say which to import with --spec-type NAME.',
   chooseEntry: 'Say which to import with --entry NAME.',

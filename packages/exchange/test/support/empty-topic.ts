@@ -33,6 +33,9 @@ export function emptyTopic(name: string, components: FormComponent[]) {
       updateRecord: async () => {
         throw new Error('no record to update');
       },
+      deleteRecord: async () => {
+        throw new Error('no record to delete');
+      },
     },
   };
   return { client, created };

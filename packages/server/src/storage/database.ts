@@ -23,6 +23,11 @@ export interface SqlSyntax {
    * (which a database cannot infer inside concat()).
    */
   asText(value: Expression<unknown>): RawBuilder<string>;
+  /**
+   * The text of a JSON column's top-level `key` (NULL when absent or null), the key written into
+   * the SQL as a literal so that an index on the same expression serves it (migration 011).
+   */
+  jsonTextOf(column: string, key: string): RawBuilder<string | null>;
   /** A column reference the planner will not choose an index by (see the dialects for why). */
   unindexed(column: `${string}.${string}`): RawBuilder<unknown>;
   /**

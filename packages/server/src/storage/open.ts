@@ -9,6 +9,7 @@ import * as idempotencyKeys from './migrations/007_idempotency_keys.js';
 import * as recordNumbers from './migrations/008_record_numbers.js';
 import * as suspectTraces from './migrations/009_suspect_traces.js';
 import * as jsonText from './migrations/010_json_text.js';
+import * as sourceIdentity from './migrations/011_source_identity.js';
 import * as traceModel from './migrations/012_trace_model.js';
 import type { Storage } from './database.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres/storage.js';
@@ -54,6 +55,7 @@ async function migrate(storage: Storage): Promise<void> {
     '008_record_numbers': { up: (db) => recordNumbers.up(db) },
     '009_suspect_traces': { up: (db) => suspectTraces.up(db) },
     '010_json_text': { up: (db) => jsonText.up(db, storage.dialect) },
+    '011_source_identity': { up: (db) => sourceIdentity.up(db, storage.dialect) },
     '012_trace_model': { up: (db) => traceModel.up(db, storage.dialect) },
   };
   const migrator = new Migrator({

@@ -85,7 +85,11 @@ export function inProcessImportClient(services: Services, principal: Principal):
         const revisionId = query.context__knowledge_unit_topic_id;
         if (!revisionId) return;
         // Pages of a few MB: the rows an import matches against may be megabytes each.
-        yield* recordsInPages(services.records, principal, { revisionIds: [revisionId] });
+        const globalElementId = query.context__global_element_id;
+        yield* recordsInPages(services.records, principal, {
+          revisionIds: [revisionId],
+          ...(globalElementId !== undefined && { globalElementId }),
+        });
       },
       getRecord: (id) =>
         call(request('records', 'GET', `/records/${id}`), () => services.records.get(principal, id)),
@@ -96,6 +100,10 @@ export function inProcessImportClient(services: Services, principal: Principal):
       updateRecord: (id, body, options) =>
         once('PATCH', `/records/${id}`, body, options?.idempotencyKey, (idempotent) =>
           services.records.update(principal, id, body, idempotent),
+        ),
+      deleteRecord: (id, options) =>
+        call(request('records', 'DELETE', `/records/${id}`), () =>
+          services.records.delete(principal, id, { reason: options?.reason }),
         ),
     },
   };

@@ -26,6 +26,10 @@ const MAX_IMPORT_REASON = 500;
 interface Options {
   continueOnError: boolean;
   newRecords: boolean;
+  /** The column whose value is each row's source id; '' for the file's `source_id` column, if any. */
+  keyColumn: string;
+  /** Delete the topic's records whose source id the file no longer has. */
+  removeMissing: boolean;
   sheet: string;
   /** Why: kept in the history of each record written. */
   reason: string;
@@ -41,6 +45,8 @@ function queryOf(revision: string, file: File, options: Options) {
     name: file.name,
     continue_on_error: options.continueOnError,
     new_records: options.newRecords,
+    key_column: options.keyColumn || undefined,
+    remove_missing: options.removeMissing,
     sheet: options.sheet.trim() || undefined,
     reason: options.reason.trim() || undefined,
     renames: renames.length > 0 ? JSON.stringify(Object.fromEntries(renames)) : undefined,
@@ -61,6 +67,8 @@ export function ImportPage({ historyId }: { historyId: string }) {
   const [options, setOptions] = useState<Options>({
     continueOnError: false,
     newRecords: false,
+    keyColumn: '',
+    removeMissing: false,
     sheet: '',
     reason: '',
     renames: {},
@@ -80,8 +88,8 @@ export function ImportPage({ historyId }: { historyId: string }) {
       <p class="page-lead">
         Records from a CSV or XLSX file, each row checked against the form of the topic's current revision
         before anything is written, by the same code as <code>rxs import</code>. Columns are named as exports
-        name them: the fields' semantic names or form keys; a row with an <code>_id</code> or a readable id
-        updates that record, the others are created.
+        name them: the fields' semantic names or form keys; a row with an <code>_id</code>, a source id or a
+        readable id updates that record, the others are created.
       </p>
     </PageHeader>
   );
@@ -151,9 +159,11 @@ export function ImportPage({ historyId }: { historyId: string }) {
           ? 'The file cannot be imported as it is: see the problems above.'
           : report.rejected > 0 && !options.continueOnError
             ? 'Rows were rejected: fix them in the file and check it again, or write the valid rows anyway.'
-            : report.planned.created + report.planned.updated === 0
+            : report.planned.created + report.planned.updated + report.removed === 0
               ? 'Every row is in the topic already: there is nothing to write.'
               : undefined;
+  // The key column is chosen among the columns of the file as last checked.
+  const keyChoices = (checked?.view.report.columns ?? []).map((column) => column.column);
 
   return (
     <>
@@ -178,7 +188,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
                 setChecked(undefined);
                 setResult(undefined);
                 setError(undefined);
-                change({ renames: {} });
+                change({ renames: {}, keyColumn: '' });
               }}
             />
             <div class="field-hint">
@@ -216,6 +226,37 @@ export function ImportPage({ historyId }: { historyId: string }) {
               onChange={(e) => change({ newRecords: e.currentTarget.checked })}
             />
             Copy in as new records: ignore the rows' <code>_id</code> and the topic they came from
+          </label>
+          <div class="field">
+            <label for="import-key">Key column</label>
+            <select
+              id="import-key"
+              value={options.keyColumn}
+              onChange={(e) => change({ keyColumn: e.currentTarget.value })}
+            >
+              <option value="">The source_id column, if the file has one</option>
+              {[...new Set([...keyChoices, ...(options.keyColumn ? [options.keyColumn] : [])])].map(
+                (column) => (
+                  <option key={column} value={column}>
+                    {column}
+                  </option>
+                ),
+              )}
+            </select>
+            <div class="field-hint">
+              The column that holds each row's identity in the tool it comes from (an issue key, an object
+              id): kept with the record, it finds the record again when a newer file of that tool is imported.{' '}
+              {keyChoices.length === 0 && 'Check the file to choose among its columns.'}
+            </div>
+          </div>
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              checked={options.removeMissing}
+              onChange={(e) => change({ removeMissing: e.currentTarget.checked })}
+            />
+            Remove records no longer in the file: delete the records whose source id the file no longer has
+            (once every row is written)
           </label>
           <ReasonField
             id="import-reason"
@@ -259,7 +300,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
             >
               {busy === 'import'
                 ? 'Importing…'
-                : `Import ${plural(report.planned.created + report.planned.updated, 'record')}`}
+                : `Import ${plural(report.planned.created + report.planned.updated, 'record')}${report.removed ? `, delete ${report.removed}` : ''}`}
             </button>
             {blocked && (
               <span class="muted" id="import-blocked">
@@ -284,9 +325,12 @@ const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1).replace
 
 function counts(report: ImportReport): string {
   const would = report.dryRun ? ' would be' : '';
+  const missing = report.missing
+    ? `; ${report.missing} no longer in the file${report.removed ? `, ${report.removed}${would} deleted` : ', kept'}`
+    : '';
   return (
     `${report.created}${would} created, ${report.updated}${would} updated, ${report.unchanged} unchanged, ` +
-    `${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}`
+    `${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}${missing}`
   );
 }
 

@@ -60,6 +60,12 @@ function asOfRows(storage: Storage, tenantId: string, filter: RecordFilter, asOf
     .orderBy('v.record_id');
   if (filter.revisionIds) query = query.where('v.kt_revision_id', 'in', filter.revisionIds);
   if (filter.ids) query = query.where('v.record_id', 'in', filter.ids);
+  if (filter.globalElementId !== undefined)
+    query = query.where(
+      storage.syntax.jsonTextOf('v.context', 'global_element_id'),
+      '=',
+      filter.globalElementId,
+    );
   if (filter.after) query = query.where('v.record_id', '>', filter.after);
   if (filter.startDate || filter.endDate)
     query = query.where((eb) => auditDateCondition(eb, filter, 'v.created_at', 'v.updated_at'));

@@ -4,6 +4,8 @@ import type { ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
 export interface RecordFilter {
   revisionIds?: string[];
   ids?: string[];
+  /** `context.global_element_id`, exactly: the record's identity in the source it was imported from. */
+  globalElementId?: string;
   startDate?: string;
   endDate?: string;
   includeUpdated?: boolean;
@@ -20,8 +22,17 @@ export interface RecordFilter {
  * moment), or undefined: such a listing is what exports download, and what the listing cache keeps.
  */
 export function wholeRevision(filter: RecordFilter): string | undefined {
-  const { revisionIds, ids, startDate, endDate, after, limit, asOf } = filter;
-  if (revisionIds?.length !== 1 || ids || startDate || endDate || after || limit !== undefined || asOf)
+  const { revisionIds, ids, globalElementId, startDate, endDate, after, limit, asOf } = filter;
+  if (
+    revisionIds?.length !== 1 ||
+    ids ||
+    globalElementId !== undefined ||
+    startDate ||
+    endDate ||
+    after ||
+    limit !== undefined ||
+    asOf
+  )
     return undefined;
   return revisionIds[0];
 }

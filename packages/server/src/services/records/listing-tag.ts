@@ -31,7 +31,8 @@ export async function recordListingTag(
   const counted = scopes
     ? scopes.map((id) => [id, changes.get(id) ?? 0])
     : rows.map((row) => [row.kt_revision_id, Number(row.changes)]);
-  const { revisionIds, ids, startDate, endDate, includeUpdated, after, limit, asOf } = filter;
+  const { revisionIds, ids, globalElementId, startDate, endDate, includeUpdated, after, limit, asOf } =
+    filter;
   return entityTag([
     LISTING_FORMAT,
     tenantId,
@@ -45,5 +46,7 @@ export async function recordListingTag(
     asOf ?? null,
     counted,
     ...(revisions ? [revisions] : []),
+    // An object, never an array: it cannot be taken for `revisions`, and other listings keep their tags.
+    ...(globalElementId !== undefined ? [{ globalElementId }] : []),
   ]);
 }

@@ -64,6 +64,13 @@ const ListQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
+  context__global_element_id: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        "The record's identity in the source it was imported from (`context.global_element_id`), exactly",
+    }),
+  ),
       maximum: 1000,
       description:
         'Page size; a page of large records ends sooner, at about 8 MiB (follow Link: rel="next"); omit to stream all matches',
@@ -477,6 +484,8 @@ function splitList(value: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   if (items.length > MAX_IDS) {
+  if (query.context__global_element_id !== undefined)
+    filter.globalElementId = query.context__global_element_id;
     throw unprocessable([validationItem(['query'], `At most ${MAX_IDS} ids per list`, 'too_long')]);
   }
   return items;

@@ -161,6 +161,12 @@ export class RecordsService {
    * stored JSON text, so a record costs no JavaScript (Storage.streamLines); as-of listings (from
    * history) come in batches of about a chunk. Memory holds a page, a batch or a chunk, never the
    * listing.
+    if (filter.globalElementId !== undefined)
+      query = query.where(
+        this.storage.syntax.jsonTextOf('context', 'global_element_id'),
+        '=',
+        filter.globalElementId,
+      );
    */
   streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
     if (noneCanMatch(filter)) return (async function* () {})();

@@ -7,6 +7,7 @@ export const postgresSyntax: SqlSyntax = {
   jsonString: (value) => sql<string>`coalesce(to_json(${value})::text, 'null')`,
   // `json` columns hold the text as written; a parameter inside concat() has no type it could infer.
   asText: (value) => sql<string>`${value}::text`,
+  jsonTextOf: (column, key) => sql<string | null>`(${sql.ref(column)} ->> ${sql.lit(key)})`,
   // PostgreSQL plans by cost: a plain column.
   unindexed: (column) => sql.ref(column),
   forShare: (query) => query.forShare() as typeof query,

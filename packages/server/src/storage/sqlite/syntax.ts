@@ -7,6 +7,7 @@ export const sqliteSyntax: SqlSyntax = {
   jsonString: (value) => sql<string>`json_quote(${value})`,
   // JSON columns are text, and a parameter needs no type.
   asText: (value) => sql<string>`${value}`,
+  jsonTextOf: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
   // A unary `+`, SQLite's documented way. History reads filter on `at <= ?`, and the planner would
   // take an index on (tenant_id, at) for it: the tenant's whole history, sorted before the first row
   // and scanned again by every inner lookup (minutes at 200 000 records). Kept out of index choice,
