@@ -216,7 +216,7 @@ describe.each(CORPUS)('%s', (file) => {
     );
 });
 
-it.skip('every row carries its spec object IDENTIFIER as facts.sourceId (the reader sets it for no object of these files)', async () => {
+it('every row carries its spec object IDENTIFIER as facts.sourceId', async () => {
   for (const file of CORPUS.filter((f) => !FRAGMENTS.has(f))) {
     const { objects, specObjectTypes: types } = expectationOf(file);
     for (const type of types) {
