@@ -16,7 +16,7 @@ import { componentsByKey } from '../reqif/form-components.js';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
-import { CLI_WORDING, type ImportWording } from './wording.js';
+import { CLI_WORDING, listed, type ImportWording } from './wording.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
@@ -350,9 +350,8 @@ export async function importRecords(
   report.recreated = writer.recreated;
   if (writer.recreated > 0) {
     const one = writer.recreated === 1;
-    const more = writer.recreated > MAX_NAMED ? ` and ${writer.recreated - MAX_NAMED} more` : '';
     report.notes.push(
-      `${writer.recreatedWhere.join(', ')}${more}: the record${one ? '' : 's'} an earlier import created had been deleted since; the row${one ? ' is' : 's are'} in the topic as ${one ? 'a new record' : 'new records'} now (the deleted ${one ? "record's history stays its own" : "records' histories stay their own"}).`,
+      `${listed(writer.recreatedWhere, MAX_NAMED, writer.recreated)}: the record${one ? '' : 's'} an earlier import created had been deleted since; the row${one ? ' is' : 's are'} in the topic as ${one ? 'a new record' : 'new records'} now (the deleted ${one ? "record's history stays its own" : "records' histories stay their own"}).`,
     );
   }
   report.created = report.dryRun ? report.planned.created : writer.created;
@@ -423,9 +422,8 @@ async function removeMissing(
 ): Promise<boolean> {
   if (missing.count === 0) return false;
   const one = missing.count === 1;
-  const more =
-    missing.count > missing.named.length ? ` and ${missing.count - missing.named.length} more` : '';
-  const which = `${missing.count} record${one ? '' : 's'} of "${report.topic.name}" ${one ? 'has a source id' : 'have source ids'} the file no longer has: ${missing.named.join(', ')}${more}`;
+  const named = listed(missing.named, missing.named.length, missing.count);
+  const which = `${missing.count} record${one ? '' : 's'} of "${report.topic.name}" ${one ? 'has a source id' : 'have source ids'} the file no longer has: ${named}`;
   if (options.removeMissing !== true) {
     report.notes.push(
       `${which}. ${one ? 'It is' : 'They are'} kept; delete ${one ? 'it' : 'them'} ${words.removeMissing}.`,

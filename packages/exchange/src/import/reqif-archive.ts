@@ -2,15 +2,13 @@ import { open } from 'node:fs/promises';
 import { ImportFileError } from './errors.js';
 import { limitError, sizeText, type ImportLimits } from './limits.js';
 import { decodeText, decodeTextFile } from './text-decoding.js';
-import { CLI_WORDING, type ImportWording } from './wording.js';
+import { CLI_WORDING, listed, type ImportWording } from './wording.js';
 import { inflatedBytes, openZipDirectory, withZipDirectory, type ZipBounds } from './zip-bounds.js';
 
 /** The first bytes of a zip archive (its first local file header): a .reqifz, or an .xlsx. */
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 /** How messages name a ReqIF archive's kind (openZipDirectory). */
 const ARCHIVE_KIND = 'a ReqIF archive';
-/** Files of an archive a message or note names one by one. */
-const MAX_LISTED = 20;
 
 export interface ReqifInputOptions {
   /** A ReqIF archive's .reqif file to read, by its path in the archive; default: its only one. */
@@ -145,10 +143,3 @@ const archiveBounds = (file: string, limits: ImportLimits): ZipBounds => ({
       `The ReqIF archive ${file} unpacks to more than ${sizeText(limits.maxArchiveBytes)}, the most an archive may: export the requirements in several smaller files.`,
     ),
 });
-
-/** "a, b and 3 more": at most MAX_LISTED items named. */
-export function listed(items: string[]): string {
-  const shown = items.slice(0, MAX_LISTED);
-  const more = items.length - shown.length;
-  return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
-}

@@ -13,10 +13,10 @@ import {
   XmlSections,
   type ImportLimits,
 } from './limits.js';
-import { listed, openReqifInput, type ReqifInput } from './reqif-archive.js';
+import { openReqifInput, type ReqifInput } from './reqif-archive.js';
 import { ImportFileError } from './errors.js';
 import type { Cell, FactColumn, RowSource, SourceRow } from './source-row.js';
-import { CLI_WORDING, type ImportWording } from './wording.js';
+import { CLI_WORDING, listed, type ImportWording } from './wording.js';
 import { doctypeRefused, firstBareAmpersand, saxesErrorParts } from './xml-errors.js';
 import { embeddedObjectWarning, XhtmlText } from './xhtml-text.js';
 
@@ -453,15 +453,13 @@ class NameTally {
 
   notes(): string[] {
     const notes: string[] = [];
-    const listed = (key: NameSource | 'none') => {
+    const objectsOf = (key: NameSource | 'none') => {
       const entry = this.tally.get(key);
-      if (!entry) return undefined;
-      const more = entry.count > MAX_NAMED ? ` and ${entry.count - MAX_NAMED} more` : '';
-      return `${entry.first.join(', ')}${more}`;
+      return entry && listed(entry.first, MAX_NAMED, entry.count);
     };
     const lacking = (source: NameSource) => NAME_SOURCES.slice(0, NAME_SOURCES.indexOf(source));
     for (const source of NAME_SOURCES) {
-      const objects = listed(source);
+      const objects = objectsOf(source);
       if (objects === undefined) continue;
       const from =
         source === 'LONG-NAME'
@@ -471,7 +469,7 @@ class NameTally {
             : `its ${source}`;
       notes.push(`${objects}: no ${listOf(lacking(source), 'or')}; the record is named by ${from}.`);
     }
-    const nameless = listed('none');
+    const nameless = objectsOf('none');
     if (nameless !== undefined)
       notes.push(
         `${nameless}: no ${listOf(NAME_SOURCES, 'or')} to name the record by; without a name from another column (the topic's title field) the row is refused.`,

@@ -40,3 +40,10 @@ export const CLI_WORDING: ImportWording = {
   chooseSpecType: 'Say which to import with --spec-type NAME.',
   chooseEntry: 'Say which to import with --entry NAME.',
 };
+
+/** "a, b and 3 more": the first `most` of `items` named, and how many of `count` in all are not. */
+export function listed(items: readonly string[], most = 20, count = items.length): string {
+  const shown = items.slice(0, most);
+  const more = count - shown.length;
+  return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
