@@ -1,19 +1,29 @@
 #!/usr/bin/env node
 /**
- * The import benchmark: `rxs import` of CSV files of growing size into the reference
- * topic. A dry run (every row read, matched and checked against the form: two passes over the
- * file) at each size, side by side with Python's csv module reading the same file once (the
- * baseline a person would reach for), and its peak memory, which must stay flat as the file grows;
- * then a real import (creates, four writes in flight) at the smallest size, for its rate.
+ * The import benchmark, side by side in one run:
+ *   - a real import of IMPORT_ROWS CSV rows (100,000) into the reference topic, end to end, and
+ *     `rxs export --format csv` of the same rows, for the ratio of the two;
+ *   - `rxs import --dry-run` (every row read, matched and checked against the form: two passes over
+ *     the file) at each size, beside Python's csv module reading the same file once (the baseline a
+ *     person would reach for), and its peak memory, which must stay flat as the file grows (1M rows).
+ * Targets: at least 5,000 rows/s written, the import within 3x of the export, the dry run within 5x
+ * of Python's csv, at most 250 MB at a million rows.
  *
- *   npm run bench:import                     # 10k, 100k and 1M rows
- *   node bench/import.mjs --sizes 10000,100000 # other sizes
- *   node bench/import.mjs --smoke            # CI: 1k rows, report in bench/out/smoke/
+ * The import runs `rxs import` (`--write-via rxs`) or, until `rxs import` writes through
+ * `POST /records/bulk`, the small driver bench/lib/bulk-driver.mjs (`--write-via driver`, the
+ * default): the importer's CSV reader and its batch writer, without matching and checking.
+ *
+ *   npm run bench:import                      # 10k, 100k and 1M rows; the import at 100k
+ *   node bench/import.mjs --sizes 100000,1000000 --import-rows 100000
+ *   node bench/import.mjs --write-via rxs     # the import through `rxs import`
+ *   node bench/import.mjs --out bench/out/run # the report there, not in docs/
+ *   node bench/import.mjs --smoke             # CI: 1k rows, report in bench/out/smoke/
  */
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createServices, openStorage } from '@rxs/server';
 import { loadSamples } from './lib/dataset.mjs';
 import { RXS_BIN, ROOT, startRxs } from './lib/servers.mjs';
@@ -21,16 +31,29 @@ import { timedOk } from './lib/processes.mjs';
 import { median } from './lib/stats.mjs';
 
 const log = (message) => process.stderr.write(`${message}\n`);
-const smoke = process.argv.includes('--smoke');
-const sizesArg = process.argv.indexOf('--sizes');
-const SIZES = smoke
-  ? [1_000]
-  : sizesArg > 0
-    ? process.argv[sizesArg + 1].split(',').map(Number)
-    : [10_000, 100_000, 1_000_000];
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: 'boolean' },
+    sizes: { type: 'string' },
+    'import-rows': { type: 'string' },
+    'write-via': { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const smoke = args.smoke === true;
+const SIZES = smoke ? [1_000] : (args.sizes?.split(',').map(Number) ?? [10_000, 100_000, 1_000_000]);
+/** Rows of the real import (and of the export beside it). */
+const IMPORT_ROWS = smoke ? 1_000 : Number(args['import-rows'] ?? 100_000);
+/** `rxs`: `rxs import`; `driver`: bench/lib/bulk-driver.mjs. */
+const WRITE_VIA = args['write-via'] ?? 'driver';
+if (!['rxs', 'driver'].includes(WRITE_VIA)) throw new Error(`--write-via takes rxs or driver, not "${WRITE_VIA}"`);
+const DRIVER = join(ROOT, 'bench/lib/bulk-driver.mjs');
 /** Two runs a side, one at a million rows (a dry run of a million rows takes minutes). */
 const roundsAt = (rows) => (smoke || rows >= 1_000_000 ? 1 : 2);
 const work = resolve(ROOT, 'bench/out', smoke ? 'smoke' : 'run', 'import');
+/** Where the report goes: docs/ for a full run, unless --out says otherwise. */
+const outDir = args.out ? resolve(args.out) : smoke ? work : undefined;
+const TARGETS = { rowsPerSecond: 5_000, importOverExport: 3, dryRunOverPython: 5, peakRssMbAtMillion: 250 };
 
 async function setUp(dir) {
   rmSync(dir, { recursive: true, force: true });
@@ -107,11 +130,31 @@ try {
       pythonPeakRssMb: median(python.map((r) => r.peakRss ?? NaN)) / 2 ** 20,
     });
   }
-  const smallest = SIZES[0];
-  const real = await timedOk(process.execPath, [RXS_BIN, 'import', '--kt', meta.revision, join(work, `rows-${smallest}.csv`), '--json', ...connection]);
-  const report = JSON.parse(real.stdout);
-  if (report.created !== smallest) throw new Error(`import of ${smallest} rows: ${real.stdout.slice(0, 2000)}`);
-  results.write = { rows: smallest, seconds: real.seconds, peakRssMb: (real.peakRss ?? NaN) / 2 ** 20 };
+  // The real import, into the topic the dry runs left empty, then the export of the same rows.
+  const file = join(work, `rows-${IMPORT_ROWS}.csv`);
+  if (!SIZES.includes(IMPORT_ROWS)) await writeCsv(file, IMPORT_ROWS);
+  log(`import: writing ${IMPORT_ROWS} rows (${WRITE_VIA === 'rxs' ? 'rxs import' : 'bulk driver'})`);
+  const real =
+    WRITE_VIA === 'rxs'
+      ? await timedOk(process.execPath, [RXS_BIN, 'import', '--kt', meta.revision, file, '--json', ...connection])
+      : await timedOk(process.execPath, [DRIVER, rxs.url, keyFile, meta.revision, file]);
+  const written = JSON.parse(real.stdout);
+  if (written.created !== IMPORT_ROWS) throw new Error(`import of ${IMPORT_ROWS} rows: ${real.stdout.slice(0, 2000)}`);
+  const exports = [];
+  for (let round = 0; round < roundsAt(IMPORT_ROWS); round++) {
+    const out = join(work, 'export.csv');
+    exports.push(
+      await timedOk(process.execPath, [RXS_BIN, 'export', '--kt', meta.revision, '--format', 'csv', '--out', out, ...connection]),
+    );
+  }
+  results.write = {
+    rows: IMPORT_ROWS,
+    via: WRITE_VIA === 'rxs' ? 'rxs import' : 'bench/lib/bulk-driver.mjs',
+    seconds: real.seconds,
+    peakRssMb: (real.peakRss ?? NaN) / 2 ** 20,
+    exportSeconds: median(exports.map((r) => r.seconds)),
+    exportPeakRssMb: median(exports.map((r) => r.peakRss ?? NaN)) / 2 ** 20,
+  };
 } finally {
   await rxs.stop();
 }
@@ -120,11 +163,53 @@ load.push(loadavg()[0]);
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
 const first = results[0];
 const last = results[results.length - 1];
+const write = results.write;
+const atImport = results.find((r) => r.rows === IMPORT_ROWS) ?? last;
+const atMillion = results.find((r) => r.rows >= 1_000_000);
+const verdict = (ok) => (ok === undefined ? 'not measured' : ok ? '✅ met' : '❌ missed');
+const rate = write.rows / write.seconds;
+const targets = [
+  [
+    `Import at least ${TARGETS.rowsPerSecond.toLocaleString('en-US')} rows/s (${write.rows.toLocaleString('en-US')} rows, ${write.via})`,
+    `${fmt(rate, 0)} rows/s`,
+    verdict(rate >= TARGETS.rowsPerSecond),
+  ],
+  [
+    `Import within ${TARGETS.importOverExport}x of \`rxs export --format csv\` of the same rows`,
+    `${fmt(write.seconds)} s / ${fmt(write.exportSeconds)} s = ${fmt(write.seconds / write.exportSeconds, 1)}x`,
+    verdict(write.seconds / write.exportSeconds <= TARGETS.importOverExport),
+  ],
+  [
+    `Dry run within ${TARGETS.dryRunOverPython}x of Python's csv (${atImport.rows.toLocaleString('en-US')} rows)`,
+    `${fmt(atImport.dryRunSeconds / atImport.pythonSeconds, 1)}x`,
+    verdict(atImport.dryRunSeconds / atImport.pythonSeconds <= TARGETS.dryRunOverPython),
+  ],
+  [
+    `Dry run peak memory at most ${TARGETS.peakRssMbAtMillion} MB at 1,000,000 rows`,
+    atMillion ? `${fmt(atMillion.dryRunPeakRssMb, 0)} MB` : 'n/a',
+    verdict(atMillion && atMillion.dryRunPeakRssMb <= TARGETS.peakRssMbAtMillion),
+  ],
+];
 const generatedAt = new Date().toISOString();
+const command = `node bench/import.mjs${smoke ? ' --smoke' : ''}${args.sizes ? ` --sizes ${args.sizes}` : ''}${args['import-rows'] ? ` --import-rows ${args['import-rows']}` : ''} --write-via ${WRITE_VIA}`;
 const lines = [
   '# Import benchmark',
   '',
-  `Generated by \`node bench/import.mjs${smoke ? ' --smoke' : ''}\` on ${generatedAt}, on ${cpus().length} cores, load average (1 min) ${load.map((l) => fmt(l, 1)).join(' → ')} (raw figures: [benchmarks/import.json](benchmarks/import.json)): \`rxs import --dry-run\` of CSV files into the reference topic (every row read, matched, converted and checked against the form; the file is read twice), medians of two runs (one at a million rows), side by side with Python's \`csv.reader\` reading the same file once. Times are wall times of the whole command; memory is the peak RSS (GNU time).`,
+  `Generated by \`${command}\` on ${generatedAt}, on ${cpus().length} cores, load average (1 min) ${load.map((l) => fmt(l, 1)).join(' → ')} (raw figures: [benchmarks/import.json](benchmarks/import.json)). Times are wall times of the whole command; memory is the peak RSS (GNU time).`,
+  '',
+  '| target | measured | verdict |',
+  '| --- | ---: | --- |',
+  ...targets.map((row) => `| ${row.join(' | ')} |`),
+  '',
+  '## Writing',
+  '',
+  write.via === 'rxs import'
+    ? `\`rxs import\` of a CSV of ${write.rows.toLocaleString('en-US')} rows into the empty reference topic, end to end: the file read, matched and checked, then written through \`POST /records/bulk\` (500 rows or 4 MiB a batch, two batches in flight, each one transaction of the service), took ${fmt(write.seconds)} s, ${fmt(rate, 0)} rows/s, peak RSS ${fmt(write.peakRssMb, 0)} MB. \`rxs export --format csv\` of the same rows took ${fmt(write.exportSeconds)} s (median of ${roundsAt(write.rows)}), peak RSS ${fmt(write.exportPeakRssMb, 0)} MB.`
+    : `A CSV of ${write.rows.toLocaleString('en-US')} rows written into the empty reference topic by \`bench/lib/bulk-driver.mjs\` (the importer's CSV reader and its batch writer, without matching and checking against the form, which \`rxs import\` adds: its dry run below) through \`POST /records/bulk\`, 500 rows or 4 MiB a batch, two batches in flight, each one transaction of the service: ${fmt(write.seconds)} s, ${fmt(rate, 0)} rows/s, peak RSS ${fmt(write.peakRssMb, 0)} MB. \`rxs export --format csv\` of the same rows took ${fmt(write.exportSeconds)} s (median of ${roundsAt(write.rows)}), peak RSS ${fmt(write.exportPeakRssMb, 0)} MB.`,
+  '',
+  '## Checking (dry run)',
+  '',
+  `\`rxs import --dry-run\` of CSV files into the reference topic (every row read, matched, converted and checked against the form; the file is read twice), medians of two runs (one at a million rows), side by side with Python's \`csv.reader\` reading the same file once.`,
   '',
   '| rows | file | `rxs import --dry-run` | Python csv (one read) | rxs / Python | rxs peak RSS | Python peak RSS |',
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -137,17 +222,20 @@ const lines = [
 if (results.length > 1)
   lines.push(
     `- Memory: ${last.rows / first.rows}x the rows take ${fmt(last.dryRunPeakRssMb / first.dryRunPeakRssMb)}x the peak RSS (${fmt(first.dryRunPeakRssMb, 0)} → ${fmt(last.dryRunPeakRssMb, 0)} MB). The rows are streamed; what grows is one entry per row with a readable id (to refuse a record twice in the file and to find the records to update): about ${fmt(((last.dryRunPeakRssMb - first.dryRunPeakRssMb) * 2 ** 20) / (last.rows - first.rows), 0)} bytes a row.`,
+    '',
   );
-if (results.write)
-  lines.push(
-    `- Writing: a real import of ${results.write.rows.toLocaleString('en-US')} rows (each a POST with its idempotency key, four in flight) took ${fmt(results.write.seconds)} s, ${fmt(results.write.rows / results.write.seconds, 0)} records/s, peak RSS ${fmt(results.write.peakRssMb, 0)} MB.`,
-  );
-lines.push('');
-const jsonFile = smoke ? join(work, 'results.json') : join(ROOT, 'docs/benchmarks/import.json');
-writeFileSync(
-  jsonFile,
-  `${JSON.stringify({ date: generatedAt, cores: cpus().length, load, dryRuns: results, write: results.write }, null, 2)}\n`,
-);
-const reportFile = smoke ? join(work, 'import.md') : join(ROOT, 'docs/benchmarks-import.md');
+const figures = {
+  date: generatedAt,
+  command,
+  cores: cpus().length,
+  load,
+  targets: Object.fromEntries(targets.map(([what, measured, ok]) => [what, { measured, verdict: ok }])),
+  dryRuns: results,
+  write,
+};
+const jsonFile = outDir ? join(outDir, 'import.json') : join(ROOT, 'docs/benchmarks/import.json');
+const reportFile = outDir ? join(outDir, 'import.md') : join(ROOT, 'docs/benchmarks-import.md');
+mkdirSync(dirname(jsonFile), { recursive: true });
+writeFileSync(jsonFile, `${JSON.stringify(figures, null, 2)}\n`);
 writeFileSync(reportFile, lines.join('\n'));
 log(lines.join('\n'));

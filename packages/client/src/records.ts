@@ -1,5 +1,7 @@
 import type { RecordVersion } from '@rxs/contract';
 import type {
+  BulkRecordItem,
+  BulkWriteAnswer,
   RecordChangesPage,
   RecordCreate,
   RecordListQuery,
@@ -88,6 +90,19 @@ export interface RecordsClient {
   ): Promise<ServiceRecord>;
   /** `DELETE /records/{id}` (204), with the traces that touch the record; the reason goes into its history. */
   deleteRecord(id: string, options?: RequestOptions & ReasonOption): Promise<void>;
+  /**
+   * RXS `POST /records/bulk`: up to 1,000 creates and changes (an item with `_id` is a change) in
+   * one transaction, all or nothing: each item is checked as its single write is, and one refused
+   * item refuses them all with a {@link ValidationError} whose items name it
+   * (`loc` `["body", "records", index, ...]`). The answer lists each item's record in order.
+   * Retried only with `idempotencyKey`, as the single writes are; a repeat whose records were
+   * deleted since throws {@link RecordDeletedSinceError}. An item's own `idempotency_key` makes it
+   * the single write it stands for under that key (answered from it, `replayed`, when it was used).
+   */
+  bulkWrite(
+    items: readonly BulkRecordItem[],
+    options?: RequestOptions & IdempotencyOption,
+  ): Promise<BulkWriteAnswer>;
 }
 
 export interface RecordChangesOptions extends RequestOptions {
@@ -119,6 +134,10 @@ const recordCount: ShapeCheck = (value) =>
   typeof value === 'object' && value !== null && Number.isSafeInteger((value as { count?: unknown }).count)
     ? undefined
     : 'is not a record count (a JSON object with a whole "count")';
+const bulkAnswer: ShapeCheck = (value) =>
+  typeof value === 'object' && value !== null && Array.isArray((value as { records?: unknown }).records)
+    ? undefined
+    : 'is not the answer of a bulk write (a JSON object with "records")';
 const version = expectObject('a record version');
 const versions = expectArray('a list of record versions');
 
@@ -140,10 +159,10 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
         )
       : error;
 
-  /** A write of a record, with the error of a repeat whose record was deleted since typed as such. */
-  const keyedWrite = async (write: Call): Promise<ServiceRecord> => {
+  /** A write of records, with the error of a repeat whose record was deleted since typed as such. */
+  const keyedWrite = async <T = ServiceRecord>(write: Call, check: ShapeCheck = record): Promise<T> => {
     try {
-      return await transport.json<ServiceRecord>(write, record);
+      return await transport.json<T>(write, check);
     } catch (error) {
       throw keyedWriteError(error, write.idempotencyKey);
     }
@@ -349,6 +368,18 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
           signal: options?.signal,
           idempotencyKey: options?.idempotencyKey,
         }),
+      ),
+
+    bulkWrite: async (items, options) =>
+      keyedWrite<BulkWriteAnswer>(
+        call({
+          method: 'POST',
+          path: '/records/bulk',
+          body: { records: items },
+          signal: options?.signal,
+          idempotencyKey: options?.idempotencyKey,
+        }),
+        bulkAnswer,
       ),
 
     deleteRecord: async (id, options) =>

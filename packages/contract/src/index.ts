@@ -6,4 +6,5 @@ export * from './record.js';
 export * from './trace.js';
 export * from './auth.js';
 export * from './history.js';
+export * from './bulk.js';
 export * from './trace-model.js';

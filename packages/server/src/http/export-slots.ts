@@ -50,6 +50,20 @@ export const IMPORT_SLOTS: SlotKind = {
   doing: 'running',
 };
 
+/**
+ * `POST /records/bulk` requests at once (RXS_BULK_WRITES): each writes up to a thousand records in
+ * one transaction, which holds the database's write lock, so a server runs four and a user two
+ * (what an import keeps in flight); the body is received before a slot is taken.
+ */
+export const BULK_WRITE_SLOTS: SlotKind = {
+  variable: 'RXS_BULK_WRITES',
+  atOnce: 4,
+  perUser: 2,
+  things: 'bulk writes',
+  again: 'send the next one',
+  doing: 'running',
+};
+
 export class ExportSlots {
   private running = 0;
   private readonly byUser = new Map<string, number>();

@@ -28,9 +28,9 @@ export interface RecordDeletion {
 }
 
 /** The `_id` of an answer that is a record: the service writes it first (repository.ts recordJson). */
-const RECORD_ANSWER = /^\{"_id":"([0-9a-f]{24})"/;
+export const RECORD_ANSWER = /^\{"_id":"([0-9a-f]{24})"/;
 
-const cutoff = (now = Date.now()) => new Date(now - IDEMPOTENCY_KEY_HOURS * 3_600_000).toISOString();
+export const cutoff = (now = Date.now()) => new Date(now - IDEMPOTENCY_KEY_HOURS * 3_600_000).toISOString();
 
 /**
  * The answer kept for a key within its 24 hours, or undefined; with `deleted` when the answer is a
@@ -52,6 +52,16 @@ export async function findAnswer(
     .executeTakeFirst();
   const recordId = kept && kept.status < 300 ? RECORD_ANSWER.exec(kept.body)?.[1] : undefined;
   if (!kept || recordId === undefined) return kept;
+  const deleted = await deletionOf(db, tenantId, recordId);
+  return deleted ? { ...kept, deleted } : kept;
+}
+
+/** The record's deletion when its newest version is one (it is not there now), else undefined. */
+export async function deletionOf(
+  db: Kysely<Database>,
+  tenantId: string,
+  recordId: string,
+): Promise<RecordDeletion | undefined> {
   const last = await db
     .selectFrom('record_versions as v')
     .leftJoin('users as u', 'u.id', 'v.actor_user_id')
@@ -61,8 +71,8 @@ export async function findAnswer(
     .orderBy('v.n', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (last?.action !== 'deleted') return kept;
-  return { ...kept, deleted: { recordId, at: last.at, by: last.email, reason: last.reason } };
+  if (last?.action !== 'deleted') return undefined;
+  return { recordId, at: last.at, by: last.email, reason: last.reason };
 }
 
 /**
@@ -86,6 +96,22 @@ export async function keepAnswer(
     .where('key', '=', request.key)
     .where('created_at', '<', expired)
     .execute();
+  await sweepExpired(trx, expired);
+  await trx
+    .insertInto('idempotency_keys')
+    .values({
+      tenant_id: tenantId,
+      key: request.key,
+      fingerprint: request.fingerprint,
+      status,
+      body,
+      created_at: at,
+    })
+    .execute();
+}
+
+/** Removes a few keys of any tenant kept since before `expired`, so the table does not grow. */
+export async function sweepExpired(trx: Transaction<Database>, expired: string): Promise<void> {
   await trx
     .deleteFrom('idempotency_keys')
     .where((eb) =>
@@ -100,16 +126,5 @@ export async function keepAnswer(
           .$asTuple('tenant_id', 'key'),
       ),
     )
-    .execute();
-  await trx
-    .insertInto('idempotency_keys')
-    .values({
-      tenant_id: tenantId,
-      key: request.key,
-      fingerprint: request.fingerprint,
-      status,
-      body,
-      created_at: at,
-    })
     .execute();
 }

@@ -23,29 +23,54 @@ const ID_BATCH = 500;
 /**
  * Inserts new records and their first versions. A new record's first version is its `n` 1 unless
  * its id was used before (the demo seed, started again after a crash, re-creates its sample records
- * under their real ids in a new tenant): the version numbers of an id never repeat.
+ * under their real ids in a new tenant): the version numbers of an id never repeat. They are read
+ * once for a batch, after its records are inserted: the records' rows keep a concurrent insert of
+ * the same ids out until this transaction ends.
  */
 export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor: ChangeActor): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!) as (keyof RecordRow)[];
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     const batch = rows.slice(start, start + INSERT_BATCH);
-    await trx
-      .insertInto('records')
-      .values(batch as never)
-      .execute();
-    await trx
-      .insertInto('record_versions')
-      .values(
-        batch.map(({ id, ...row }) => ({
+    await insertRows(
+      trx,
+      'records',
+      columns,
+      batch.map((row) => columns.map((column) => row[column])),
+    );
+    const used = await lastVersionNumbers(
+      trx,
+      batch.map((row) => row.id),
+    );
+    const actorValues = actorColumns(actor);
+    await insertRows(
+      trx,
+      'record_versions',
+      VERSION_COLUMNS,
+      batch.map(({ id, ...row }) => {
+        const version: Record<(typeof VERSION_COLUMNS)[number], unknown> = {
           ...row,
           record_id: id,
-          n: nextVersionNumber(id),
+          n: (used.get(id) ?? 0) + 1,
           action: 'created',
           reason: actor.reason,
-          ...actorColumns(actor),
-        })) as never,
-      )
-      .execute();
+          ...actorValues,
+        };
+        return VERSION_COLUMNS.map((column) => version[column]);
+      }),
+    );
   }
+}
+
+/** The highest version number of each of these ids that has versions already (an id used before). */
+async function lastVersionNumbers(trx: Trx, ids: readonly string[]): Promise<Map<string, number>> {
+  const rows = await trx
+    .selectFrom('record_versions')
+    .select((eb) => ['record_id', eb.fn.max('n').as('n')])
+    .where('record_id', 'in', ids)
+    .groupBy('record_id')
+    .execute();
+  return new Map(rows.map((row) => [row.record_id, Number(row.n)]));
 }
 
 /**
@@ -216,82 +241,124 @@ async function appendVersions(
 ): Promise<void> {
   if (ids.length === 0) return;
   const values = [actor.at, action, actor.userId, actor.keyId, actor.via, actor.reason, tenantId, ...ids];
-  const template = appendTemplate(trx, ids.length);
-  await trx.executeQuery(
-    CompiledQuery.raw(
-      template.sql,
-      template.slots.map((slot) => values[slot]),
-    ),
+  const template = templateOf(trx, `append:${ids.length}`, () =>
+    trx
+      .insertInto('record_versions')
+      .columns(VERSION_COLUMNS)
+      .expression((eb) =>
+        eb
+          .selectFrom('records as r')
+          .select([
+            'r.id as record_id',
+            sql<number>`coalesce((SELECT max(v.n) FROM record_versions v WHERE v.record_id = r.id), 0) + 1`.as(
+              'n',
+            ),
+            'r.tenant_id',
+            sql<string>`${marker(0)}`.as('at'),
+            sql<string>`${marker(1)}`.as('action'),
+            sql<string>`${marker(2)}`.as('actor_user_id'),
+            sql<string | null>`${marker(3)}`.as('actor_key_id'),
+            sql<string>`${marker(4)}`.as('via'),
+            sql<string | null>`${marker(5)}`.as('reason'),
+            'r.kt_revision_id',
+            'r.name',
+            'r.form',
+            'r.version',
+            'r.data',
+            'r.read_only',
+            'r.context',
+            'r.created_by',
+            'r.created_at',
+            'r.updated_by',
+            'r.updated_at',
+            'r.last_action',
+          ])
+          .where('r.tenant_id', '=', marker(6))
+          .where(
+            'r.id',
+            'in',
+            ids.map((_, i) => marker(7 + i)),
+          ),
+      )
+      .compile(),
   );
+  await runTemplate(trx, template, values);
 }
 
-/** The SQL of `appendVersions` for a number of ids, and which value goes into each parameter. */
-interface AppendTemplate {
+/**
+ * Rows per multi-row INSERT: a whole batch, else powers of two, so that a few statements per table
+ * are ever built (`insertRows`).
+ */
+const INSERT_SIZES = [INSERT_BATCH, 256, 128, 64, 32, 16, 8, 4, 2, 1];
+
+/** Inserts rows, each its values in the order of `columns`, a few multi-row statements at a time. */
+async function insertRows(
+  trx: Trx,
+  table: 'records' | 'record_versions',
+  columns: readonly string[],
+  rows: readonly unknown[][],
+): Promise<void> {
+  let start = 0;
+  for (const size of INSERT_SIZES) {
+    for (; rows.length - start >= size; start += size) {
+      const template = templateOf(trx, `insert:${table}:${columns.join(',')}:${size}`, () =>
+        trx
+          .insertInto(table)
+          .values(
+            Array.from({ length: size }, (_, row) =>
+              Object.fromEntries(columns.map((column, k) => [column, marker(row * columns.length + k)])),
+            ) as never,
+          )
+          .compile(),
+      );
+      await runTemplate(trx, template, rows.slice(start, start + size).flat());
+    }
+  }
+}
+
+/** A statement's SQL, and which of the values given goes into each of its parameters. */
+interface Template {
   sql: string;
   slots: number[];
 }
-const appendTemplates = new Map<string, AppendTemplate>();
+const templates = new Map<string, Template>();
+
+/** The value a template is built with for the `slot`th value given: distinct, so it names its place. */
+const marker = (slot: number) => `\u0000${slot}`;
 
 /**
- * Building this statement with Kysely costs more than running it: it is built once per dialect and
- * number of ids, with a distinct marker as each value, so the compiled parameters say which value
- * goes where; later writes only bind their values.
+ * Building a statement with Kysely costs more than running it (a batch of records is thousands of
+ * values): the write path's statements are built once per dialect and shape, with a marker as
+ * each value, so the compiled parameters say which value goes where; later writes only bind theirs.
  */
-function appendTemplate(trx: Trx, count: number): AppendTemplate {
+function templateOf(trx: Trx, shape: string, build: () => CompiledQuery): Template {
   const style = trx
     .selectNoFrom(sql<number>`${0}`.as('p'))
     .compile()
     .sql.includes('$1')
     ? 'numbered'
     : 'positional';
-  const key = `${style}:${count}`;
-  const known = appendTemplates.get(key);
+  const key = `${style}:${shape}`;
+  const known = templates.get(key);
   if (known) return known;
-  const marker = (slot: number) => `\u0000${slot}`;
-  const ids = Array.from({ length: count }, (_, i) => marker(7 + i));
-  const compiled = trx
-    .insertInto('record_versions')
-    .columns(VERSION_COLUMNS)
-    .expression((eb) =>
-      eb
-        .selectFrom('records as r')
-        .select([
-          'r.id as record_id',
-          sql<number>`coalesce((SELECT max(v.n) FROM record_versions v WHERE v.record_id = r.id), 0) + 1`.as(
-            'n',
-          ),
-          'r.tenant_id',
-          sql<string>`${marker(0)}`.as('at'),
-          sql<string>`${marker(1)}`.as('action'),
-          sql<string>`${marker(2)}`.as('actor_user_id'),
-          sql<string | null>`${marker(3)}`.as('actor_key_id'),
-          sql<string>`${marker(4)}`.as('via'),
-          sql<string | null>`${marker(5)}`.as('reason'),
-          'r.kt_revision_id',
-          'r.name',
-          'r.form',
-          'r.version',
-          'r.data',
-          'r.read_only',
-          'r.context',
-          'r.created_by',
-          'r.created_at',
-          'r.updated_by',
-          'r.updated_at',
-          'r.last_action',
-        ])
-        .where('r.tenant_id', '=', marker(6))
-        .where('r.id', 'in', ids),
-    )
-    .compile();
+  const compiled = build();
   const slots = compiled.parameters.map((parameter) => {
     const text = String(parameter);
-    if (!text.startsWith('\u0000')) throw new Error(`appendVersions: unexpected parameter ${text}`);
+    if (!text.startsWith('\u0000')) throw new Error(`records-write: unexpected parameter ${text}`);
     return Number(text.slice(1));
   });
   const template = { sql: compiled.sql, slots };
-  appendTemplates.set(key, template);
+  templates.set(key, template);
   return template;
+}
+
+function runTemplate(trx: Trx, template: Template, values: readonly unknown[]) {
+  return trx.executeQuery(
+    CompiledQuery.raw(
+      template.sql,
+      template.slots.map((slot) => values[slot]),
+    ),
+  );
 }
 
 const VERSION_COLUMNS = [

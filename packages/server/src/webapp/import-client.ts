@@ -1,9 +1,10 @@
-import type { KnowledgeTopicRevision, ServiceRecord } from '@rxs/contract';
+import type { BulkWriteAnswer, KnowledgeTopicRevision, ServiceRecord } from '@rxs/contract';
 import {
   ConflictError,
   NotFoundError,
   RxsApiError,
   ValidationError,
+  type RecordsClient,
   type RequestSummary,
   type ServiceName,
 } from '@rxs/client';
@@ -14,6 +15,7 @@ import { keptFor, requestFingerprint, writeOnce } from '../http/idempotency.js';
 import { HttpError } from '../http/errors.js';
 import type { IdempotentRequest } from '../storage/idempotency-keys.js';
 import { recordsInPages } from './record-pages.js';
+import { answerBulkWrite } from '../services/records/bulk.js';
 
 const ERRORS = { 404: NotFoundError, 409: ConflictError, 422: ValidationError } as const;
 
@@ -22,7 +24,10 @@ const ERRORS = { 404: NotFoundError, 409: ConflictError, 422: ValidationError } 
  * the same checks, answers and errors as the HTTP API (a refusal is the sdk's error of its status),
  * and the same idempotency keys, so a web import and an `rxs import` of one file never write twice.
  */
-export function inProcessImportClient(services: Services, principal: Principal): ImportClient {
+export function inProcessImportClient(
+  services: Services,
+  principal: Principal,
+): ImportClient & { records: Pick<RecordsClient, 'bulkWrite'> } {
   /** A service's refusal as the error the sdk client would throw for its answer. */
   const call = async <T>(summary: RequestSummary, run: () => Promise<T>): Promise<T> => {
     try {
@@ -101,6 +106,13 @@ export function inProcessImportClient(services: Services, principal: Principal):
         once('PATCH', `/records/${id}`, body, options?.idempotencyKey, (idempotent) =>
           services.records.update(principal, id, body, idempotent),
         ),
+      bulkWrite: (items, options) =>
+        call(request('records', 'POST', '/records/bulk'), async () => {
+          const answer = await answerBulkWrite(services.records, principal, items, {
+            key: options?.idempotencyKey,
+          });
+          return JSON.parse(answer.body) as BulkWriteAnswer;
+        }),
       deleteRecord: (id, options) =>
         call(request('records', 'DELETE', `/records/${id}`), () =>
           services.records.delete(principal, id, { reason: options?.reason }),

@@ -175,6 +175,25 @@ describe('access: roles, keys and tenants', () => {
       },
     },
     {
+      name: 'POST /records/bulk',
+      permission: 'records:write',
+      ok: 200,
+      run: async (key) => {
+        const name = `matrix bulk ${randomId()}`;
+        const res = await t.api('POST', '/records/bulk', {
+          key,
+          body: { records: [{ name, form: {}, data: {}, context: { knowledge_unit_topic_id: A.revision } }] },
+        });
+        return {
+          res,
+          check: async () => {
+            const all = await owner('GET', `/records/?context__knowledge_unit_topic_id=${A.revision}`);
+            expect(all.body.some((r: { name: string }) => r.name === name)).toBe(false);
+          },
+        };
+      },
+    },
+    {
       name: 'GET /records/{id}',
       permission: 'records:read',
       ok: 200,
@@ -345,25 +364,6 @@ describe('access: roles, keys and tenants', () => {
       run: async (key) => ({ res: await t.api('GET', `/traces/${t.demo.traceIds[0]}/history`, { key }) }),
     },
     {
-      name: 'POST /traces/batch/list',
-      permission: 'traces:read',
-      ok: 200,
-      run: async (key) => ({
-        res: await t.api('POST', '/traces/batch/list', {
-          key,
-          body: { nodes: [{ node_id: A.records[0], node_type: 'Record', version: '1' }] },
-        }),
-      }),
-    },
-  ];
-
-  beforeAll(async () => {
-    t = await startTestServer();
-    const { accounts } = t.server.app.services;
-    const { tenant, otherTenant } = t.demo;
-    keys.owner = tenant.users.owner.apiKey;
-    keys.editor = tenant.users.editor.apiKey;
-    {
       name: 'GET /trace-model',
       permission: 'traces:read',
       ok: 200,
@@ -390,6 +390,25 @@ describe('access: roles, keys and tenants', () => {
       ok: 200,
       run: async (key) => ({ res: await t.api('GET', '/trace-model/history', { key }) }),
     },
+    {
+      name: 'POST /traces/batch/list',
+      permission: 'traces:read',
+      ok: 200,
+      run: async (key) => ({
+        res: await t.api('POST', '/traces/batch/list', {
+          key,
+          body: { nodes: [{ node_id: A.records[0], node_type: 'Record', version: '1' }] },
+        }),
+      }),
+    },
+  ];
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    const { accounts } = t.server.app.services;
+    const { tenant, otherTenant } = t.demo;
+    keys.owner = tenant.users.owner.apiKey;
+    keys.editor = tenant.users.editor.apiKey;
     keys.viewer = tenant.users.viewer.apiKey;
     const admin = await accounts.createUser(tenant.id, {
       email: 'matrix-admin@demo.rxs.local',
@@ -581,6 +600,19 @@ describe('access: roles, keys and tenants', () => {
             '/records/',
             body({ name: 'x', form: {}, data: {}, context: { knowledge_unit_topic_id: id } }),
           ),
+      ],
+      [
+        'POST /records/bulk into the id',
+        (id) =>
+          t.api(
+            'POST',
+            '/records/bulk',
+            body({ records: [{ name: 'x', form: {}, data: {}, context: { knowledge_unit_topic_id: id } }] }),
+          ),
+      ],
+      [
+        'POST /records/bulk changing the id',
+        (id) => t.api('POST', '/records/bulk', body({ records: [{ _id: id, name: 'stolen' }] })),
       ],
       [
         'POST /traces/ from the id',

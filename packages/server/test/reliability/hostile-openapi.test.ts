@@ -163,6 +163,7 @@ describe('hostile input, generated from our own OpenAPI document', () => {
         'POST /kt/{kt_revision_id}/approve',
         'GET /records/',
         'POST /records/',
+        'POST /records/bulk',
         'GET /records/{id}',
         'PATCH /records/{id}',
         'DELETE /records/{id}',
@@ -182,10 +183,10 @@ describe('hostile input, generated from our own OpenAPI document', () => {
         'POST /baselines/',
         'GET /baselines/',
         'GET /baselines/{baseline_id}',
-      ].sort(),
         'GET /trace-model',
         'PUT /trace-model',
         'GET /trace-model/history',
+      ].sort(),
     );
   });
 
@@ -206,20 +207,21 @@ describe('hostile input, generated from our own OpenAPI document', () => {
     'GET /kt/{kt_revision_id}/approval',
     'GET /baselines/',
     'GET /baselines/{baseline_id}',
-    'POST /baselines/',
     'GET /trace-model',
     'GET /trace-model/history',
+    'POST /baselines/',
     'POST /kt/',
     'PATCH /kt/{kt_revision_id}',
     'POST /kt/{kt_revision_id}/draft',
     'POST /kt/{kt_revision_id}/approve',
     'POST /records/',
+    'POST /records/bulk',
     'PATCH /records/{id}',
     'POST /traces/',
     'POST /traces/{trace_id}/review',
+    'PUT /trace-model',
     'DELETE /traces/{trace_id}',
     'DELETE /records/{id}',
-    'PUT /trace-model',
     'POST /records/{id}/restore',
   ];
   for (const name of OPERATION_NAMES) {

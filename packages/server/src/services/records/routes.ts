@@ -2,6 +2,11 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AsOf,
+  BulkRecordCreate,
+  BulkRecordUpdate,
+  BulkWrite,
+  BulkWriteAnswer,
+  MAX_BULK_RECORDS,
   ChangeReason,
   isObjectId,
   ObjectId,
@@ -45,6 +50,9 @@ import type { RecordFilter, RecordsService } from './service.js';
 import type { RecordListings } from './listing.js';
 import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE, type RecordChangesFeed } from './changes-feed.js';
 import { feedStart, sendFeedPage } from '../feeds/reply.js';
+import { answerBulkWrite } from './bulk.js';
+import { bulkItemShapes, bulkEnvelopeProblems } from './bulk-route.js';
+import { BULK_WRITE_SLOTS, ExportSlots } from '../../http/export-slots.js';
 
 const MAX_IDS = 1000;
 
@@ -56,6 +64,13 @@ const ListQuery = Type.Object({
     Type.String({ maxLength: 25 * MAX_IDS, description: 'Comma separated KT revision ids' }),
   ),
   id__in: Type.Optional(Type.String({ maxLength: 25 * MAX_IDS, description: 'Comma separated record ids' })),
+  context__global_element_id: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        "The record's identity in the source it was imported from (`context.global_element_id`), exactly",
+    }),
+  ),
   audit_info__start_date: Type.Optional(Type.String({ maxLength: 40, description: 'ISO date or date-time' })),
   audit_info__end_date: Type.Optional(Type.String({ maxLength: 40, description: 'ISO date or date-time' })),
   audit_info__include_updated: Type.Optional(
@@ -64,13 +79,6 @@ const ListQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-  context__global_element_id: Type.Optional(
-    Type.String({
-      maxLength: 2000,
-      description:
-        "The record's identity in the source it was imported from (`context.global_element_id`), exactly",
-    }),
-  ),
       maximum: 1000,
       description:
         'Page size; a page of large records ends sooner, at about 8 MiB (follow Link: rel="next"); omit to stream all matches',
@@ -355,6 +363,53 @@ export function recordsRoutes(
       },
     );
 
+    const bulkWrites = ExportSlots.fromEnv(process.env, BULK_WRITE_SLOTS);
+    app.post(
+      '/records/bulk',
+      {
+        schema: {
+          tags,
+          security,
+          summary: `RXS: create and change up to ${MAX_BULK_RECORDS} records in one transaction, all or nothing`,
+          description: `Each item is a create (what POST /records/ takes) or, with \`_id\`, a change (what PATCH /records/{id} takes), checked exactly as that single write is checked, every item before anything is written; then one transaction writes them all, with their history. The answer lists each item's record in the order of the request (\`created\`: a create; \`replayed\`: answered from the item's own \`idempotency_key\`, nothing written for it). One refused item refuses the whole request and nothing is written: 422 names every refused item by its index (\`loc\` ["body", "records", i, ...]) with its single write's problems; a refusal its single write answers with another status is an item of type \`conflict\` (409: read-only, changed meanwhile, superseded revision), \`not_found\` (404) or \`deleted_since\` (410), with the same sentence. At most ${MAX_BULK_RECORDS} items (422 beyond) within the request body limit (413 beyond). The request's Idempotency-Key keeps the whole answer, as for a single write; a repeat whose records were deleted since is 410, naming them. Bulk writes at once: 4 per server (RXS_BULK_WRITES), 2 per user; 429 with Retry-After beyond.`,
+          body: BulkWrite,
+          headers: IdempotencyKeyHeaders,
+          response: {
+            200: BulkWriteAnswer,
+            ...errorResponses,
+            ...bodyErrorResponses,
+            ...deletedSinceResponse,
+          },
+        },
+        // Items are checked one by one (bulk-route.ts): each item's problems under its index.
+        attachValidation: true,
+      },
+      async (request, reply) => {
+        const refused = request.validationError;
+        if (refused) {
+          const envelope = bulkEnvelopeProblems(refused);
+          if (envelope.length > 0) throw unprocessable(envelope);
+        }
+        requirePermission(request.principal!, 'records:write');
+        const principal = request.principal!;
+        // The key as every keyed write checks it; what the request asks is its items' (bulk.ts).
+        const { headers, method, url } = request;
+        const key = idempotentRequest({ headers, method, url, body: undefined } as FastifyRequest)?.key;
+        // Only a body the schema refused has items of the wrong shape: they are found one by one.
+        const checkShape = refused
+          ? bulkItemShapes(
+              request.compileValidationSchema(BulkRecordCreate, 'body') as never,
+              request.compileValidationSchema(BulkRecordUpdate, 'body') as never,
+            )
+          : undefined;
+        const answer = await bulkWrites.run(ExportSlots.userOf(principal), () =>
+          answerBulkWrite(service, principal, request.body.records, { key, checkShape }),
+        );
+        if (answer.replayed) void reply.header('idempotent-replayed', 'true');
+        return sendAnswer(reply, 200, answer.body);
+      },
+    );
+
     app.patch(
       '/records/:id',
       {
@@ -429,6 +484,8 @@ function toFilter(query: ListQuery): RecordFilter {
     }
     filter.ids = ids;
   }
+  if (query.context__global_element_id !== undefined)
+    filter.globalElementId = query.context__global_element_id;
   if (query.audit_info__start_date)
     filter.startDate = parseIsoDate(
       query.audit_info__start_date,
@@ -484,8 +541,6 @@ function splitList(value: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   if (items.length > MAX_IDS) {
-  if (query.context__global_element_id !== undefined)
-    filter.globalElementId = query.context__global_element_id;
     throw unprocessable([validationItem(['query'], `At most ${MAX_IDS} ids per list`, 'too_long')]);
   }
   return items;

@@ -1,21 +1,22 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type {
+  BulkWriteResult,
   RecordCreate,
   RecordUpdate,
   ServiceRecord,
   FormSchema,
   ValidationErrorItem,
 } from '@rxs/contract';
-import { isObjectId, nextRecordVersion } from '@rxs/contract';
+import { isBulkUpdate, isObjectId, nextRecordVersion } from '@rxs/contract';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, HttpError, notFound, unprocessable, validationItem } from '../../http/errors.js';
 import type { LineListing, Storage } from '../../storage/database.js';
-import type { RecordRow } from '../../storage/schema.js';
+import type { Database, HistoryRow, RecordRow, RevisionRow } from '../../storage/schema.js';
 import { newObjectId, nowIso } from '../../storage/ids.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { jsonText, jsonValue } from '../../storage/json.js';
 import { CHUNK_BYTES, lineChunks } from '../../http/json-array-stream.js';
-import { changeActor } from '../../storage/change-actor.js';
+import { changeActor, type ChangeActor } from '../../storage/change-actor.js';
 import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../storage/records-write.js';
 import { nextRecordNumber } from '../../storage/record-numbers.js';
 import {
@@ -23,7 +24,23 @@ import {
   keepAnswer,
   type IdempotentRequest,
   type KeptAnswer,
+  type RecordDeletion,
 } from '../../storage/idempotency-keys.js';
+import {
+  deletionsOf,
+  findAnswers,
+  keepAnswers,
+  type AnswerToKeep,
+} from '../../storage/idempotency-batches.js';
+import { keptFor } from '../../http/idempotency.js';
+import {
+  duplicateProblems,
+  itemError,
+  itemFingerprint,
+  itemProblems,
+  listedProblems,
+  type BulkItemShape,
+} from './bulk-items.js';
 import type { TechdocService } from '../techdoc/service.js';
 export type { RecordFilter } from './filter.js';
 import { recordJson, recordJsonSql, storedContext, toServiceRecord } from './repository.js';
@@ -63,6 +80,46 @@ function assertNotSuperseded(revision: { id: string; status: string }, currentId
     `Revision ${revision.id} was superseded: its topic was re-approved as revision ${currentId}, and its records moved there. Create the record under ${currentId} (context.knowledge_unit_topic_id).`,
   );
 }
+
+type Trx = Transaction<Database>;
+
+/** A revision as the writes of one request need it. */
+interface WriteRevision {
+  revision: RevisionRow;
+  history: HistoryRow;
+  /** Its form, parsed once for every record checked against it. */
+  schema: FormSchema;
+}
+type RevisionLoader = (revisionId: string) => Promise<WriteRevision>;
+
+/** A create that passed every check but those its transaction makes. */
+interface PreparedCreate {
+  row: RecordRow;
+  revision: RevisionRow;
+  history: HistoryRow;
+  /** With `auto_number`, the name given: the record's name is it and a number taken in the transaction. */
+  numbered?: string;
+  reason: string | null | undefined;
+  /** Its place in a bulk request: a refusal names it. */
+  index?: number;
+}
+
+/** A change that passed every check but the version guard of its transaction. */
+interface PreparedUpdate {
+  id: string;
+  expectedVersion: string;
+  changes: Parameters<typeof updateRecord>[4];
+  reason: string | null | undefined;
+  at: string;
+  /** The record as the change leaves it. */
+  record: ServiceRecord;
+  index?: number;
+}
+
+/** Records read at once by id. */
+const LOAD_BATCH = 500;
+
+const recordNotFound = (id: string) => notFound(`Record ${id} was not found.`);
 
 /** Records: listing (streamed), single-record CRUD with validation against the topic's form schema. */
 export class RecordsService {
@@ -104,6 +161,12 @@ export class RecordsService {
     let query = this.db.selectFrom('records').where('tenant_id', '=', tenantId).orderBy('id');
     if (filter.revisionIds) query = query.where('kt_revision_id', 'in', filter.revisionIds);
     if (filter.ids) query = query.where('id', 'in', filter.ids);
+    if (filter.globalElementId !== undefined)
+      query = query.where(
+        this.storage.syntax.jsonTextOf('context', 'global_element_id'),
+        '=',
+        filter.globalElementId,
+      );
     if (filter.after) query = query.where('id', '>', filter.after);
     if (filter.startDate || filter.endDate)
       query = query.where((eb) => auditDateCondition(eb, filter, 'created_at', 'updated_at'));
@@ -161,12 +224,6 @@ export class RecordsService {
    * stored JSON text, so a record costs no JavaScript (Storage.streamLines); as-of listings (from
    * history) come in batches of about a chunk. Memory holds a page, a batch or a chunk, never the
    * listing.
-    if (filter.globalElementId !== undefined)
-      query = query.where(
-        this.storage.syntax.jsonTextOf('context', 'global_element_id'),
-        '=',
-        filter.globalElementId,
-      );
    */
   streamJsonChunks(principal: Principal, filter: RecordFilter): AsyncIterable<Buffer | string> {
     if (noneCanMatch(filter)) return (async function* () {})();
@@ -303,7 +360,7 @@ export class RecordsService {
       .where('tenant_id', '=', tenantId)
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!row) throw notFound(`Record ${id} was not found.`);
+    if (!row) throw recordNotFound(id);
     return row;
   }
 
@@ -346,58 +403,21 @@ export class RecordsService {
     input: RecordCreate,
     idempotency?: IdempotentRequest,
   ): Promise<ServiceRecord> {
-    const revisionId = input.context.knowledge_unit_topic_id;
-    if (!revisionId) {
-      throw unprocessable([
-        validationItem(
-          ['body', 'context', 'knowledge_unit_topic_id'],
-          'Field required: the KT revision id the record belongs to',
-          'missing',
-        ),
-      ]);
-    }
-    const { revision, history } = await this.techdoc.loadRevision(principal.tenantId, revisionId);
-    assertNotSuperseded(revision, history.current_revision_id);
-    const data = input.data ?? {};
-    this.checkKeyCount(data);
-    const problems = validateRecordData(jsonValue<FormSchema>(revision.schema), data);
-    if (problems.length > 0) throw unprocessable(problems);
-
-    const name = input.name.trim();
-    const row: RecordRow = {
-      id: newObjectId(),
-      tenant_id: principal.tenantId,
-      kt_revision_id: revisionId,
-      name,
-      form: JSON.stringify(input.form),
-      version: '1.0',
-      data: JSON.stringify(data),
-      read_only: input.read_only ? 1 : 0,
-      context: storedContext(input.context),
-      created_by: principal.userId,
-      created_at: nowIso(),
-      updated_by: null,
-      updated_at: null,
-      last_action: 'created',
-    };
-    let record: ServiceRecord | undefined;
-    await inTransaction(this.db, async (trx) => {
-      // A re-approval moves the topic's records in the transaction that updates its history row:
-      // reading that row again here, share-locked (SqlSyntax.forShare), orders the two, so no
-      // record is left behind under the old revision.
-      const now = await this.storage.syntax
-        .forShare(trx.selectFrom('kt_histories').select('current_revision_id').where('id', '=', history.id))
-        .executeTakeFirstOrThrow();
-      assertNotSuperseded(revision, now.current_revision_id);
-      // The number is taken in this transaction: concurrent creates get distinct ones.
-      if (input.auto_number)
-        row.name = `${name}-${await nextRecordNumber(trx, principal.tenantId, history.id, name)}`;
-      await insertRecords(trx, [row], changeActor(principal, input.change_reason, row.created_at));
-      record = toServiceRecord(row);
+    const create = await this.prepareCreate(principal, input, this.revisionsOf(principal.tenantId), nowIso());
+    return inTransaction(this.db, async (trx) => {
+      await this.writeCreates(trx, principal, [create]);
+      const record = toServiceRecord(create.row);
       if (idempotency)
-        await keepAnswer(trx, principal.tenantId, idempotency, 201, JSON.stringify(record), row.created_at);
+        await keepAnswer(
+          trx,
+          principal.tenantId,
+          idempotency,
+          201,
+          JSON.stringify(record),
+          create.row.created_at,
+        );
+      return record;
     });
-    return record!;
   }
 
   /** Changes a record; `idempotency` as for `create`. */
@@ -408,6 +428,277 @@ export class RecordsService {
     idempotency?: IdempotentRequest,
   ): Promise<ServiceRecord> {
     const row = await this.load(principal.tenantId, id);
+    const update = await this.prepareUpdate(
+      principal,
+      row,
+      input,
+      this.revisionsOf(principal.tenantId),
+      nowIso(),
+    );
+    const text = idempotency ? JSON.stringify(update.record) : '';
+    await inTransaction(this.db, async (trx) => {
+      await this.writeUpdate(trx, principal, update);
+      if (idempotency) await keepAnswer(trx, principal.tenantId, idempotency, 200, text, update.at);
+    });
+    return update.record;
+  }
+
+  /**
+   * Creates and changes records in one transaction (`POST /records/bulk`): every item checked first,
+   * as `create` and `update` check one (with `checkShape`, also as their routes check a body's
+   * shape), and written only when none is refused; else a 422 names each refused item by its index
+   * (`["body", "records", i, ...]`), refusals of another status as items of their kind (conflict,
+   * not_found, deleted_since). An item with its own `idempotency_key` is the single write it stands
+   * for under that key: answered from it when the key was used, kept under it when written. With
+   * `idempotency`, the whole answer is kept under the request's key too. Returns the answer's JSON.
+   */
+  async bulkWrite(
+    principal: Principal,
+    items: readonly unknown[],
+    options: {
+      idempotency?: IdempotentRequest;
+      checkShape?: (item: unknown, index: number) => ValidationErrorItem[];
+      /** Each item's `itemFingerprint`, when the caller has them already. */
+      fingerprints?: readonly string[];
+    } = {},
+  ): Promise<string> {
+    const tenantId = principal.tenantId;
+    const at = nowIso();
+    const problems: ValidationErrorItem[] = [];
+    const results: (BulkWriteResult | undefined)[] = items.map(() => undefined);
+    const pending: { index: number; item: BulkItemShape }[] = [];
+    for (const [index, item] of items.entries()) {
+      const shape = options.checkShape?.(item, index) ?? [];
+      if (shape.length === 0) {
+        pending.push({ index, item: item as BulkItemShape });
+        continue;
+      }
+      // As a single write refused for its shape: the form's problems join the shape's.
+      const seen = new Set(shape.map((problem) => JSON.stringify(problem.loc)));
+      const recordId = isPlainObject(item) && typeof item._id === 'string' ? item._id : undefined;
+      const form = itemProblems(index, unprocessable(await this.formProblems(principal, item, recordId)));
+      problems.push(...shape, ...form.filter((problem) => !seen.has(JSON.stringify(problem.loc))));
+    }
+    problems.push(...duplicateProblems(pending));
+
+    // Items under a key of their own that was used: answered from it, as the single write would be.
+    const requests = new Map<number, IdempotentRequest>();
+    for (const { index, item } of pending) {
+      const key = item.idempotency_key;
+      if (key !== undefined)
+        requests.set(index, { key, fingerprint: options.fingerprints?.[index] ?? itemFingerprint(item) });
+    }
+    const kept = await findAnswers(
+      this.db,
+      tenantId,
+      [...requests.values()].map((request) => request.key),
+    );
+    const toWrite: typeof pending = [];
+    for (const entry of pending) {
+      const request = requests.get(entry.index);
+      const answer = request && kept.get(request.key);
+      if (!request || !answer) {
+        toWrite.push(entry);
+        continue;
+      }
+      try {
+        const record = JSON.parse(keptFor(request, answer).body) as ServiceRecord;
+        results[entry.index] = {
+          _id: record._id,
+          version: record.version,
+          created: !isBulkUpdate(entry.item),
+          replayed: true,
+        };
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        problems.push(...itemProblems(entry.index, error));
+      }
+    }
+
+    // Every other item checked as `create` or `update` checks it, the records changed read at once.
+    const revisions = this.revisionsOf(tenantId);
+    const rows = await this.loadMany(
+      tenantId,
+      toWrite.flatMap(({ item }) => (isBulkUpdate(item) ? [item._id] : [])),
+    );
+    const creates: PreparedCreate[] = [];
+    const updates: PreparedUpdate[] = [];
+    for (const { index, item } of toWrite) {
+      try {
+        if (isBulkUpdate(item)) {
+          const row = rows.get(item._id);
+          if (!row) throw recordNotFound(item._id);
+          const { _id, idempotency_key: _key, ...input } = item;
+          updates.push({ ...(await this.prepareUpdate(principal, row, input, revisions, at)), index });
+        } else {
+          const { idempotency_key: _key, ...input } = item;
+          creates.push({ ...(await this.prepareCreate(principal, input, revisions, at)), index });
+        }
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        problems.push(...itemProblems(index, error));
+      }
+    }
+    if (problems.length > 0) throw unprocessable(listedProblems(problems));
+
+    return inTransaction(this.db, async (trx) => {
+      await this.writeCreates(trx, principal, creates);
+      for (const update of updates) await this.writeUpdate(trx, principal, update);
+      const answers: AnswerToKeep[] = [];
+      for (const create of creates) {
+        const record = recordJson(create.row);
+        results[create.index!] = {
+          _id: create.row.id,
+          version: create.row.version,
+          created: true,
+          replayed: false,
+        };
+        const request = requests.get(create.index!);
+        if (request) answers.push({ request, status: 201, body: record });
+      }
+      for (const update of updates) {
+        results[update.index!] = {
+          _id: update.id,
+          version: update.record.version,
+          created: false,
+          replayed: false,
+        };
+        const request = requests.get(update.index!);
+        if (request) answers.push({ request, status: 200, body: JSON.stringify(update.record) });
+      }
+      await keepAnswers(trx, tenantId, answers, at);
+      const answer = JSON.stringify({ records: results });
+      if (options.idempotency) await keepAnswer(trx, tenantId, options.idempotency, 200, answer, at);
+      return answer;
+    });
+  }
+
+  /** Which of these records of the tenant are deleted (not there now), with who deleted them and when. */
+  deletedRecords(principal: Principal, recordIds: readonly string[]): Promise<Map<string, RecordDeletion>> {
+    return deletionsOf(this.db, principal.tenantId, recordIds);
+  }
+
+  /** The revisions writes of one request name, each read once, its form parsed once. */
+  private revisionsOf(tenantId: string): RevisionLoader {
+    const loaded = new Map<string, Promise<WriteRevision>>();
+    return (revisionId) => {
+      let revision = loaded.get(revisionId);
+      if (!revision) {
+        revision = this.techdoc.loadRevision(tenantId, revisionId).then(({ revision, history }) => ({
+          revision,
+          history,
+          schema: jsonValue<FormSchema>(revision.schema),
+        }));
+        loaded.set(revisionId, revision);
+      }
+      return revision;
+    };
+  }
+
+  /** The tenant's records with these ids, by id (those not found are left out). */
+  private async loadMany(tenantId: string, ids: readonly string[]): Promise<Map<string, RecordRow>> {
+    const rows = new Map<string, RecordRow>();
+    for (let start = 0; start < ids.length; start += LOAD_BATCH) {
+      const found = await this.db
+        .selectFrom('records')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('id', 'in', ids.slice(start, start + LOAD_BATCH))
+        .execute();
+      for (const row of found) rows.set(row.id, row);
+    }
+    return rows;
+  }
+
+  /** A create checked (its revision current, its data valid for the form): the row to insert. */
+  private async prepareCreate(
+    principal: Principal,
+    input: RecordCreate,
+    revisions: RevisionLoader,
+    at: string,
+  ): Promise<PreparedCreate> {
+    const revisionId = input.context.knowledge_unit_topic_id;
+    if (!revisionId) {
+      throw unprocessable([
+        validationItem(
+          ['body', 'context', 'knowledge_unit_topic_id'],
+          'Field required: the KT revision id the record belongs to',
+          'missing',
+        ),
+      ]);
+    }
+    const { revision, history, schema } = await revisions(revisionId);
+    assertNotSuperseded(revision, history.current_revision_id);
+    const data = input.data ?? {};
+    this.checkKeyCount(data);
+    const problems = validateRecordData(schema, data);
+    if (problems.length > 0) throw unprocessable(problems);
+    const row: RecordRow = {
+      id: newObjectId(),
+      tenant_id: principal.tenantId,
+      kt_revision_id: revisionId,
+      name: input.name.trim(),
+      form: JSON.stringify(input.form),
+      version: '1.0',
+      data: JSON.stringify(data),
+      read_only: input.read_only ? 1 : 0,
+      context: storedContext(input.context),
+      created_by: principal.userId,
+      created_at: at,
+      updated_by: null,
+      updated_at: null,
+      last_action: 'created',
+    };
+    const numbered = input.auto_number ? row.name : undefined;
+    return { row, revision, history, numbered, reason: input.change_reason };
+  }
+
+  /**
+   * Inserts checked creates with their first versions. Each topic's current revision is read
+   * again first, share-locked (SqlSyntax.forShare): a re-approval moves the topic's records in the
+   * transaction that updates that row, so the two are ordered and no record is left behind under
+   * the old revision. Auto-numbers are taken here: concurrent creates get distinct ones.
+   */
+  private async writeCreates(
+    trx: Trx,
+    principal: Principal,
+    creates: readonly PreparedCreate[],
+  ): Promise<void> {
+    const current = new Map<string, string | null>();
+    const byReason = new Map<string | null, { actor: ChangeActor; rows: RecordRow[] }>();
+    for (const create of creates) {
+      const { history, revision, row } = create;
+      if (!current.has(history.id)) {
+        const now = await this.storage.syntax
+          .forShare(trx.selectFrom('kt_histories').select('current_revision_id').where('id', '=', history.id))
+          .executeTakeFirstOrThrow();
+        current.set(history.id, now.current_revision_id);
+      }
+      try {
+        assertNotSuperseded(revision, current.get(history.id)!);
+      } catch (error) {
+        throw error instanceof HttpError ? itemError(create.index, error) : error;
+      }
+      // From the name given, each time: a transaction run again takes its number again.
+      if (create.numbered !== undefined)
+        row.name = `${create.numbered}-${await nextRecordNumber(trx, principal.tenantId, history.id, create.numbered)}`;
+      const actor = changeActor(principal, create.reason, row.created_at);
+      const group = byReason.get(actor.reason) ?? { actor, rows: [] };
+      group.rows.push(row);
+      byReason.set(actor.reason, group);
+    }
+    for (const { actor, rows } of byReason.values()) await insertRecords(trx, rows, actor);
+  }
+
+  /** A change checked (the record writable, at the version expected, its data valid for the form). */
+  private async prepareUpdate(
+    principal: Principal,
+    row: RecordRow,
+    input: RecordUpdate,
+    revisions: RevisionLoader,
+    at: string,
+  ): Promise<PreparedUpdate> {
+    const id = row.id;
     if (row.read_only) throw conflict(`Record ${id} is read-only and refuses changes.`);
     if (input.version !== undefined && input.version !== row.version) {
       throw conflict(
@@ -416,8 +707,8 @@ export class RecordsService {
     }
     if (input.data !== undefined) this.checkKeyCount(input.data);
     if (input.data !== undefined && row.kt_revision_id) {
-      const { revision } = await this.techdoc.loadRevision(principal.tenantId, row.kt_revision_id);
-      const problems = validateRecordData(jsonValue<FormSchema>(revision.schema), input.data);
+      const { schema } = await revisions(row.kt_revision_id);
+      const problems = validateRecordData(schema, input.data);
       if (problems.length > 0) throw unprocessable(problems);
     }
     const changes = {
@@ -425,20 +716,28 @@ export class RecordsService {
       data: input.data !== undefined ? JSON.stringify(input.data) : row.data,
       version: nextRecordVersion(row.version),
       updated_by: principal.userId,
-      updated_at: nowIso(),
+      updated_at: at,
       last_action: 'updated',
     };
-    // The version guard makes concurrent updates fail loudly instead of overwriting.
-    const actor = changeActor(principal, input.change_reason, changes.updated_at);
-    const record = toServiceRecord({ ...row, ...changes });
-    const text = idempotency ? JSON.stringify(record) : '';
-    const updated = await inTransaction(this.db, async (trx) => {
-      if (!(await updateRecord(trx, principal.tenantId, id, row.version, changes, actor))) return false;
-      if (idempotency) await keepAnswer(trx, principal.tenantId, idempotency, 200, text, changes.updated_at);
-      return true;
-    });
-    if (!updated) throw conflict(`Record ${id} changed meanwhile. Reload it and apply your change again.`);
-    return record;
+    return {
+      id,
+      expectedVersion: row.version,
+      changes,
+      reason: input.change_reason,
+      at,
+      record: toServiceRecord({ ...row, ...changes }),
+    };
+  }
+
+  /** Writes a checked change; the version guard makes concurrent updates fail loudly instead of overwriting. */
+  private async writeUpdate(trx: Trx, principal: Principal, update: PreparedUpdate): Promise<void> {
+    const actor = changeActor(principal, update.reason, update.at);
+    const { id, expectedVersion, changes } = update;
+    if (!(await updateRecord(trx, principal.tenantId, id, expectedVersion, changes, actor)))
+      throw itemError(
+        update.index,
+        conflict(`Record ${id} changed meanwhile. Reload it and apply your change again.`),
+      );
   }
 
   /**
@@ -450,7 +749,7 @@ export class RecordsService {
     if (row.read_only) throw conflict(`Record ${id} is read-only and cannot be deleted.`);
     const actor = changeActor(principal, options.reason);
     const deleted = await inTransaction(this.db, (trx) => deleteRecord(trx, principal.tenantId, id, actor));
-    if (!deleted) throw notFound(`Record ${id} was not found.`);
+    if (!deleted) throw recordNotFound(id);
   }
 
   /**
@@ -470,7 +769,7 @@ export class RecordsService {
       .orderBy('n', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (!last) throw notFound(`Record ${id} was not found.`);
+    if (!last) throw recordNotFound(id);
     if (last.action !== 'deleted')
       throw conflict(`Record ${id} is not deleted: only a deleted record can be restored.`);
     let revisionId = last.kt_revision_id;

@@ -1,0 +1,134 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import {
+  cutoff,
+  deletionOf,
+  RECORD_ANSWER,
+  sweepExpired,
+  type IdempotentRequest,
+  type KeptAnswer,
+  type RecordDeletion,
+} from './idempotency-keys.js';
+
+/**
+ * Idempotency keys many at a time, for a batch of writes each under its own key
+ * (`POST /records/bulk`): the same table and the same rules as one key (idempotency-keys.ts), in
+ * a few statements for the whole batch instead of a few for each write.
+ */
+
+/** Keys (and record ids) per `IN (...)` list: well under SQLite's bound parameters. */
+const LIST_BATCH = 500;
+
+function* slices<T>(items: readonly T[]): Generator<T[]> {
+  for (let start = 0; start < items.length; start += LIST_BATCH) yield items.slice(start, start + LIST_BATCH);
+}
+
+/**
+ * The answers kept for these keys within their 24 hours, by key, each as `findAnswer` gives it:
+ * with `deleted` when the answer is a record of the tenant that has been deleted since.
+ */
+export async function findAnswers(
+  db: Kysely<Database>,
+  tenantId: string,
+  keys: readonly string[],
+): Promise<Map<string, KeptAnswer>> {
+  const found = new Map<string, KeptAnswer>();
+  const since = cutoff();
+  for (const slice of slices([...new Set(keys)])) {
+    const rows = await db
+      .selectFrom('idempotency_keys')
+      .select(['key', 'fingerprint', 'status', 'body'])
+      .where('tenant_id', '=', tenantId)
+      .where('key', 'in', slice)
+      .where('created_at', '>=', since)
+      .execute();
+    for (const { key, ...kept } of rows) found.set(key, kept);
+  }
+  const recordOf = new Map<string, string>();
+  for (const [key, kept] of found) {
+    const recordId = kept.status < 300 ? RECORD_ANSWER.exec(kept.body)?.[1] : undefined;
+    if (recordId !== undefined) recordOf.set(key, recordId);
+  }
+  const deletions = await deletionsOf(db, tenantId, [...new Set(recordOf.values())]);
+  for (const [key, recordId] of recordOf) {
+    const deleted = deletions.get(recordId);
+    if (deleted) found.set(key, { ...found.get(key)!, deleted });
+  }
+  return found;
+}
+
+/**
+ * The deletions of those of these records that are not there now, by record id. One read of the
+ * present ids for all; only a record that is gone costs a read of its newest version.
+ */
+export async function deletionsOf(
+  db: Kysely<Database>,
+  tenantId: string,
+  recordIds: readonly string[],
+): Promise<Map<string, RecordDeletion>> {
+  const present = new Set<string>();
+  for (const slice of slices(recordIds)) {
+    const rows = await db
+      .selectFrom('records')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', slice)
+      .execute();
+    for (const row of rows) present.add(row.id);
+  }
+  const deletions = new Map<string, RecordDeletion>();
+  for (const recordId of recordIds) {
+    if (present.has(recordId)) continue;
+    const deleted = await deletionOf(db, tenantId, recordId);
+    if (deleted) deletions.set(recordId, deleted);
+  }
+  return deletions;
+}
+
+/** One answer to keep: the key's request, and the answer's status and JSON text. */
+export interface AnswerToKeep {
+  request: IdempotentRequest;
+  status: number;
+  body: string;
+}
+
+/**
+ * Keeps answers under their keys in the transaction of the writes they answer, as `keepAnswer`
+ * keeps one: both commit or neither, and a key kept meanwhile by a concurrent request fails the
+ * insert with a unique violation, which rolls the writes back.
+ */
+export async function keepAnswers(
+  trx: Transaction<Database>,
+  tenantId: string,
+  answers: readonly AnswerToKeep[],
+  at: string,
+): Promise<void> {
+  if (answers.length === 0) return;
+  const expired = cutoff(Date.parse(at));
+  for (const slice of slices(answers)) {
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', tenantId)
+      .where(
+        'key',
+        'in',
+        slice.map((answer) => answer.request.key),
+      )
+      .where('created_at', '<', expired)
+      .execute();
+    await trx
+      .insertInto('idempotency_keys')
+      .values(
+        slice.map(({ request, status, body }) => ({
+          tenant_id: tenantId,
+          key: request.key,
+          fingerprint: request.fingerprint,
+          status,
+          body,
+          created_at: at,
+        })),
+      )
+      .execute();
+  }
+  await sweepExpired(trx, expired);
+}
