@@ -9,13 +9,10 @@
  * Targets: at least 5,000 rows/s written, the import within 3x of the export, the dry run within 5x
  * of Python's csv, at most 250 MB at a million rows.
  *
- * The import runs `rxs import` (`--write-via rxs`) or, until `rxs import` writes through
- * `POST /records/bulk`, the small driver bench/lib/bulk-driver.mjs (`--write-via driver`, the
- * default): the importer's CSV reader and its batch writer, without matching and checking.
+ * The import runs `rxs import`: read, matched, checked and written through `POST /records/bulk`.
  *
  *   npm run bench:import                      # 10k, 100k and 1M rows; the import at 100k
  *   node bench/import.mjs --sizes 100000,1000000 --import-rows 100000
- *   node bench/import.mjs --write-via rxs     # the import through `rxs import`
  *   node bench/import.mjs --out bench/out/run # the report there, not in docs/
  *   node bench/import.mjs --smoke             # CI: 1k rows, report in bench/out/smoke/
  */
@@ -36,7 +33,6 @@ const { values: args } = parseArgs({
     smoke: { type: 'boolean' },
     sizes: { type: 'string' },
     'import-rows': { type: 'string' },
-    'write-via': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -44,10 +40,6 @@ const smoke = args.smoke === true;
 const SIZES = smoke ? [1_000] : (args.sizes?.split(',').map(Number) ?? [10_000, 100_000, 1_000_000]);
 /** Rows of the real import (and of the export beside it). */
 const IMPORT_ROWS = smoke ? 1_000 : Number(args['import-rows'] ?? 100_000);
-/** `rxs`: `rxs import`; `driver`: bench/lib/bulk-driver.mjs. */
-const WRITE_VIA = args['write-via'] ?? 'driver';
-if (!['rxs', 'driver'].includes(WRITE_VIA)) throw new Error(`--write-via takes rxs or driver, not "${WRITE_VIA}"`);
-const DRIVER = join(ROOT, 'bench/lib/bulk-driver.mjs');
 /** Two runs a side, one at a million rows (a dry run of a million rows takes minutes). */
 const roundsAt = (rows) => (smoke || rows >= 1_000_000 ? 1 : 2);
 const work = resolve(ROOT, 'bench/out', smoke ? 'smoke' : 'run', 'import');
@@ -133,11 +125,8 @@ try {
   // The real import, into the topic the dry runs left empty, then the export of the same rows.
   const file = join(work, `rows-${IMPORT_ROWS}.csv`);
   if (!SIZES.includes(IMPORT_ROWS)) await writeCsv(file, IMPORT_ROWS);
-  log(`import: writing ${IMPORT_ROWS} rows (${WRITE_VIA === 'rxs' ? 'rxs import' : 'bulk driver'})`);
-  const real =
-    WRITE_VIA === 'rxs'
-      ? await timedOk(process.execPath, [RXS_BIN, 'import', '--kt', meta.revision, file, '--json', ...connection])
-      : await timedOk(process.execPath, [DRIVER, rxs.url, keyFile, meta.revision, file]);
+  log(`import: writing ${IMPORT_ROWS} rows (rxs import)`);
+  const real = await timedOk(process.execPath, [RXS_BIN, 'import', '--kt', meta.revision, file, '--json', ...connection]);
   const written = JSON.parse(real.stdout);
   if (written.created !== IMPORT_ROWS) throw new Error(`import of ${IMPORT_ROWS} rows: ${real.stdout.slice(0, 2000)}`);
   const exports = [];
@@ -149,7 +138,7 @@ try {
   }
   results.write = {
     rows: IMPORT_ROWS,
-    via: WRITE_VIA === 'rxs' ? 'rxs import' : 'bench/lib/bulk-driver.mjs',
+    via: 'rxs import',
     seconds: real.seconds,
     peakRssMb: (real.peakRss ?? NaN) / 2 ** 20,
     exportSeconds: median(exports.map((r) => r.seconds)),
@@ -191,7 +180,7 @@ const targets = [
   ],
 ];
 const generatedAt = new Date().toISOString();
-const command = `node bench/import.mjs${smoke ? ' --smoke' : ''}${args.sizes ? ` --sizes ${args.sizes}` : ''}${args['import-rows'] ? ` --import-rows ${args['import-rows']}` : ''} --write-via ${WRITE_VIA}`;
+const command = `node bench/import.mjs${smoke ? ' --smoke' : ''}${args.sizes ? ` --sizes ${args.sizes}` : ''}${args['import-rows'] ? ` --import-rows ${args['import-rows']}` : ''}`;
 const lines = [
   '# Import benchmark',
   '',

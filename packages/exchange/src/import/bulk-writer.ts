@@ -3,7 +3,9 @@ import type { RecordsClient } from '@rxs/client';
 import { formatValidationItems, PayloadTooLargeError, RxsApiError, ValidationError } from '@rxs/client';
 import type { BulkRecordItem, BulkWriteResult, ValidationErrorItem } from '@rxs/contract';
 import type { HashedCounts } from '../export/id-table.js';
+import { deletedSince, MAX_RECREATIONS, recreationKey } from './recreation.js';
 import type { RowPlan } from './row-plan.js';
+import { MAX_NAMED } from './wording.js';
 
 /**
  * Writes planned rows in batches through `POST /records/bulk`: each batch is one transaction of
@@ -30,24 +32,11 @@ export interface BatchLimits {
  */
 export const DEFAULT_BATCH_LIMITS: BatchLimits = { items: 500, bytes: 4 * 1024 * 1024 };
 
-/** Rows shown by name in the report's note of rows created anew. */
-const MAX_NAMED = 20;
-/** Times a row is created anew after its record was deleted, each time under the next derived key. */
-const MAX_RECREATIONS = 10;
 /**
  * Attempts of one batch: each after the service refused some of its rows (left out, or created
  * anew under their next key). Past this the service's answers are not converging: the import stops.
  */
 const MAX_ATTEMPTS = MAX_RECREATIONS + 10;
-
-/**
- * The key of a row's `generation`th creation anew: derived from its first key alone, so that every
- * run asks the same keys in the same order, and a record created anew is answered again, not made twice.
- */
-export function recreationKey(idempotencyKey: string, generation: number): string {
-  const hash = createHash('sha256').update(`${idempotencyKey}\nrecreated ${generation}`).digest('hex');
-  return `rxs-import-${hash.slice(0, 40)}`;
-}
 
 /**
  * The key of a batch: its rows' keys in order (and, after the service answered that the batch's
@@ -90,8 +79,6 @@ function problemsByItem(items: readonly ValidationErrorItem[]): Map<number, Vali
   }
   return byIndex;
 }
-
-const deletedSince = (error: unknown): boolean => error instanceof RxsApiError && error.status === 410;
 
 /**
  * Writes planned rows in batches, a few batches in flight, with the public surface of the

@@ -1,13 +1,7 @@
-import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { RecordsClient } from '@rxs/client';
 import type { TechdocClient } from '@rxs/client';
-import {
-  ConflictError,
-  NotFoundError,
-  RxsApiError,
-  ValidationError,
-  formatValidationItems,
-} from '@rxs/client';
+import { NotFoundError, RxsApiError } from '@rxs/client';
 import type { ServiceRecord } from '@rxs/contract';
 import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
@@ -16,7 +10,9 @@ import { componentsByKey } from '../reqif/form-components.js';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
-import { CLI_WORDING, listed, type ImportWording } from './wording.js';
+import { CLI_WORDING, listed, MAX_NAMED, type ImportWording } from './wording.js';
+import { BulkWriter } from './bulk-writer.js';
+import { RowWriter } from './row-writer.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
@@ -43,7 +39,7 @@ export interface ImportClient {
   techdoc: Pick<TechdocClient, 'getTopic' | 'listTopics'>;
   records: Pick<
     RecordsClient,
-    'listRecords' | 'getRecord' | 'createRecord' | 'updateRecord' | 'deleteRecord'
+    'listRecords' | 'getRecord' | 'createRecord' | 'updateRecord' | 'deleteRecord' | 'bulkWrite'
   >;
 }
 
@@ -62,7 +58,10 @@ export interface ImportOptions extends RowPlannerOptions {
   mapping?: ExportMapping;
   /** Rows of the check to keep in the report's `preview` (default 0): what a person reviews before writing. */
   previewRows?: number;
-  /** Writes in flight at once (default 4). */
+  /**
+   * Writes in flight at once: batches where the service takes them (default 2), else single
+   * writes (default 4); record deletions of `removeMissing` too.
+   */
   concurrency?: number;
   /**
    * Create anew a row whose record an earlier import of it created and someone deleted since. By
@@ -159,8 +158,6 @@ export interface ImportReport {
 }
 
 const MAX_LISTED = 1000;
-/** Rows a note names one by one. */
-const MAX_NAMED = 20;
 /** Lookups of `_id`s that are no record of the topic, to say whose they are. */
 const MAX_LOOKUPS = 100;
 
@@ -311,16 +308,19 @@ export async function importRecords(
   // The topic's records before this run wrote: a create answered with one of them is an earlier
   // run's, answered again from its idempotency key.
   let recordsBefore: Promise<HashedCounts> | undefined;
-  const writer = new RowWriter(
-    client,
-    options.concurrency ?? 4,
+  const writerOptions = [
     report.allOrNothing,
     options.recreateDeleted === true,
     () =>
       (recordsBefore ??= existing.listedIds
         ? Promise.resolve(existing.listedIds)
         : recentRecordIds(client, target)),
-  );
+  ] as const;
+  // Batches where the service takes them (RXS's POST /records/bulk), else one write a row.
+  const writer =
+    !report.dryRun && (await servesBulkWrites(client))
+      ? new BulkWriter(client, options.concurrency ?? 2, ...writerOptions)
+      : new RowWriter(client, options.concurrency ?? 4, ...writerOptions);
   let checked = 0;
   const previewRows = options.previewRows ?? 0;
   for await (const plan of plans()) {
@@ -616,6 +616,21 @@ async function whyNotInTopic(
 }
 
 /**
+ * Whether the service takes batches of writes: an empty batch is answered 200 by a service with
+ * `POST /records/bulk` and 404 or 405 by one without (the interface document's service).
+ */
+async function servesBulkWrites(client: ImportClient): Promise<boolean> {
+  try {
+    // Keyed, so the client retries it through transient faults: an empty batch writes nothing.
+    await client.records.bulkWrite([], { idempotencyKey: `rxs-import-probe-${randomUUID()}` });
+    return true;
+  } catch (error) {
+    if (error instanceof RxsApiError && (error.status === 404 || error.status === 405)) return false;
+    throw error;
+  }
+}
+
+/**
  * How old a record an earlier run's idempotency key can answer with may be: the service keeps a
  * write's answer 24 hours; a day more allows for a clock here that differs from the service's.
  */
@@ -630,151 +645,4 @@ async function recentRecordIds(client: ImportClient, target: ImportTarget): Prom
   }))
     ids.add(record._id);
   return ids;
-}
-
-/** Times a row is created anew after its record was deleted, each time under the next derived key. */
-const MAX_RECREATIONS = 10;
-
-/**
- * The key of a row's `generation`th creation anew: derived from its first key alone, so that every
- * run asks the same keys in the same order, and a record created anew is answered again, not made twice.
- */
-function recreationKey(idempotencyKey: string, generation: number): string {
-  const hash = createHash('sha256').update(`${idempotencyKey}\nrecreated ${generation}`).digest('hex');
-  return `rxs-import-${hash.slice(0, 40)}`;
-}
-
-/**
- * A write the service did not make because its key was used before for a record deleted since (the
- * sdk's `RecordDeletedSinceError`, or an in-process client's error of that status).
- */
-const deletedSince = (error: unknown): error is RxsApiError =>
-  error instanceof RxsApiError && error.status === 410;
-
-/**
- * Writes planned rows a few at a time; stops at the first refusal in all-or-nothing mode. A row
- * whose record was deleted since an earlier import wrote it is no refusal of the row: it is
- * reported (or created anew) and the other rows are written.
- */
-class RowWriter {
-  written = 0;
-  created = 0;
-  updated = 0;
-  /** Creates the service answered with a record an earlier run created: nothing was written. */
-  replayed = 0;
-  deletedSince = 0;
-  /** Rows created anew, and where the first MAX_NAMED of them are. */
-  recreated = 0;
-  readonly recreatedWhere: string[] = [];
-  stopped = false;
-  fatal: Error | undefined;
-  readonly failures: { plan: RowPlan; problems: string[] }[] = [];
-  private readonly running = new Set<Promise<void>>();
-
-  constructor(
-    private readonly client: ImportClient,
-    private readonly concurrency: number,
-    private readonly stopAtFirstRefusal: boolean,
-    private readonly recreateDeleted: boolean,
-    /** The ids of the topic's records before this run created any. */
-    private readonly recordsBefore: () => Promise<HashedCounts>,
-  ) {}
-
-  async write(plan: RowPlan): Promise<void> {
-    if (this.stopped) return;
-    while (this.running.size >= this.concurrency) await Promise.race(this.running);
-    if (this.stopped) return;
-    const task = this.send(plan).finally(() => this.running.delete(task));
-    this.running.add(task);
-  }
-
-  async drain(): Promise<void> {
-    await Promise.all(this.running);
-  }
-
-  private async send(plan: RowPlan): Promise<void> {
-    const options = { idempotencyKey: plan.idempotencyKey! };
-    try {
-      if (plan.create) {
-        const outcome = await this.create(plan);
-        if (outcome === 'replayed') this.replayed++;
-        if (outcome !== 'created') return;
-        this.created++;
-      } else {
-        await this.client.records.updateRecord(plan.recordId!, plan.update!, options);
-        this.updated++;
-      }
-      this.written++;
-    } catch (error) {
-      if (deletedSince(error)) this.deletedSinceWritten(plan, error);
-      else if (error instanceof ValidationError) this.refused(plan, formatValidationItems(error.items));
-      else if (error instanceof ConflictError)
-        this.refused(plan, [
-          `record ${plan.recordId} changed while the file was imported (or its topic is read-only now): run the import again to compare it anew.`,
-        ]);
-      else {
-        this.fatal ??= error as Error;
-        this.stopped = true;
-        this.failures.push({ plan, problems: [(error as Error).message] });
-      }
-    }
-  }
-
-  /**
-   * Creates the row's record: `replayed` when the service answered with a record that was there
-   * before this run (an earlier run created it under the row's key), `reported` when an earlier
-   * import created it under the row's key and someone deleted it since. With `recreateDeleted`,
-   * it is created anew under the next derived key whose record is not deleted.
-   */
-  private async create(plan: RowPlan): Promise<'created' | 'replayed' | 'reported'> {
-    const before = await this.recordsBefore();
-    const existedBefore = (record: ServiceRecord) => before.count(record._id) > 0;
-    try {
-      const record = await this.client.records.createRecord(plan.create!, {
-        idempotencyKey: plan.idempotencyKey!,
-      });
-      return existedBefore(record) ? 'replayed' : 'created';
-    } catch (error) {
-      if (!deletedSince(error) || !this.recreateDeleted) throw error;
-    }
-    for (let generation = 1; generation <= MAX_RECREATIONS; generation++) {
-      try {
-        const record = await this.client.records.createRecord(plan.create!, {
-          idempotencyKey: recreationKey(plan.idempotencyKey!, generation),
-        });
-        if (existedBefore(record)) return 'replayed';
-        if (++this.recreated <= MAX_NAMED) this.recreatedWhere.push(plan.where);
-        return 'created';
-      } catch (error) {
-        if (!deletedSince(error)) throw error;
-      }
-    }
-    this.deletedSince++;
-    this.failures.push({
-      plan,
-      problems: [
-        `its record was created and deleted ${MAX_RECREATIONS + 1} times by imports of this row within 24 hours: it is not created again. Restore one of the records, or wait until the idempotency keys expire (24 hours).`,
-      ],
-    });
-    return 'reported';
-  }
-
-  /** A row an earlier import wrote, whose record was deleted since: reported, not a refusal of the row. */
-  private deletedSinceWritten(plan: RowPlan, error: RxsApiError): void {
-    this.deletedSince++;
-    const server = typeof error.detail === 'string' ? ` Server: ${error.detail}` : '';
-    this.failures.push({
-      plan,
-      problems: [
-        plan.create
-          ? `the record an earlier import created for this row was deleted since, so it was not created again: restore the record to bring it back with its history.${server}`
-          : `record ${plan.recordId} was deleted while the file was imported: the change was not written. Restore the record and import the file again.${server}`,
-      ],
-    });
-  }
-
-  private refused(plan: RowPlan, problems: string[]): void {
-    this.failures.push({ plan, problems });
-    if (this.stopAtFirstRefusal) this.stopped = true;
-  }
 }

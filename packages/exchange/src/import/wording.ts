@@ -41,8 +41,11 @@ export const CLI_WORDING: ImportWording = {
   chooseEntry: 'Say which to import with --entry NAME.',
 };
 
+/** Rows or records a note names one by one. */
+export const MAX_NAMED = 20;
+
 /** "a, b and 3 more": the first `most` of `items` named, and how many of `count` in all are not. */
-export function listed(items: readonly string[], most = 20, count = items.length): string {
+export function listed(items: readonly string[], most = MAX_NAMED, count = items.length): string {
   const shown = items.slice(0, most);
   const more = count - shown.length;
   return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;

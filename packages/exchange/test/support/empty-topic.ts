@@ -36,6 +36,14 @@ export function emptyTopic(name: string, components: FormComponent[]) {
       deleteRecord: async () => {
         throw new Error('no record to delete');
       },
+      bulkWrite: async (items) => ({
+        records: items.map((item) => {
+          if ('_id' in item) throw new Error('no record to update');
+          const { idempotency_key: _key, ...body } = item;
+          created.push(body);
+          return { _id: 'c'.repeat(24), version: '1', created: true, replayed: false };
+        }),
+      }),
     },
   };
   return { client, created };

@@ -4,7 +4,6 @@ import {
   NotFoundError,
   RxsApiError,
   ValidationError,
-  type RecordsClient,
   type RequestSummary,
   type ServiceName,
 } from '@rxs/client';
@@ -24,10 +23,7 @@ const ERRORS = { 404: NotFoundError, 409: ConflictError, 422: ValidationError } 
  * the same checks, answers and errors as the HTTP API (a refusal is the sdk's error of its status),
  * and the same idempotency keys, so a web import and an `rxs import` of one file never write twice.
  */
-export function inProcessImportClient(
-  services: Services,
-  principal: Principal,
-): ImportClient & { records: Pick<RecordsClient, 'bulkWrite'> } {
+export function inProcessImportClient(services: Services, principal: Principal): ImportClient {
   /** A service's refusal as the error the sdk client would throw for its answer. */
   const call = async <T>(summary: RequestSummary, run: () => Promise<T>): Promise<T> => {
     try {
