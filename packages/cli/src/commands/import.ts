@@ -1,13 +1,16 @@
 import { Command, Option } from 'commander';
-import { isObjectId } from '@rxs/contract';
+import { isObjectId, RELATION_TYPES, type RelationType } from '@rxs/contract';
 import { loadMappingFile, MappingFileError } from '@rxs/exchange/export';
 import {
   IMPORT_FORMATS,
   ImportFileError,
+  importFormatOf,
   importRecords,
+  importReqifRelations,
   openRowSource,
   type ImportFormat,
   type ImportReport,
+  type RelationImportReport,
 } from '@rxs/exchange';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
@@ -16,7 +19,9 @@ import { Progress } from '../progress.js';
 import { positiveInteger } from './export.js';
 
 interface ImportCommandOptions extends ConnectionOptions {
-  kt: string;
+  kt?: string;
+  type: string[];
+  relation: string[];
   format?: ImportFormat;
   dryRun?: boolean;
   continueOnError?: boolean;
@@ -32,7 +37,7 @@ interface ImportCommandOptions extends ConnectionOptions {
   entry?: string;
   mapping?: string;
   reason?: string;
-  concurrency: string;
+  concurrency?: string;
   json?: boolean;
   quiet?: boolean;
   timeout: string;
@@ -48,7 +53,19 @@ export function importCommand(): Command {
       'Import records from CSV, XLSX, JSON, JSON Lines or ReqIF (.reqif, .reqifz) into a topic: create, update, or leave unchanged',
     )
     .argument('<file>', 'the file to import')
-    .requiredOption('--kt <revision-id>', "the topic's current KT revision (rxs kt list)")
+    .option('--kt <revision-id>', "the topic's current KT revision (rxs kt list)")
+    .option(
+      '--type <name=revision-id>',
+      'ReqIF: import the SPEC-OBJECT-TYPE of that LONG-NAME into the topic of that current KT revision, instead of --kt and --spec-type (repeat for each type; the relations between them become traces)',
+      append,
+      [],
+    )
+    .option(
+      '--relation <name=relation-type>',
+      `ReqIF: the trace relation type of a SPEC-RELATION-TYPE, by its LONG-NAME (repeat; default: the type's name when it is one of ${RELATION_TYPES.slice(0, 3).join(', ')}, …, else is_related)`,
+      append,
+      [],
+    )
     .addOption(
       new Option('--format <format>', 'the file format (default: from its extension)').choices([
         ...IMPORT_FORMATS,
@@ -97,7 +114,7 @@ export function importCommand(): Command {
       "a mapping file: the topic's identifier rule and ReqIF type name, as for rxs export",
     )
     .option('--reason <text>', "why, kept in each written record's history")
-    .option('--concurrency <n>', 'writes in flight at once', '4')
+    .option('--concurrency <n>', 'writes in flight at once (default: 2 batches, or 4 single writes)')
     .option('--json', 'print the report as JSON on standard output')
     .option('--quiet', 'no progress line')
     .option('--timeout <ms>', 'per-request timeout', '30000')
@@ -126,6 +143,11 @@ not created again: it is reported, since the deletion may have been deliberate. 
 to bring it back with its history, or import with --recreate-deleted to create it anew (a new
 record, which importing again with --recreate-deleted leaves as it is).
 
+ReqIF: after the spec objects are imported, the SPEC-RELATIONs between imported records become
+traces (found by the spec objects' IDENTIFIERs), each once: a trace that exists already (same
+source, target and relation type) is left as it is, and a relation whose end was not imported (a
+type not chosen, an object the file lacks) is noted, not an error.
+
 Exit code: 0 when every row is in the topic as the file has it (or would be, with --dry-run);
 1 when rows were rejected or not written (a record deleted since), or the file cannot be imported.
 
@@ -136,25 +158,17 @@ Examples:
   rxs import --profile prod --kt REVISION_ID doors.reqif --rename "ReqIF.Text=Description"
   rxs import --profile prod --kt REVISION_ID module.reqifz --entry module.reqif
   rxs import --profile prod --kt REVISION_ID doors-v2.reqif --remove-missing --dry-run
-  rxs import --profile prod --kt REVISION_ID jira.csv --key "Issue key"`,
+  rxs import --profile prod --kt REVISION_ID jira.csv --key "Issue key"
+  rxs import --profile prod module.reqif --type "Software Requirement=REV_1" --type "Test Case=REV_2" \
+      --relation "Verifies=contributes_to"`,
     );
   addConnectionOptions(command);
   return command.action(async (file: string, options: ImportCommandOptions) => {
-    if (!isObjectId(options.kt))
-      throw new UserError(
-        `--kt "${options.kt}" is not a revision id (24 hexadecimal characters): see rxs kt list.`,
-      );
+    const targets = importTargets(options);
     if (options.key !== undefined && options.key.trim() === '')
       throw new UserError("--key names no column: give the column that holds each row's source id.");
-    const renames = new Map<string, string>();
-    for (const rename of options.rename) {
-      const at = rename.indexOf('=');
-      if (at <= 0)
-        throw new UserError(
-          `--rename "${rename}" is not COLUMN=FIELD, e.g. --rename "Object Text=Description".`,
-        );
-      renames.set(rename.slice(0, at).trim(), rename.slice(at + 1).trim());
-    }
+    const renames = pairsOf(options.rename, '--rename', 'COLUMN=FIELD', 'Object Text=Description');
+    const relationTypes = relationTypesOf(options.relation);
     const connection = resolveConnection(options);
     const progress = new Progress({ quiet: options.quiet });
     const client = clientFor(connection, {
@@ -162,44 +176,155 @@ Examples:
       retries: positiveInteger(options.retries, '--retries'),
       onRetry: (message) => progress.update(message, true),
     });
-    let report: ImportReport;
+    const reports: ImportReport[] = [];
+    let relations: RelationImportReport | undefined;
     try {
       const mapping = options.mapping === undefined ? undefined : await loadMappingFile(options.mapping);
-      const source = openRowSource(file, {
-        format: options.format,
-        sheet: options.sheet,
-        specType: options.specType,
-        entry: options.entry,
-      });
-      report = await importRecords(client, source, {
-        revisionId: options.kt,
-        dryRun: options.dryRun,
-        continueOnError: options.continueOnError,
-        newRecords: options.newRecords,
-        ignoreVersions: options.ignoreVersions,
-        ignoreUnknownColumns: options.ignoreUnknownColumns,
-        recreateDeleted: options.recreateDeleted,
-        removeMissing: options.removeMissing,
-        ...(options.key !== undefined && { keyColumn: options.key }),
-        renames,
-        ...(mapping && { mapping }),
-        ...(options.reason !== undefined && { reason: options.reason }),
-        concurrency: positiveInteger(options.concurrency, '--concurrency', 1),
-        onProgress: ({ phase, rows, total }) => progress.rows(phase, rows, total),
-      });
+      for (const { revisionId, specType } of targets) {
+        const source = openRowSource(file, {
+          format: options.format,
+          sheet: options.sheet,
+          specType,
+          entry: options.entry,
+        });
+        const report = await importRecords(client, source, {
+          revisionId,
+          dryRun: options.dryRun,
+          continueOnError: options.continueOnError,
+          newRecords: options.newRecords,
+          ignoreVersions: options.ignoreVersions,
+          ignoreUnknownColumns: options.ignoreUnknownColumns,
+          recreateDeleted: options.recreateDeleted,
+          removeMissing: options.removeMissing,
+          ...(options.key !== undefined && { keyColumn: options.key }),
+          renames,
+          ...(mapping && { mapping }),
+          ...(options.reason !== undefined && { reason: options.reason }),
+          ...(options.concurrency !== undefined && {
+            concurrency: positiveInteger(options.concurrency, '--concurrency', 1),
+          }),
+          onProgress: ({ phase, rows, total }) => progress.rows(phase, rows, total),
+        });
+        reports.push(report);
+        // The next type is imported only when this one is in its topic (all or nothing per type).
+        if (!report.complete) break;
+      }
+      const format = options.format ?? importFormatOf(file);
+      // The relations join the records in the topics: those the import put or found there.
+      if (
+        format === 'reqif' &&
+        reports.length === targets.length &&
+        reports.every((report) => report.complete || report.wrote)
+      )
+        relations = await importReqifRelations(client, file, {
+          revisionIds: targets.map((target) => target.revisionId),
+          relationTypes,
+          dryRun: options.dryRun,
+          entry: options.entry,
+        });
     } catch (error) {
       if (error instanceof ImportFileError || error instanceof MappingFileError)
-        throw new UserError(`${error.message} Nothing was written.`);
+        throw new UserError(
+          `${error.message} ${reports.length === 0 ? 'Nothing was written.' : 'The spec object types before were imported; import the file again once it is fixed.'}`,
+        );
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         throw new UserError(`Cannot read ${file}: no such file.`);
       throw error;
     } finally {
       progress.done();
     }
-    if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else process.stdout.write(describeReport(report, file));
-    if (!report.complete) process.exitCode = 1;
+    if (options.json) {
+      // One type: its report as before, with the relations; several: each type's report.
+      const json =
+        targets.length === 1
+          ? { ...reports[0], ...(relations && { relations }) }
+          : { imports: reports, ...(relations && { relations }) };
+      process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      for (const report of reports) process.stdout.write(describeReport(report, file));
+      if (relations) process.stdout.write(describeRelations(relations, options.dryRun === true));
+    }
+    if (reports.length < targets.length || reports.some((report) => !report.complete)) process.exitCode = 1;
   });
+}
+
+/** The topics to import into: --kt (and --spec-type), or each --type NAME=REVISION. */
+function importTargets(options: ImportCommandOptions): { revisionId: string; specType?: string }[] {
+  const checkRevision = (revisionId: string, option: string) => {
+    if (!isObjectId(revisionId))
+      throw new UserError(
+        `${option} "${revisionId}" is not a revision id (24 hexadecimal characters): see rxs kt list.`,
+      );
+  };
+  if (options.type.length === 0) {
+    if (options.kt === undefined)
+      throw new UserError(
+        "Say the topic to import into: --kt REVISION_ID (ReqIF: or --type 'Type name=REVISION_ID').",
+      );
+    checkRevision(options.kt, '--kt');
+    return [{ revisionId: options.kt, specType: options.specType }];
+  }
+  if (options.kt !== undefined || options.specType !== undefined)
+    throw new UserError(
+      '--type names the spec object types and their topics: give it without --kt and --spec-type.',
+    );
+  const targets = [
+    ...pairsOf(options.type, '--type', 'TYPE=REVISION_ID', 'Software Requirement=REVISION_ID'),
+  ].map(([specType, revisionId]) => {
+    checkRevision(revisionId, `--type "${specType}=`);
+    return { revisionId, specType };
+  });
+  if (new Set(targets.map((target) => target.revisionId)).size < targets.length)
+    throw new UserError(
+      '--type names one topic for two spec object types: give each type a topic of its own.',
+    );
+  return targets;
+}
+
+/** NAME=VALUE options as a map (the name trimmed; a name twice keeps the last). */
+function pairsOf(
+  values: readonly string[],
+  option: string,
+  shape: string,
+  example: string,
+): Map<string, string> {
+  const pairs = new Map<string, string>();
+  for (const value of values) {
+    const at = value.indexOf('=');
+    if (at <= 0) throw new UserError(`${option} "${value}" is not ${shape}, e.g. ${option} "${example}".`);
+    pairs.set(value.slice(0, at).trim(), value.slice(at + 1).trim());
+  }
+  return pairs;
+}
+
+function relationTypesOf(values: readonly string[]): Map<string, RelationType> {
+  const types = new Map<string, RelationType>();
+  for (const [name, type] of pairsOf(
+    values,
+    '--relation',
+    'RELATION-TYPE-NAME=RELATION_TYPE',
+    'Verifies=contributes_to',
+  )) {
+    if (!(RELATION_TYPES as readonly string[]).includes(type))
+      throw new UserError(
+        `--relation "${name}=${type}": "${type}" is not a relation type: one of ${RELATION_TYPES.join(', ')}.`,
+      );
+    types.set(name, type as RelationType);
+  }
+  return types;
+}
+
+/** What became of the file's SPEC-RELATIONs. */
+export function describeRelations(report: RelationImportReport, dryRun: boolean): string {
+  const lines = [
+    `Relations: ${report.relations} SPEC-RELATION${report.relations === 1 ? '' : 's'}: ${report.created} trace${report.created === 1 ? '' : 's'} ${dryRun ? 'would be ' : ''}created, ${report.existing} existing, ${report.skipped} skipped.`,
+  ];
+  for (const note of report.notes) lines.push(`  note: ${note}`);
+  if (dryRun && report.skipped > 0)
+    lines.push(
+      '  (a dry run creates no records: relations to records it would create are counted as skipped)',
+    );
+  return `${lines.join('\n')}\n`;
 }
 
 /** The report for a person: what happened, each rejected row with its reasons, and what to do. */

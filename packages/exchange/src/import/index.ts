@@ -17,3 +17,13 @@ export {
 } from './errors.js';
 export type { ColumnMapping } from './columns.js';
 export { CLI_WORDING, type ImportWording } from './wording.js';
+export {
+  importReqifRelations,
+  readSpecRelations,
+  relationTypeOf,
+  DEFAULT_RELATION_TYPE,
+  type RelationImportClient,
+  type RelationImportOptions,
+  type RelationImportReport,
+  type SpecRelation,
+} from './reqif-relations.js';

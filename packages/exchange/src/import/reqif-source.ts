@@ -53,7 +53,7 @@ interface OpenObject {
   values: OpenValue[];
 }
 
-const local = (name: string) => name.slice(name.indexOf(':') + 1);
+export const local = (name: string) => name.slice(name.indexOf(':') + 1);
 /** An identifier or name as a message quotes it: its first 80 characters. */
 const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
 
@@ -112,6 +112,15 @@ export class ReqifSource implements RowSource {
     const enumValues = new Map<string, NamedValue>();
     const definitions = new Map<string, AttributeDefinition>();
     const types = new Map<string, string>();
+    /** The attribute definitions of each spec object type, by the type's IDENTIFIER. */
+    const typeDefinitions = new Map<string, string[]>();
+    /** Each attribute definition's DEFAULT-VALUE, by the definition's IDENTIFIER. */
+    const defaults = new Map<string, OpenValue>();
+    /** The spec object type whose SPEC-ATTRIBUTES are being read (none: another kind of type). */
+    let declaringType: string[] | undefined;
+    /** The attribute definition whose DEFAULT-VALUE is being read. */
+    let defaultOf: string | undefined;
+    let definitionOpen: string | undefined;
     let chosenType: string | undefined;
     const ready: SourceRow[] = [];
     const open = new OpenElements(this.limits, this.file);
@@ -173,18 +182,23 @@ export class ReqifSource implements RowSource {
         const longName = attribute('LONG-NAME') ?? identifier;
         declarations.add(identifier, longName);
         definitions.set(identifier, { name: longName, kind: name.slice('ATTRIBUTE-DEFINITION-'.length) });
-      } else if (name === 'SPEC-OBJECT-TYPE') {
+        declaringType?.push(identifier);
+        definitionOpen = identifier;
+      } else if (name === 'DEFAULT-VALUE' && definitionOpen !== undefined) defaultOf = definitionOpen;
+      else if (name.endsWith('-TYPE') && parent === 'SPEC-TYPES') declaringType = undefined;
+      if (name === 'SPEC-OBJECT-TYPE') {
         const identifier = attribute('IDENTIFIER') ?? '';
         const longName = attribute('LONG-NAME') ?? '';
         declarations.add(identifier, longName);
         types.set(identifier, longName);
+        typeDefinitions.set(identifier, (declaringType = []));
       } else if (name === 'SPEC-OBJECT') {
         object = { identifier: attribute('IDENTIFIER') ?? '', longName: attribute('LONG-NAME'), values: [] };
         objectBytes = new RowBytes(
           this.limits,
           `the spec object ${clipped(object.identifier)} of ${this.file}`,
         );
-      } else if (name.startsWith('ATTRIBUTE-VALUE-') && object) {
+      } else if (name.startsWith('ATTRIBUTE-VALUE-') && (object || defaultOf !== undefined)) {
         const kind = name.slice('ATTRIBUTE-VALUE-'.length);
         value = { kind, enumRefs: [], ...(kind === 'XHTML' && { xhtml: new XhtmlText() }) };
         const theValue = attribute('THE-VALUE');
@@ -228,7 +242,14 @@ export class ReqifSource implements RowSource {
             `A value of the spec object ${clipped(object?.identifier ?? '')} of ${this.file} names more than ${this.limits.maxDefinitions.toLocaleString('en')} enumeration values, more than a file may declare. Export the file again.`,
           );
         value.enumRefs.push(text.trim());
-      } else if (name.startsWith('ATTRIBUTE-VALUE-') && object && value) {
+      } else if (name.startsWith('ATTRIBUTE-VALUE-') && !object && defaultOf !== undefined && value) {
+        // A default is held for the whole read: its length counts with the declarations'.
+        declarations.addLength(valueLength(value));
+        defaults.set(defaultOf, { ...value, definition: defaultOf });
+        value = undefined;
+      } else if (name === 'DEFAULT-VALUE') defaultOf = undefined;
+      else if (name.startsWith('ATTRIBUTE-DEFINITION-') && !name.endsWith('-REF')) definitionOpen = undefined;
+      else if (name.startsWith('ATTRIBUTE-VALUE-') && object && value) {
         if (object.values.length >= this.limits.maxColumns)
           throw tooManyColumns(
             this.limits,
@@ -242,6 +263,7 @@ export class ReqifSource implements RowSource {
         if (types.size === 0) untyped++;
         else chosenType ??= this.chooseType(types);
         if (chosenType !== undefined && object.type === chosenType) {
+          withDefaults(object, typeDefinitions.get(chosenType) ?? [], defaults);
           const row = this.rowOf(object, ++count, definitions, enumValues, names);
           columns.add(row);
           ready.push(row);
@@ -479,6 +501,22 @@ class NameTally {
 }
 
 /** Characters of a value as it was read, before it becomes a cell: counted into its object's. */
+/**
+ * The DEFAULT-VALUEs of the object's type for the attributes it carries no value for: ReqIF 1.2
+ * says they apply to it, so the record takes them as its values.
+ */
+function withDefaults(
+  object: OpenObject,
+  typeDefinitions: readonly string[],
+  defaults: Map<string, OpenValue>,
+) {
+  const carried = new Set(object.values.map((value) => value.definition));
+  for (const definition of typeDefinitions) {
+    const value = defaults.get(definition);
+    if (value && !carried.has(definition)) object.values.push(value);
+  }
+}
+
 function valueLength(value: OpenValue): number {
   let length = (value.theValue?.length ?? 0) + (value.xhtml?.length ?? 0);
   for (const ref of value.enumRefs) length += ref.length;
@@ -490,7 +528,7 @@ function valueLength(value: OpenValue): number {
  * are at most maxDepth, with names and attributes of at most maxRowBytes characters together: the
  * elements of one spec object and its largest value fit many times.
  */
-class OpenElements {
+export class OpenElements {
   private readonly names: string[] = [];
   private readonly sizes: number[] = [];
   private size = 0;
@@ -560,6 +598,16 @@ class Declarations {
         `${this.file} declares more than ${this.limits.maxDefinitions.toLocaleString('en')} spec object types, attribute definitions and enumeration values, the most the import holds while it reads the spec objects. Export only the specification to import, with the types and attributes it uses.`,
       );
     for (const text of texts) this.characters += text?.length ?? 0;
+    this.check();
+  }
+
+  /** A declaration's default value, held as long as the declarations. */
+  addLength(characters: number): void {
+    this.characters += characters;
+    this.check();
+  }
+
+  private check(): void {
     if (this.characters > this.limits.maxDefinitionBytes)
       throw limitError(
         'maxDefinitionBytes',

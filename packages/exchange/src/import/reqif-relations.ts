@@ -1,0 +1,268 @@
+import { RELATION_TYPES, type RelationType } from '@rxs/contract';
+import type { RecordsClient, TracerClient } from '@rxs/client';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { eventLoopSlices } from '../event-loop.js';
+import {
+  cellTooLarge,
+  importLimits,
+  limitError,
+  sizeText,
+  XmlRuns,
+  XmlSections,
+  type ImportLimits,
+} from './limits.js';
+import { openReqifInput } from './reqif-archive.js';
+import { local, OpenElements } from './reqif-source.js';
+import { ImportFileError } from './errors.js';
+import type { ImportWording } from './wording.js';
+import { doctypeRefused, saxesErrorParts } from './xml-errors.js';
+
+/** A SPEC-RELATION of a ReqIF file: its ends by spec object IDENTIFIER, its type by LONG-NAME. */
+export interface SpecRelation {
+  identifier: string;
+  source: string;
+  target: string;
+  /** The SPEC-RELATION-TYPE's LONG-NAME, else its IDENTIFIER; '' when the relation names none. */
+  type: string;
+}
+
+export interface SpecRelationReadOptions {
+  /** A ReqIF archive's .reqif file to read, by its path in the archive; default: its only one. */
+  entry?: string;
+  wording?: ImportWording;
+  limits?: Partial<ImportLimits>;
+}
+
+/** How a SPEC-RELATION-TYPE becomes a trace's relation type when no mapping names it. */
+export const DEFAULT_RELATION_TYPE: RelationType = 'is_related';
+
+/** Relations a note names one by one. */
+const MAX_NAMED = 5;
+
+/**
+ * The SPEC-RELATIONs of a ReqIF 1.2 file, streamed in file order, under the limits the spec
+ * object reader keeps (the depth and size of open elements, values, sections): the relation
+ * types a file declares count against maxDefinitions and maxDefinitionBytes.
+ */
+export async function* readSpecRelations(
+  file: string,
+  options: SpecRelationReadOptions = {},
+): AsyncGenerator<SpecRelation> {
+  const limits = importLimits(options.limits);
+  const input = await openReqifInput(file, { entry: options.entry, wording: options.wording, limits });
+  const typeNames = new Map<string, string>();
+  let typeCharacters = 0;
+  const ready: SpecRelation[] = [];
+  const open = new OpenElements(limits, file);
+  let relation: (Partial<SpecRelation> & { identifier: string }) | undefined;
+  /** The end (SOURCE or TARGET) of the relation being read. */
+  let end: 'source' | 'target' | undefined;
+  let text = '';
+  let failure: Error | undefined;
+
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  parser.on('error', (error) => {
+    failure ??= error;
+  });
+  parser.on('doctype', () => {
+    throw doctypeRefused(file);
+  });
+  parser.on('opentag', (tag: SaxesTagPlain) => {
+    const name = local(tag.name);
+    const parent = open.innermost;
+    open.push(name, tag, parser.line);
+    text = '';
+    const attribute = (key: string) => tag.attributes[key] as string | undefined;
+    if (name === 'SPEC-RELATION-TYPE' && parent === 'SPEC-TYPES') {
+      const identifier = attribute('IDENTIFIER') ?? '';
+      const longName = attribute('LONG-NAME') || identifier;
+      typeCharacters += identifier.length + longName.length;
+      if (typeNames.size >= limits.maxDefinitions || typeCharacters > limits.maxDefinitionBytes)
+        throw limitError(
+          'maxDefinitions',
+          limits.maxDefinitions,
+          `${file} declares more SPEC-RELATION-TYPEs than ${limits.maxDefinitions.toLocaleString('en')}, or with names of more than ${sizeText(limits.maxDefinitionBytes)} together, the most the import holds while it reads the relations. Export the file again.`,
+        );
+      typeNames.set(identifier, longName);
+    } else if (name === 'SPEC-RELATION' && parent === 'SPEC-RELATIONS')
+      relation = { identifier: attribute('IDENTIFIER') ?? '' };
+    else if (relation && (name === 'SOURCE' || name === 'TARGET') && parent === 'SPEC-RELATION')
+      end = name === 'SOURCE' ? 'source' : 'target';
+  });
+  parser.on('text', (chunk: string) => {
+    if (!relation) return;
+    text += chunk;
+    if (text.length > limits.maxCellBytes) throw cellTooLarge(limits, `${file}, line ${parser.line}`);
+  });
+  parser.on('closetag', (tag) => {
+    const name = local(tag.name);
+    open.pop();
+    if (!relation) return;
+    if (name === 'SPEC-RELATION-TYPE-REF') relation.type = text.trim();
+    else if (name === 'SPEC-OBJECT-REF' && end) relation[end] = text.trim();
+    else if (name === 'SOURCE' || name === 'TARGET') end = undefined;
+    else if (name === 'SPEC-RELATION') {
+      const type = relation.type ?? '';
+      ready.push({
+        identifier: relation.identifier,
+        source: relation.source ?? '',
+        target: relation.target ?? '',
+        type: typeNames.get(type) ?? type,
+      });
+      relation = undefined;
+    }
+  });
+
+  const runs = new XmlRuns(limits.maxCellBytes);
+  const sections = new XmlSections(limits.maxCellBytes);
+  const turn = eventLoopSlices();
+  let line = 1;
+  for await (const chunk of input.text()) {
+    if (runs.exceeds(chunk)) throw cellTooLarge(limits, `${file}, after line ${line}`);
+    const section = sections.check(chunk);
+    if (section === 'DOCTYPE') throw doctypeRefused(file);
+    if (section)
+      throw limitError(
+        'maxCellBytes',
+        limits.maxCellBytes,
+        `${file} holds a ${section} of more than ${sizeText(limits.maxCellBytes)} after line ${line}, more than any value may hold. Export the file again.`,
+      );
+    parser.write(chunk);
+    if (failure) break;
+    line = parser.line;
+    for (const found of ready.splice(0)) {
+      yield found;
+      await turn();
+    }
+  }
+  if (!failure) parser.close();
+  if (failure) {
+    const { at, what } = saxesErrorParts(failure);
+    throw new ImportFileError(
+      `${file} is not well-formed XML ${at ? `at line ${at.line}, column ${at.column}` : `near line ${line}`}: ${what.replace(/\.$/, '')}. Correct it there, or export the file again.`,
+    );
+  }
+  yield* ready.splice(0);
+}
+
+export interface RelationImportClient {
+  records: Pick<RecordsClient, 'listRecords'>;
+  tracer: Pick<TracerClient, 'createTrace' | 'listTracesFor'>;
+}
+
+export interface RelationImportOptions extends SpecRelationReadOptions {
+  /** The KT revisions the file's spec objects were imported into: their records are the ends. */
+  revisionIds: readonly string[];
+  /**
+   * The relation type of the traces of a SPEC-RELATION-TYPE, by its LONG-NAME. A type that is not
+   * mapped is taken as it is when it names a relation type (an rxs export's), else `is_related`.
+   */
+  relationTypes?: ReadonlyMap<string, RelationType>;
+  /** Say what would be created; create nothing. */
+  dryRun?: boolean;
+}
+
+export interface RelationImportReport {
+  /** SPEC-RELATIONs in the file. */
+  relations: number;
+  /** Traces created (in a dry run: that would be). */
+  created: number;
+  /** Relations whose trace exists already (same source, target and relation type). */
+  existing: number;
+  /** Relations with an end that is not an imported record (its type not imported, or missing). */
+  skipped: number;
+  notes: string[];
+}
+
+const traceKey = (source: string, target: string, type: string) => `${source}\u0000${target}\u0000${type}`;
+
+/** The relation type a SPEC-RELATION-TYPE's traces get. */
+export function relationTypeOf(
+  type: string,
+  mapping: ReadonlyMap<string, RelationType> = new Map(),
+): RelationType {
+  const mapped = mapping.get(type);
+  if (mapped) return mapped;
+  return (RELATION_TYPES as readonly string[]).includes(type)
+    ? (type as RelationType)
+    : DEFAULT_RELATION_TYPE;
+}
+
+/**
+ * The SPEC-RELATIONs between the records of a file's import as traces: the records are found by
+ * their source identity (`context.global_element_id`, the spec object's IDENTIFIER; an rxs
+ * export's `R-<_id>` names the record of that _id), listed once per topic. A trace that exists
+ * already is not made again, so importing the file again creates only the new relations.
+ */
+export async function importReqifRelations(
+  client: RelationImportClient,
+  file: string,
+  options: RelationImportOptions,
+): Promise<RelationImportReport> {
+  const records = new Map<string, string>();
+  for (const revisionId of options.revisionIds)
+    for await (const record of client.records.listRecords({ context__knowledge_unit_topic_id: revisionId })) {
+      records.set(`R-${record._id}`, record._id);
+      const sourceId = record.context?.global_element_id;
+      if (sourceId) records.set(sourceId, record._id);
+    }
+  const report: RelationImportReport = { relations: 0, created: 0, existing: 0, skipped: 0, notes: [] };
+  const skipped: string[] = [];
+  const wanted: { source: string; target: string; type: RelationType; identifier: string }[] = [];
+  for await (const relation of readSpecRelations(file, options)) {
+    report.relations++;
+    const source = records.get(relation.source);
+    const target = records.get(relation.target);
+    if (!source || !target) {
+      report.skipped++;
+      if (skipped.length < MAX_NAMED) {
+        const missing = [
+          !source && `source ${relation.source || '(none)'}`,
+          !target && `target ${relation.target || '(none)'}`,
+        ]
+          .filter(Boolean)
+          .join(' and ');
+        skipped.push(`${relation.identifier} (${missing})`);
+      }
+      continue;
+    }
+    wanted.push({
+      source,
+      target,
+      type: relationTypeOf(relation.type, options.relationTypes),
+      identifier: relation.identifier,
+    });
+  }
+  if (report.skipped > 0)
+    report.notes.push(
+      `${report.skipped} SPEC-RELATION${report.skipped === 1 ? '' : 's'} not made traces: an end is not an imported record (a spec object type not imported, or an object the file lacks): ${skipped.join(', ')}${report.skipped > MAX_NAMED ? ` and ${report.skipped - MAX_NAMED} more` : ''}.`,
+    );
+  if (wanted.length === 0) return report;
+  const existing = new Set<string>();
+  const ends = [...new Set(wanted.map((trace) => trace.source))].map((node_id) => ({
+    node_id,
+    node_type: 'Record' as const,
+  }));
+  await client.tracer.listTracesFor(ends, {
+    onEdges: (edges) => {
+      for (const edge of edges)
+        for (const type of edge.relation_type) existing.add(traceKey(edge.source, edge.target, type));
+    },
+  });
+  for (const trace of wanted) {
+    const key = traceKey(trace.source, trace.target, trace.type);
+    if (existing.has(key)) {
+      report.existing++;
+      continue;
+    }
+    existing.add(key);
+    if (!options.dryRun)
+      await client.tracer.createTrace({
+        source: { node_id: trace.source, node_type: 'Record' },
+        target: { node_id: trace.target, node_type: 'Record' },
+        relation_type: trace.type,
+      });
+    report.created++;
+  }
+  return report;
+}
