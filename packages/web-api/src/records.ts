@@ -6,7 +6,7 @@ import { NameSourceSchema } from './common.js';
 export const RecordTableQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-  /** `id`, `name`, `created`, `updated` or `field:<column name>`. */
+  /** `id`, `readable-id`, `name`, `created`, `updated` or `field:<column name>`. */
   sort: Type.String({ maxLength: 300, default: 'id' }),
   dir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' }),
   q: Type.Optional(Type.String({ maxLength: 200 })),
@@ -38,6 +38,8 @@ export type FieldColumn = Static<typeof FieldColumn>;
 export const RecordRow = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  /** The readable id an export derives (`REQ_001`), or null when the record has none of its own. */
+  readableId: Nullable(Type.String()),
   version: Type.String(),
   createdAt: Type.String(),
   updatedAt: Nullable(Type.String()),
@@ -96,3 +98,11 @@ export const RecordHit = Type.Object({
   topicName: Nullable(Type.String()),
 });
 export type RecordHit = Static<typeof RecordHit>;
+
+/** A hit of `GET /api/records/search`: with its readable id and title, to tell it from its namesakes. */
+export const RecordSearchHit = Type.Object({
+  ...RecordHit.properties,
+  readableId: Nullable(Type.String()),
+  title: Nullable(Type.String()),
+});
+export type RecordSearchHit = Static<typeof RecordSearchHit>;

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiMeta, SessionInfo } from '@rxs/web-api';
-import { api, ApiError, onSignedOut, setCsrfToken } from './api';
+import { api, onSignedOut, setCsrfToken } from './api';
 import { Badge, ErrorNotice, Link, Loading } from './components/ui';
 import { BaselinesPage } from './pages/baselines';
 import { ExportPage } from './pages/export';
@@ -18,6 +18,7 @@ import { SignInPage } from './pages/sign-in';
 import { DesignPage, NewTopicPage } from './pages/topic-design';
 import { TopicPage } from './pages/topic';
 import { TopicsPage } from './pages/topics';
+import { requestPageFocus, usePageFocus } from './page-focus';
 import { matchPath, navigate, paths, useLocation } from './router';
 import { SessionContext, type SessionState } from './session';
 
@@ -66,14 +67,11 @@ export function App() {
   const start = async () => {
     try {
       const meta = await api.get<ApiMeta>('/meta');
-      try {
-        const info = await api.get<SessionInfo>('/session');
-        setCsrfToken(info.csrfToken);
-        setBoot({ status: 'signed-in', meta, info });
-      } catch (error) {
-        if (!(error instanceof ApiError && error.status === 401)) throw error;
-        setBoot({ status: 'signed-out', meta });
-      }
+      // The probe answers 204 without a session: being signed out is no failed request.
+      const info = await api.get<SessionInfo | undefined>('/session/probe');
+      if (!info) return setBoot({ status: 'signed-out', meta });
+      setCsrfToken(info.csrfToken);
+      setBoot({ status: 'signed-in', meta, info });
     } catch (error) {
       setBoot({ status: 'failed', error });
     }
@@ -110,6 +108,7 @@ export function App() {
         notice={boot.notice}
         onSignedIn={(info) => {
           setCsrfToken(info.csrfToken);
+          requestPageFocus();
           setBoot({ status: 'signed-in', meta: boot.meta, info });
         }}
       />
@@ -138,7 +137,7 @@ export function App() {
 
   return (
     <SessionContext.Provider value={session}>
-      <Shell path={location.path} session={session}>
+      <Shell address={`${location.path}?${location.query.toString()}`} path={location.path} session={session}>
         {redirect ? null : (page ?? <NotFoundPage />)}
       </Shell>
     </SessionContext.Provider>
@@ -146,15 +145,20 @@ export function App() {
 }
 
 function Shell({
+  address,
   path,
   session,
   children,
 }: {
+  /** Path and query: the focus follows each page shown (see `usePageFocus`). */
+  address: string;
   path: string;
   session: SessionState;
   children: ComponentChildren;
 }) {
   const { user } = session.info;
+  const main = useRef<HTMLElement>(null);
+  usePageFocus(main, address);
   const section = (prefix: string) => (path === prefix || path.startsWith(`${prefix}/`) ? 'page' : undefined);
   return (
     <>
@@ -163,7 +167,7 @@ function Shell({
       </a>
       <header class="app-header">
         <div class="app-header-inner">
-          <Link href={paths.topics()} class="brand" aria-label="RXS, knowledge topics">
+          <Link href={paths.topics()} class="brand">
             <img src="/favicon.svg" alt="" width="24" height="24" />
             <span class="brand-name">RXS</span>
             <span class="brand-tenant">{user.tenantName}</span>
@@ -197,7 +201,7 @@ function Shell({
           </div>
         </div>
       </header>
-      <main id="main" class="app-main" tabIndex={-1}>
+      <main id="main" class="app-main" tabIndex={-1} ref={main}>
         {children}
       </main>
     </>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { requestPageFocus } from './page-focus';
 
 /**
  * A small history-API router. Paths never start with /kt/, /records/ or /traces/: those belong to
@@ -27,8 +28,11 @@ export function navigate(to: string, options: { replace?: boolean; force?: boole
   if (to === window.location.pathname + window.location.search) return;
   if (leaveWarning && !options.force && !window.confirm(leaveWarning)) return;
   if (options.force) leaveWarning = null;
+  const from = window.location.pathname;
   if (options.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
+  // Another page takes the focus; a replaced query is the same page in another state (a table's sort).
+  if (!options.replace || window.location.pathname !== from) requestPageFocus();
   window.dispatchEvent(new Event(NAVIGATED));
   if (!options.replace) window.scrollTo(0, 0);
 }

@@ -2,15 +2,24 @@ import type { FormSchema, ServiceRecord } from '@rxs/contract';
 import {
   buildFieldMap,
   cellText,
+  DEFAULT_SOURCES,
+  defaultPresentation,
   extendFieldMap,
+  isMadeUpId,
+  LEADING_ID_PATTERN,
+  readableIdOf,
   RecordMapper,
   type ExportedField,
+  type IdentifierRule,
 } from '@rxs/exchange/export';
 import type { FieldColumn, RecordRow, RecordTable } from '@rxs/web-api';
 import { validateRecordData } from '@rxs/contract/validation';
 
-/** Built-in sort keys; a field column is sorted by `field:<semantic name>`. */
-export type SortKey = 'id' | 'name' | 'created' | 'updated' | `field:${string}`;
+/**
+ * Built-in sort keys; a field column is sorted by `field:<semantic name>`. `readable-id` is the
+ * order people number records in (REQ-9 before REQ-10), by the readable id, else the name.
+ */
+export type SortKey = 'id' | 'readable-id' | 'name' | 'created' | 'updated' | `field:${string}`;
 
 export interface TableQuery {
   offset: number;
@@ -28,6 +37,37 @@ export function toColumns(fields: readonly ExportedField[]): FieldColumn[] {
 }
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** The default identifier rule of an export; its prefix never shows, as made-up ids are not shown. */
+const READABLE_ID_RULE: IdentifierRule = {
+  sources: DEFAULT_SOURCES,
+  pattern: LEADING_ID_PATTERN,
+  prefix: 'ID',
+};
+
+/**
+ * How the web app tells records apart: the readable id an export derives by default (`REQ_001` from
+ * a title "REQ_001 — …"), null for a record without one of its own, and the title field's text.
+ */
+export class RecordIdentity {
+  private readonly titleField: string | undefined;
+
+  constructor(fields: readonly ExportedField[]) {
+    this.titleField = defaultPresentation('', fields).titleField;
+  }
+
+  /** `values` are by semantic name, as the exporter maps them. */
+  readableId(record: { id: string; name: string; values: Record<string, unknown> }): string | null {
+    const id = readableIdOf(record, READABLE_ID_RULE, { titleField: this.titleField });
+    return isMadeUpId(id, record.id) ? null : id;
+  }
+
+  /** The title field's text, cut as a table cell is; null when empty or the form has no title field. */
+  title(values: Record<string, unknown>): string | null {
+    const text = this.titleField === undefined ? '' : cellText(values[this.titleField]);
+    return text ? clipText(text, TABLE_CELL_CHARS) : null;
+  }
+}
 
 /** A revision's records as display rows, with the columns their mapping produced. */
 export interface MappedRows {
@@ -62,7 +102,8 @@ export function clipText(text: string, max: number): string {
  * are not counted.
  */
 export function rowBytes(row: RecordRow): number {
-  let bytes = 160 + 2 * (row.id.length + row.name.length + row.version.length + 48);
+  let bytes =
+    160 + 2 * (row.id.length + row.name.length + (row.readableId?.length ?? 0) + row.version.length + 48);
   for (const text of Object.values(row.values)) bytes += 40 + 2 * text.length;
   return bytes;
 }
@@ -79,6 +120,7 @@ export async function mapRecordRows(
   cellChars = TABLE_CELL_CHARS,
 ): Promise<MappedRows> {
   let map = buildFieldMap(schema);
+  const identity = new RecordIdentity(map.fields);
   // One mapper for the whole stream: it builds its lookups once and learns the data-only keys.
   const mapper = new RecordMapper(map, { labels: true });
   const rows: RecordRow[] = [];
@@ -93,6 +135,7 @@ export async function mapRecordRows(
     const row: RecordRow = {
       id: record._id,
       name: record.name,
+      readableId: identity.readableId({ id: record._id, name: record.name, values: mapped.record.values }),
       version: record.version,
       createdAt: record.audit_info.timestamp_created,
       updatedAt: record.audit_info.timestamp_last_updated ?? null,
@@ -209,6 +252,8 @@ function sortValue(row: RecordRow, sort: SortKey): string {
   switch (sort) {
     case 'id':
       return row.id;
+    case 'readable-id':
+      return row.readableId ?? row.name;
     case 'name':
       return row.name;
     case 'created':

@@ -40,7 +40,7 @@ function routesOf(tree: string): Route[] {
   return routes;
 }
 
-const PUBLIC = new Set(['POST /api/session', 'GET /api/meta']);
+const PUBLIC = new Set(['POST /api/session', 'GET /api/session/probe', 'GET /api/meta']);
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** A syntactically valid id for a route parameter (the guards run before any lookup). */

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -67,4 +68,57 @@ export async function signedInOwner(
   await page.click('button[type=submit]');
   await page.getByRole('heading', { name: 'Knowledge topics' }).waitFor();
   return { browser, page };
+}
+
+/** A violation of an accessibility rule that axe-core found, with the elements it found it on. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * The serious and critical accessibility violations axe-core finds on the page as it is now. axe
+ * runs inside the page; it is evaluated there by the test driver, which the page's
+ * Content-Security-Policy (scripts from the app's origin only) does not restrict.
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource());
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: AxeRunner }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((node) => node.target.join(' ')),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+interface AxeRunner {
+  run(
+    context: Document,
+    options: { resultTypes: string[] },
+  ): Promise<{
+    violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+  }>;
+}
+
+let axeScript: string | undefined;
+
+/** axe-core's browser build, from the dev dependencies. */
+function axeSource(): string {
+  if (axeScript === undefined) {
+    let path: string;
+    try {
+      path = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+    } catch {
+      throw new Error('axe-core is not installed: it is a dev dependency of the repository (npm ci).');
+    }
+    axeScript = readFileSync(path, 'utf8');
+  }
+  return axeScript;
 }

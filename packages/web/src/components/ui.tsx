@@ -25,7 +25,15 @@ export async function copyText(text: string): Promise<void> {
   if (!copied) throw new Error('Copying is blocked by the browser; select the text and copy it.');
 }
 
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+/** Texts up to this length (ids) are read out in a copy button's name, to tell one row's from the next. */
+const NAMED_TEXT_CHARS = 40;
+
+/**
+ * Copies `text`. Its accessible name is `name`, else the label with a short one-line text (an id),
+ * else the label alone: a screen reader never reads out a whole JSON document as a button's name.
+ */
+export function CopyButton({ text, label = 'Copy', name }: { text: string; label?: string; name?: string }) {
+  const short = text.length <= NAMED_TEXT_CHARS && !text.includes('\n');
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -36,7 +44,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     <button
       type="button"
       class="button button-small"
-      aria-label={`${label}: ${text}`}
+      aria-label={name ?? (short ? `${label}: ${text}` : label)}
       onClick={() =>
         copyText(text).then(
           () => setState('copied'),

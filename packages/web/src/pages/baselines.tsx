@@ -13,6 +13,7 @@ import {
   EmptyState,
   ErrorNotice,
   Field,
+  formatDateTime,
   Loading,
   Notice,
   PageHeader,
@@ -52,7 +53,7 @@ export function BaselinesPage() {
   useTitle('Baselines');
   const can = useCan();
   const list = useAsync(allBaselines, []);
-  const [created, setCreated] = useState<string>();
+  const [created, setCreated] = useState<BaselineView>();
 
   return (
     <>
@@ -65,15 +66,14 @@ export function BaselinesPage() {
       </PageHeader>
       {created && (
         <Notice kind="success" title="Baseline created" onDismiss={() => setCreated(undefined)}>
-          {created}
+          “{created.name}” names {plural(created.topics.length, 'topic')} as of{' '}
+          <DateTime value={created.at} />.
         </Notice>
       )}
       {can('kt:write') && (
         <CreateBaseline
           onCreated={(baseline) => {
-            setCreated(
-              `“${baseline.name}” names ${plural(baseline.topics.length, 'topic')} as of ${baseline.at}.`,
-            );
+            setCreated(baseline);
             list.reload();
           }}
         />
@@ -237,7 +237,7 @@ function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
       });
       setResult({
         kind: 'success',
-        text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB), as of ${baseline.at}.`,
+        text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB), as of ${formatDateTime(baseline.at)}.`,
         warnings,
       });
     } catch (error) {

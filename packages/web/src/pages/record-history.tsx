@@ -218,6 +218,74 @@ export function HistoryPanel({
 }
 
 /**
+ * A record's version, creation and last change with who made them, read from its history: the
+ * first version and the newest. A record page's facts then agree with its history, where a change
+ * that leaves the record's own dates alone (a move to a new revision, data brought in with older
+ * dates) is a version too. If the history cannot be read, the record's own dates are shown.
+ */
+export function RecordFacts({
+  record,
+  createdBy,
+  updatedBy,
+}: {
+  record: ServiceRecord;
+  createdBy: string | null;
+  updatedBy: string | null;
+}) {
+  const ends = useAsync(async () => {
+    const newest = await api.get<RecordHistoryView>(`/records/${record._id}/history`, { limit: 1 });
+    const last = newest.versions[0];
+    if (!last || last.n === 1) return { first: last, last };
+    const oldest = await api.get<RecordHistoryView>(`/records/${record._id}/history`, {
+      limit: 1,
+      before: 2,
+    });
+    return { first: oldest.versions[0], last };
+  }, [record._id, record.version]);
+
+  if (!ends.data && ends.loading) return <Loading label="Reading the history…" />;
+  const { first, last } = ends.data ?? {};
+  const created = first
+    ? { at: first.at, by: first.by }
+    : { at: record.audit_info.timestamp_created, by: createdBy };
+  const changed = last
+    ? last.n > 1
+      ? { at: last.at, by: last.by, what: ACTION_LABELS[last.action] }
+      : undefined
+    : record.audit_info.timestamp_last_updated
+      ? { at: record.audit_info.timestamp_last_updated, by: updatedBy, what: undefined }
+      : undefined;
+  return (
+    <dl class="facts" data-testid="record-facts">
+      <dt>Version</dt>
+      <dd>
+        {record.version}
+        {last && <div class="cell-sub">#{last.n} in the history</div>}
+      </dd>
+      <dt>Created</dt>
+      <dd>
+        <DateTime value={created.at} />
+        {created.by && <div class="cell-sub">by {created.by}</div>}
+      </dd>
+      <dt>Last change</dt>
+      <dd>
+        {changed ? (
+          <>
+            <DateTime value={changed.at} />
+            <div class="cell-sub">
+              {changed.what && `${changed.what} `}
+              {changed.by && `by ${changed.by}`}
+            </div>
+          </>
+        ) : (
+          <span class="muted">None since it was created</span>
+        )}
+      </dd>
+    </dl>
+  );
+}
+
+/**
  * A deleted record, reached by its address: its history stays readable, and an editor can restore
  * it (with a reason). Any other failure to load the record is shown as it is.
  */

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { LinkView, RecordHit, RelationType } from '@rxs/web-api';
+import type { LinkView, RecordSearchHit, RelationType } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
 import { ReviewLinkDialog } from '../components/review-link-dialog';
 import {
@@ -13,12 +13,20 @@ import {
   Notice,
 } from '../components/ui';
 import { useAsync, useDebounced } from '../hooks';
+import { recordLabel } from '../record-label';
 import { paths } from '../router';
 import { useCan, useSession } from '../session';
 
 export const relationLabel = (relation: string) => relation.replace(/_/g, ' ');
 
 type Direction = 'outgoing' | 'incoming';
+
+/** A hit's title without the readable id it starts with ("REQ_001 — Pump" after REQ_001: "Pump"). */
+function titleAfterId({ title, readableId }: RecordSearchHit): string {
+  if (!title) return '';
+  if (!readableId || !title.startsWith(readableId)) return title;
+  return title.slice(readableId.length).replace(/^[\s:–—-]+/, '');
+}
 
 /** A record's traces: linked records with relation types; add by search, remove with confirmation. */
 export function LinksPanel({ recordId }: { recordId: string }) {
@@ -213,12 +221,12 @@ function AddLink({
   const [added, setAdded] = useState(0);
   const q = useDebounced(search.trim(), 200);
   const hits = useAsync(
-    () => (q ? api.get<RecordHit[]>('/records/search', { q, limit: 20 }) : Promise.resolve([])),
+    () => (q ? api.get<RecordSearchHit[]>('/records/search', { q, limit: 20 }) : Promise.resolve([])),
     [q],
   );
   const candidates = (hits.data ?? []).filter((hit) => hit.id !== recordId);
 
-  const link = async (hit: RecordHit) => {
+  const link = async (hit: RecordSearchHit) => {
     setBusyId(hit.id);
     setError(undefined);
     const self = { node_id: recordId, node_type: 'Record' };
@@ -285,8 +293,9 @@ function AddLink({
           {candidates.map((hit) => (
             <li key={hit.id}>
               <div>
-                <strong>{hit.name}</strong>
+                <strong>{recordLabel(hit)}</strong> {titleAfterId(hit)}
                 <div class="cell-sub">
+                  {recordLabel(hit) !== hit.name && <>Record {hit.name} · </>}
                   {hit.topicName ?? 'No topic'} · <code>{hit.id}</code>
                   {linked.has(hit.id) && ' · already linked'}
                 </div>
@@ -295,7 +304,7 @@ function AddLink({
                 type="button"
                 class="button button-small"
                 disabled={busyId !== undefined}
-                aria-label={`Link ${hit.name}`}
+                aria-label={`Link ${hit.name}${recordLabel(hit) !== hit.name ? ` (${recordLabel(hit)})` : ''}`}
                 onClick={() => void link(hit)}
               >
                 {busyId === hit.id ? 'Linking…' : 'Link'}

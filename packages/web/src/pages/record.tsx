@@ -5,7 +5,6 @@ import {
   Badge,
   ConfirmDialog,
   CopyButton,
-  DateTime,
   ErrorNotice,
   Field,
   IdField,
@@ -19,7 +18,7 @@ import { FormView, type FormHandle } from '../forms/form-view';
 import { useAsync, useTitle, useTopic } from '../hooks';
 import { navigate, paths, topicCrumbs, useLocation } from '../router';
 import { useCan } from '../session';
-import { DeletedRecordView, HistoryPanel, ValuesList } from './record-history';
+import { DeletedRecordView, HistoryPanel, RecordFacts, ValuesList } from './record-history';
 import { LinksPanel } from './record-links';
 
 /** Problems of a save: those placed on form fields, the name's, and the rest for a banner. */
@@ -414,18 +413,11 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
                 hint="The record's context.knowledge_unit_topic_id"
               />
             )}
-            <dl class="facts">
-              <dt>Created</dt>
-              <dd>
-                <DateTime value={record.audit_info.timestamp_created} />
-                {detail.data.createdBy && <div class="cell-sub">{detail.data.createdBy}</div>}
-              </dd>
-              <dt>Last change</dt>
-              <dd>
-                <DateTime value={record.audit_info.timestamp_last_updated} />
-                {detail.data.updatedBy && <div class="cell-sub">{detail.data.updatedBy}</div>}
-              </dd>
-            </dl>
+            <RecordFacts
+              record={record}
+              createdBy={detail.data.createdBy}
+              updatedBy={detail.data.updatedBy}
+            />
           </section>
           <section class="panel" aria-labelledby="exported-title">
             <h2 id="exported-title" class="panel-title">

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FieldColumn, RecordTable, TopicDetail } from '@rxs/web-api';
+import type { FieldColumn, RecordRow, RecordTable } from '@rxs/web-api';
 import { api } from '../api';
 import { DateTime, EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { useAsync, useDebounced, useTitle, useTopic } from '../hooks';
+import { recordLabel } from '../record-label';
 import { navigate, paths, topicCrumbs, useLocation } from '../router';
 import { useCan } from '../session';
 
@@ -36,6 +37,21 @@ function SortHeader({
 }
 
 const DEFAULT_PAGE_SIZE = 50;
+/** Records as people number them (REQ-9 before REQ-10), by readable id, else name. */
+const DEFAULT_SORT = 'readable-id';
+
+/**
+ * A column's room from the longest text of the page: wide for sentences (a title, a description),
+ * the least its header needs when every cell is empty, else what its values need. Text then gets
+ * the room that unused columns would take, and two lines show a sentence, not three words of it.
+ */
+function columnClass(column: FieldColumn, rows: RecordRow[]): string | undefined {
+  const longest = Math.max(0, ...rows.map((row) => (row.values[column.name] ?? '').length));
+  if (longest === 0) return 'col-empty';
+  if (longest > 60) return 'col-long-text';
+  if (longest > 24) return 'col-text';
+  return undefined;
+}
 
 /** A whole number from the address within [min, max], else `fallback`. */
 function wholeOf(text: string | null, fallback: number, min: number, max: number): number {
@@ -65,7 +81,7 @@ export function RecordsPage({ historyId }: { historyId: string }) {
   useTitle(topic.data ? `Records of ${topic.data.name}` : 'Records');
   // The table's state lives in the address: kept on Back and reload, and a view can be shared.
   const initial = location.query;
-  const [sort, setSort] = useState(() => initial.get('sort') ?? 'id');
+  const [sort, setSort] = useState(() => initial.get('sort') ?? DEFAULT_SORT);
   const [dir, setDir] = useState<Dir>(() => (initial.get('dir') === 'desc' ? 'desc' : 'asc'));
   const [search, setSearch] = useState(() => initial.get('q') ?? '');
   const [filters, setFilters] = useState<Record<string, string>>(() => filtersOf(initial.get('filters')));
@@ -76,7 +92,7 @@ export function RecordsPage({ historyId }: { historyId: string }) {
   const filterText = useDebounced(JSON.stringify(filters), 250);
   useEffect(() => {
     const params = new URLSearchParams();
-    if (sort !== 'id') params.set('sort', sort);
+    if (sort !== DEFAULT_SORT) params.set('sort', sort);
     if (dir !== 'asc') params.set('dir', dir);
     if (q) params.set('q', q);
     if (filterText !== '{}') params.set('filters', filterText);
@@ -129,6 +145,9 @@ export function RecordsPage({ historyId }: { historyId: string }) {
   const crumbs = topicCrumbs(t.historyId, t.name);
   const data = table.data;
   const filtered = q !== '' || filterText !== '{}';
+  const columnClasses: Record<string, string | undefined> = Object.fromEntries(
+    (data?.columns ?? []).map((column) => [column.name, columnClass(column, data?.rows ?? [])]),
+  );
 
   return (
     <>
@@ -246,7 +265,13 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                 <table class="table table-records" id="records-table">
                   <thead>
                     <tr>
-                      <SortHeader label="Record" sortKey="name" sort={sort} dir={dir} onSort={onSort} />
+                      <SortHeader
+                        label="Record"
+                        sortKey={DEFAULT_SORT}
+                        sort={sort}
+                        dir={dir}
+                        onSort={onSort}
+                      />
                       {data.columns.map((column) => (
                         <SortHeader
                           key={column.key}
@@ -287,8 +312,12 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                     {data.rows.map((row) => (
                       <tr key={row.id}>
                         <th scope="row">
-                          <Link href={paths.record(t.historyId, row.id)} class="strong-link">
-                            {row.name}
+                          <Link
+                            href={paths.record(t.historyId, row.id)}
+                            class="strong-link"
+                            title={recordLabel(row) !== row.name ? `Record name: ${row.name}` : undefined}
+                          >
+                            {recordLabel(row)}
                           </Link>
                           {row.problems > 0 && (
                             <>
@@ -305,7 +334,11 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                         {data.columns.map((column) => {
                           const text = row.values[column.name] ?? '';
                           return (
-                            <td key={column.key} title={text.length > 40 ? text : undefined}>
+                            <td
+                              key={column.key}
+                              class={columnClasses[column.name]}
+                              title={text.length > 40 ? text : undefined}
+                            >
                               <span class="cell-clip">{text}</span>
                             </td>
                           );

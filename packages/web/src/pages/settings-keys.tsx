@@ -60,7 +60,7 @@ function NewKeyPanel({ created, onDone }: { created: NewApiKeyView; onDone: () =
           onFocus={(e) => e.currentTarget.select()}
           data-testid="new-key-value"
         />
-        <CopyButton text={created.key} label="Copy key" />
+        <CopyButton text={created.key} label="Copy key" name="Copy key" />
       </div>
       <p class="muted small">
         Send it in the <code>X-API-Key</code> header, for example{' '}
@@ -136,6 +136,8 @@ export function KeysPage() {
     setBusy(true);
     try {
       await api.delete(`/keys/${revoking.id}`);
+      // A revoked key is no use to copy: its panel goes with it.
+      if (created?.id === revoking.id) setCreated(undefined);
       keys.reload();
     } catch (error) {
       setActionError(errorMessage(error));

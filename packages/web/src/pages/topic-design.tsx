@@ -107,6 +107,7 @@ export function NewTopicPage() {
   const [error, setError] = useState<unknown>();
   const [nameError, setNameError] = useState<string>();
   const designer = useRef<DesignerHandle>();
+  const preview = useDesignPreview(designer);
   useUnsavedWarning(dirty || name !== '');
 
   if (!can('kt:write')) {
@@ -181,13 +182,17 @@ export function NewTopicPage() {
         <FormDesigner
           schema={EMPTY_SCHEMA}
           onReady={(handle) => (designer.current = handle)}
-          onChange={() => setDirty(true)}
+          onChange={() => {
+            setDirty(true);
+            preview.schedule();
+          }}
         />
         <div class="design-side">
           <DesignHelp />
           <SchemaImport onImport={(schema) => designer.current?.load(schema) ?? Promise.resolve()} />
         </div>
       </div>
+      <DesignPreview schema={preview.schema ?? EMPTY_SCHEMA} generation={preview.generation} />
     </>
   );
 }
@@ -208,17 +213,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
   const [error, setError] = useState<unknown>();
   const [confirmApprove, setConfirmApprove] = useState(false);
   const designer = useRef<DesignerHandle>();
-  // The live preview and the schema JSON follow the design, a moment after each change.
-  const [preview, setPreview] = useState<{ schema: FormSchema; n: number }>();
-  const previewTimer = useRef<ReturnType<typeof setTimeout>>();
-  const schedulePreview = () => {
-    clearTimeout(previewTimer.current);
-    previewTimer.current = setTimeout(() => {
-      const schema = designer.current?.schema();
-      if (schema) setPreview((previous) => ({ schema, n: (previous?.n ?? 0) + 1 }));
-    }, 400);
-  };
-  useEffect(() => () => clearTimeout(previewTimer.current), []);
+  const preview = useDesignPreview(designer);
   useUnsavedWarning(dirty);
   const justCreated = new URLSearchParams(window.location.search).has('created');
 
@@ -378,7 +373,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
           onChange={() => {
             setDirty(true);
             setSaved(false);
-            schedulePreview();
+            preview.schedule();
           }}
         />
         <div class="design-side">
@@ -389,7 +384,7 @@ export function DesignPage({ historyId }: { historyId: string }) {
           </p>
         </div>
       </div>
-      <DesignPreview schema={preview?.schema ?? d.knowledge_topic_schema} generation={preview?.n ?? 0} />
+      <DesignPreview schema={preview.schema ?? d.knowledge_topic_schema} generation={preview.generation} />
       <ApproveDialog
         open={confirmApprove}
         title={`Approve draft v${d.version}?`}
@@ -418,6 +413,28 @@ export function DesignPage({ historyId }: { historyId: string }) {
 }
 
 /**
+ * The design as the preview shows it: taken from the designer a moment after each change (form-js
+ * reports every keystroke in the properties panel), `generation` counting the takes. Until the
+ * first change, `schema` is undefined: the page previews the design it loaded.
+ */
+function useDesignPreview(designer: { current?: DesignerHandle }) {
+  const [taken, setTaken] = useState<{ schema: FormSchema; generation: number }>();
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return {
+    schema: taken?.schema,
+    generation: taken?.generation ?? 0,
+    schedule() {
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => {
+        const schema = designer.current?.schema();
+        if (schema) setTaken((previous) => ({ schema, generation: (previous?.generation ?? 0) + 1 }));
+      }, 400);
+    },
+  };
+}
+
+/**
  * What the form-js playground shows beside the editor: the form as a record page will show it, and
  * the schema JSON that is saved, both following the design as it changes.
  */
@@ -429,7 +446,13 @@ function DesignPreview({ schema, generation }: { schema: FormSchema; generation:
         Preview
       </h2>
       <p class="muted">The form as records will show it, following the design as you change it.</p>
-      <FormView key={generation} schema={schema} />
+      {(schema.components ?? []).length === 0 ? (
+        <p class="muted" data-testid="design-preview-empty">
+          No fields yet: the fields you drag onto the form appear here.
+        </p>
+      ) : (
+        <FormView key={generation} schema={schema} />
+      )}
       <details data-testid="design-schema">
         <summary>Schema JSON</summary>
         <CopyButton text={json} label="Copy JSON" />

@@ -8,15 +8,21 @@ import {
   RecordSearchQuery,
   RecordTableQuery,
   type RecordDetail,
-  type RecordHit,
+  type RecordSearchHit,
   type RecordTable,
 } from '@rxs/web-api';
 import { recordListingTag } from '../../services/records/listing-tag.js';
 import { signedIn, type WebContext } from '../context.js';
 import { unlessMissing } from '../missing.js';
-import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
+import {
+  mapRecordRows,
+  MappedRowsCache,
+  queryRecordTable,
+  RecordIdentity,
+  type SortKey,
+} from '../record-table.js';
 import { recordsInPages } from '../record-pages.js';
-import { displayValues } from '../record-values.js';
+import { displayValues, RevisionMaps, semanticRecord } from '../record-values.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 
@@ -74,9 +80,32 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
         config: { permission: 'records:read' },
         schema: { querystring: RecordSearchQuery },
       },
-      async (request): Promise<RecordHit[]> => {
+      async (request): Promise<RecordSearchHit[]> => {
         const { principal } = signedIn(request);
-        return context.queries.searchRecords(principal.tenantId, request.query.q, request.query.limit);
+        const hits = await context.queries.searchRecords(
+          principal.tenantId,
+          request.query.q,
+          request.query.limit,
+        );
+        // Each hit with its readable id and title, as its topic's table shows them.
+        const maps = new RevisionMaps(techdoc, principal);
+        const identities = new Map<string, RecordIdentity>();
+        return Promise.all(
+          hits.map(async (hit) => {
+            const mapped = await maps.get(hit.revisionId);
+            const record = mapped && (await unlessMissing(records.get(principal, hit.id)));
+            if (!mapped || !record) return { ...hit, readableId: null, title: null };
+            let identity = identities.get(mapped.revision._id);
+            if (!identity)
+              identities.set(mapped.revision._id, (identity = new RecordIdentity(mapped.map.fields)));
+            const { values } = semanticRecord(record, mapped.map);
+            return {
+              ...hit,
+              readableId: identity.readableId({ id: record._id, name: record.name, values }),
+              title: identity.title(values),
+            };
+          }),
+        );
       },
     );
 
@@ -155,10 +184,15 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
 }
 
 function parseSort(sort: string): SortKey {
-  if (sort === 'id' || sort === 'name' || sort === 'created' || sort === 'updated') return sort;
+  if (sort === 'id' || sort === 'readable-id' || sort === 'name' || sort === 'created' || sort === 'updated')
+    return sort;
   if (sort.startsWith('field:') && sort.length > 'field:'.length) return sort as SortKey;
   throw unprocessable([
-    validationItem(['query', 'sort'], 'Sort by id, name, created, updated or field:<column name>', 'enum'),
+    validationItem(
+      ['query', 'sort'],
+      'Sort by id, readable-id, name, created, updated or field:<column name>',
+      'enum',
+    ),
   ]);
 }
 

@@ -142,6 +142,17 @@ export function sessionRoutes(
       return sessionInfo(context, signedIn(request).session);
     });
 
+    // Whether this browser is signed in, asked by the web app as it starts: no session is an answer
+    // here (204), not a failure, so the sign-in page logs no failed request.
+    app.get(
+      '/session/probe',
+      { config: { public: true } },
+      async (request, reply): Promise<SessionInfo | undefined> => {
+        if (!request.webSession) return reply.code(204).send();
+        return sessionInfo(context, request.webSession);
+      },
+    );
+
     app.delete('/session', async (request, reply) => {
       await sessions.destroy(signedIn(request).session.id);
       clearSessionCookie(reply, context.secureCookies(request));
