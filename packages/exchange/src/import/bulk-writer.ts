@@ -5,6 +5,7 @@ import type { BulkRecordItem, BulkWriteResult, ValidationErrorItem } from '@rxs/
 import type { HashedCounts } from '../export/id-table.js';
 import { deletedSince, MAX_RECREATIONS, recreationKey } from './recreation.js';
 import type { RowPlan } from './row-plan.js';
+import { WriteTally } from './write-tally.js';
 import { MAX_NAMED } from './wording.js';
 
 /**
@@ -85,19 +86,7 @@ function problemsByItem(items: readonly ValidationErrorItem[]): Map<number, Vali
  * importer's one-row-at-a-time writer: `write`, `drain` and the same counters. In all-or-nothing
  * mode it stops at the first refused row; rows of that batch and later ones are not written.
  */
-export class BulkWriter {
-  written = 0;
-  created = 0;
-  updated = 0;
-  /** Creates the service answered with a record an earlier run created: nothing was written. */
-  replayed = 0;
-  deletedSince = 0;
-  /** Rows created anew, and where the first MAX_NAMED of them are. */
-  recreated = 0;
-  readonly recreatedWhere: string[] = [];
-  stopped = false;
-  fatal: Error | undefined;
-  readonly failures: { plan: RowPlan; problems: string[] }[] = [];
+export class BulkWriter extends WriteTally {
   /** Batches sent, attempts again included (for tests and progress). */
   requests = 0;
   private readonly running = new Set<Promise<void>>();
@@ -113,7 +102,9 @@ export class BulkWriter {
     /** The ids of the topic's records before this run created any. */
     private readonly recordsBefore: () => Promise<HashedCounts>,
     private readonly limits: BatchLimits = DEFAULT_BATCH_LIMITS,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Adds a planned create or update to the batch, sending the batch once it is full. */
   async write(plan: RowPlan): Promise<void> {

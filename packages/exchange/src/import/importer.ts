@@ -13,6 +13,7 @@ import { RecordMapper } from '../mapping/record.js';
 import { CLI_WORDING, listed, MAX_NAMED, type ImportWording } from './wording.js';
 import { BulkWriter } from './bulk-writer.js';
 import { RowWriter } from './row-writer.js';
+import type { WriteTally } from './write-tally.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
@@ -317,7 +318,7 @@ export async function importRecords(
         : recentRecordIds(client, target)),
   ] as const;
   // Batches where the service takes them (RXS's POST /records/bulk), else one write a row.
-  const writer =
+  const writer: WriteTally =
     !report.dryRun && (await servesBulkWrites(client))
       ? new BulkWriter(client, options.concurrency ?? 2, ...writerOptions)
       : new RowWriter(client, options.concurrency ?? 4, ...writerOptions);

@@ -4,6 +4,7 @@ import type { HashedCounts } from '../export/id-table.js';
 import type { ImportClient } from './importer.js';
 import { deletedSince, MAX_RECREATIONS, recreationKey } from './recreation.js';
 import type { RowPlan } from './row-plan.js';
+import { WriteTally } from './write-tally.js';
 import { MAX_NAMED } from './wording.js';
 
 /**
@@ -11,19 +12,7 @@ import { MAX_NAMED } from './wording.js';
  * whose record was deleted since an earlier import wrote it is no refusal of the row: it is
  * reported (or created anew) and the other rows are written.
  */
-export class RowWriter {
-  written = 0;
-  created = 0;
-  updated = 0;
-  /** Creates the service answered with a record an earlier run created: nothing was written. */
-  replayed = 0;
-  deletedSince = 0;
-  /** Rows created anew, and where the first MAX_NAMED of them are. */
-  recreated = 0;
-  readonly recreatedWhere: string[] = [];
-  stopped = false;
-  fatal: Error | undefined;
-  readonly failures: { plan: RowPlan; problems: string[] }[] = [];
+export class RowWriter extends WriteTally {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
@@ -33,7 +22,9 @@ export class RowWriter {
     private readonly recreateDeleted: boolean,
     /** The ids of the topic's records before this run created any. */
     private readonly recordsBefore: () => Promise<HashedCounts>,
-  ) {}
+  ) {
+    super();
+  }
 
   async write(plan: RowPlan): Promise<void> {
     if (this.stopped) return;
