@@ -53,13 +53,14 @@ function expectedTable(json: JsonExport): string[][] {
       )
       .join('; ');
   return [
-    ['_id', 'readable_id', 'name', 'version', 'topic_revision_id', ...names, 'links'],
+    ['_id', 'readable_id', 'name', 'version', 'topic_revision_id', 'source_id', ...names, 'links'],
     ...topic!.records.map((r) => [
       r.id,
       r.readableId,
       csvValue(r.name),
       r.version,
       r.topicRevisionId,
+      csvValue(r.sourceId ?? ''),
       ...names.map((name) => csvValue(r.values[name])),
       links(r.id),
     ]),

@@ -29,8 +29,8 @@ const scratch = scratchDir();
 
 const CALC_CSV = 'Text - txt - csv (StarCalc)';
 const WORKBOOK = { name: 'Calc MS Excel 2007 XML' };
-/** Comma separated, double quotes, UTF-8, from line 1; the Code column (18) as text, as it holds codes like 007. */
-const OUR_CSV = { name: CALC_CSV, options: '44,34,76,1,18/2' };
+/** Comma separated, double quotes, UTF-8, from line 1; the Code column (19) as text, as it holds codes like 007. */
+const OUR_CSV = { name: CALC_CSV, options: '44,34,76,1,19/2' };
 
 const COMMAS = { name: CALC_CSV, options: '44,34,76,1' };
 const SEMICOLONS = { name: CALC_CSV, options: '59,34,76,1' };

@@ -43,13 +43,14 @@ function expectedSheet(json: JsonExport): string[][] {
   const [topic] = json.topics;
   const names = topic!.fields.map((f) => f.name);
   return [
-    ['_id', 'readable_id', 'name', 'version', 'topic_revision_id', ...names],
+    ['_id', 'readable_id', 'name', 'version', 'topic_revision_id', 'source_id', ...names],
     ...topic!.records.map((r) => [
       r.id,
       r.readableId,
       xlsxValue(r.name),
       r.version,
       r.topicRevisionId,
+      xlsxValue(r.sourceId ?? ''),
       ...names.map((name) => xlsxValue(r.values[name])),
     ]),
   ];

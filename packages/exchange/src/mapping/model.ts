@@ -35,6 +35,12 @@ export interface ExportedRecord {
   version: string;
   /** Revision id the record belongs to. */
   topicRevisionId: string;
+  /**
+   * The record's identity in the source it was imported from (`context.global_element_id`: a ReqIF
+   * IDENTIFIER, a CSV key), absent when it has none. Every format shows it, so a file edited outside
+   * RXS and imported back, or returned to the source tool, still finds the same objects.
+   */
+  sourceId?: string;
   /** Values by semantic name. A dynamiclist value is an array of objects keyed by item field names. */
   values: Record<string, unknown>;
   createdAt?: string;

@@ -65,6 +65,8 @@ export class RecordMapper {
       topicRevisionId: record.context?.knowledge_unit_topic_id ?? '',
       values,
     };
+    const sourceId = record.context?.global_element_id;
+    if (typeof sourceId === 'string' && sourceId !== '') exported.sourceId = sourceId;
     if (audit?.timestamp_created !== undefined) exported.createdAt = audit.timestamp_created;
     if (audit?.timestamp_last_updated !== undefined) exported.updatedAt = audit.timestamp_last_updated;
     return { record: exported, newFields };

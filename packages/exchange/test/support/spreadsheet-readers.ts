@@ -72,6 +72,7 @@ export interface JsonExport {
       name: string;
       version: string;
       topicRevisionId: string;
+      sourceId?: string;
       values: Record<string, unknown>;
     }[];
   }[];

@@ -3,12 +3,28 @@ import type { ExportedField, ExportedRecord } from '../model.js';
 
 /**
  * The record's own facts, first in every row, under the names a requirements tool expects: the
- * `_id` (what a round trip finds the record by), then its readable id (`REQ_001`) beside it.
+ * `_id` (what a round trip finds the record by), then its readable id (`REQ_001`) beside it, and
+ * last its identity in the source it was imported from (empty without one), which an import reads
+ * back as the record's source id.
  */
-export const RECORD_COLUMNS = ['_id', 'readable_id', 'name', 'version', 'topic_revision_id'] as const;
+export const RECORD_COLUMNS = [
+  '_id',
+  'readable_id',
+  'name',
+  'version',
+  'topic_revision_id',
+  'source_id',
+] as const;
 
 export function recordFacts(record: ExportedRecord): string[] {
-  return [record.id, record.readableId, record.name, record.version, record.topicRevisionId];
+  return [
+    record.id,
+    record.readableId,
+    record.name,
+    record.version,
+    record.topicRevisionId,
+    record.sourceId ?? '',
+  ];
 }
 
 /** A record's value for a semantic name; own properties only, so "constructor" is never inherited. */

@@ -41,6 +41,7 @@ export const RECORD_OPTIONS = [
   'rxs_record_version',
   'rxs_topic',
   'rxs_topic_revision_id',
+  'rxs_source_id',
 ] as const;
 
 /**
@@ -359,6 +360,7 @@ export class NeedsWriter extends SpooledWriter {
     need.rxs_record_version = sphinxSafe(record.version);
     need.rxs_topic = sphinxSafe(shape.topic.name);
     need.rxs_topic_revision_id = record.topicRevisionId;
+    need.rxs_source_id = sphinxSafe(record.sourceId ?? '');
     for (const [name, option] of extraOptions) {
       need[option] = name === shape.description?.name ? '' : sphinxSafe(cellText(valueOf(record, name)));
     }

@@ -50,7 +50,8 @@ export interface ReqifWriterOptions {
 
 /**
  * Attributes every record carries before its fields, under the names of the ReqIF Implementation
- * Guide where one fits: `ReqIF.ForeignID` is the readable id (the IDENTIFIER is the `_id`'s),
+ * Guide where one fits: `ReqIF.ForeignID` is the readable id (the IDENTIFIER is the source id's
+ * or the `_id`'s, see `SpecObjectIds`),
  * `ReqIF.Name` the title, `ReqIF.Text` the description; the `_id` and name stay for round trips.
  */
 function recordAttributes(
@@ -98,9 +99,67 @@ const MIN_STRING_LENGTH = 255;
 /**
  * Identifiers are valid xsd:IDs and stable from one export to the next, since they derive from
  * ids and keys, never from positions: a tool that re-imports the file updates what it imported.
+ * This is a record's SPEC-OBJECT IDENTIFIER when it has no source id fit to be one (see
+ * `SpecObjectIds`).
  */
 export function specObjectId(recordId: string): string {
   return readableId('R', recordId);
+}
+
+/**
+ * A source id that can stand as an IDENTIFIER: an xsd:ID (NCName) of ASCII characters, which every
+ * XML parser reads as one whatever edition of the Name rules it follows.
+ */
+const PORTABLE_NCNAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+/** What `specObjectId` and `hierarchyId` make of record ids: a source id of this shape may meet one. */
+const RECORD_MADE_UP_ID = /^[RH][-_]/;
+/** The other identifiers this writer makes (types, datatypes, specifications, relations, header). */
+const OTHER_MADE_UP_ID =
+  /^(?:(?:SOT|SPEC|REL|EV|HEADER|AD|DT)-[0-9a-f]{24}|DT-(?:string|boolean|date|integer|real-\d+)|ST-knowledge-topic|AD-topic-.*|RT[-_].*)$/;
+
+const hierarchyId = (recordId: string) => readableId('H', recordId);
+
+/**
+ * The SPEC-OBJECT IDENTIFIER of each record: its source id (`context.global_element_id`) when that
+ * is a portable NCName held by no other record of the file and equal to no other record's made-up
+ * identifier, so that the tool the record came from (DOORS, Polarion) finds its own object;
+ * otherwise `specObjectId`. SPEC-OBJECTs, SPEC-RELATIONs and SPEC-HIERARCHYs all take it from `of`.
+ * Memory holds the records that have a source id, not the others.
+ */
+class SpecObjectIds {
+  /**
+   * Records by candidate source id while records pass; `null` once two records hold it or another
+   * identifier of the file is spelled the same (an xsd:ID is unique in its document).
+   */
+  private readonly candidates = new Map<string, string | null>();
+  /** The settled IDENTIFIER of each record whose source id is one. */
+  private readonly chosen = new Map<string, string>();
+
+  note(record: ExportedRecord): void {
+    const sourceId = record.sourceId;
+    if (sourceId === undefined || !PORTABLE_NCNAME.test(sourceId) || OTHER_MADE_UP_ID.test(sourceId)) return;
+    this.candidates.set(sourceId, this.candidates.has(sourceId) ? null : record.id);
+  }
+
+  /** Settles the identifiers once every record was noted; `records` replays them all. */
+  async settle(records: AsyncIterable<{ record: ExportedRecord }>): Promise<void> {
+    if ([...this.candidates.keys()].some((id) => RECORD_MADE_UP_ID.test(id)))
+      for await (const { record } of records) {
+        for (const madeUp of [specObjectId(record.id), hierarchyId(record.id)]) {
+          const holder = this.candidates.get(madeUp);
+          // A record's own `R-<_id>` as its source id names the same object either way.
+          if (holder !== undefined && (holder !== record.id || madeUp !== specObjectId(record.id)))
+            this.candidates.set(madeUp, null);
+        }
+      }
+    for (const [sourceId, recordId] of this.candidates)
+      if (recordId !== null) this.chosen.set(recordId, sourceId);
+    this.candidates.clear();
+  }
+
+  of(recordId: string): string {
+    return this.chosen.get(recordId) ?? specObjectId(recordId);
+  }
 }
 
 function readableId(prefix: string, raw: string): string {
@@ -322,7 +381,8 @@ interface TopicPlan {
 
 /**
  * ReqIF 1.2: one SPEC-OBJECT-TYPE and one SPECIFICATION per topic, one SPEC-OBJECT per record
- * (IDENTIFIER "R-<record id>", LONG-NAME its readable id), SPEC-RELATIONs for the traces whose
+ * (IDENTIFIER its source id, else "R-<record id>", see `SpecObjectIds`; LONG-NAME its readable
+ * id), SPEC-RELATIONs for the traces whose
  * both ends are exported records, one SPEC-RELATION-TYPE per relation type or named link type.
  * Attributes are typed after the form (see `fieldTyping`); a value that does not fit its type goes,
  * as text, to a STRING twin attribute "<name> (as text)" and is reported in `warnings`.
@@ -340,6 +400,7 @@ export class ReqifWriter extends SpooledWriter {
   private readonly notes: string[] = [];
   /** Warnings beyond `KEPT_WARNINGS`, counted only, so memory stays flat however many records. */
   private unkept = 0;
+  private readonly identifiers = new SpecObjectIds();
 
   constructor(
     out: Writable,
@@ -373,6 +434,7 @@ export class ReqifWriter extends SpooledWriter {
     } else if (part.kind === 'record') {
       const { topic, index } = this.tracker.current;
       this.learn(topic, part.record, this.typings[index]!);
+      this.identifiers.note(part.record);
     }
   }
 
@@ -411,6 +473,8 @@ export class ReqifWriter extends SpooledWriter {
     const header = this.tracker.header;
     const exportedAt = xsdDateTime(header?.exportedAt, new Date().toISOString());
     const plans = this.planTopics();
+    await this.identifiers.settle(this.spool.replay());
+    const identifierOf = (recordId: string) => this.identifiers.of(recordId);
     const relations = await this.exportedRelations();
     const relationTypes = [...new Set(relations.map((link) => link.relationType))];
     const emit = (text: string) => writeChunk(this.out, text);
@@ -426,10 +490,10 @@ export class ReqifWriter extends SpooledWriter {
 
     await emit('      <SPEC-OBJECTS>\n');
     for await (const { topic, record } of this.spool.replay()) {
-      await emit(specObjectXml(plans[topic]!, record, exportedAt));
+      await emit(specObjectXml(plans[topic]!, record, identifierOf(record.id), exportedAt));
     }
     await emit('      </SPEC-OBJECTS>\n');
-    if (relations.length > 0) await emit(serialize(specRelationsXml(relations, exportedAt), 3));
+    if (relations.length > 0) await emit(serialize(specRelationsXml(relations, identifierOf, exportedAt), 3));
 
     await emit('      <SPECIFICATIONS>\n');
     const records = this.spool.replay()[Symbol.asyncIterator]();
@@ -438,7 +502,7 @@ export class ReqifWriter extends SpooledWriter {
       const [start, end] = splitAtMarker(specificationXml(plan, exportedAt), 4);
       await emit(start);
       for (; !next.done && next.value.topic === index; next = await records.next()) {
-        await emit(hierarchyXml(next.value.record, exportedAt));
+        await emit(hierarchyXml(next.value.record, identifierOf(next.value.record.id), exportedAt));
       }
       await emit(end);
     }
@@ -762,11 +826,16 @@ function lastChange(record: ExportedRecord, exportedAt: string): string {
  * One SPEC-OBJECT as text. Records are the bulk of a file, so they are written as strings directly
  * (with the same escaping): an xmlbuilder2 tree per record is about 50 times slower.
  */
-function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: string): string {
+function specObjectXml(
+  plan: TopicPlan,
+  record: ExportedRecord,
+  identifier: string,
+  exportedAt: string,
+): string {
   const pad = '        ';
   const inner = `${pad}    `;
   let xml =
-    `${pad}<SPEC-OBJECT IDENTIFIER="${attr(specObjectId(record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}" LONG-NAME="${attr(record.readableId)}">\n` +
+    `${pad}<SPEC-OBJECT IDENTIFIER="${attr(identifier)}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}" LONG-NAME="${attr(record.readableId)}">\n` +
     `${pad}  <TYPE>\n${pad}    <SPEC-OBJECT-TYPE-REF>${text(plan.typeId)}</SPEC-OBJECT-TYPE-REF>\n${pad}  </TYPE>\n`;
   let values = '';
   for (const { id, value, typing, twin } of plan.attributes) {
@@ -799,7 +868,11 @@ function specObjectXml(plan: TopicPlan, record: ExportedRecord, exportedAt: stri
   return `${xml}${pad}</SPEC-OBJECT>\n`;
 }
 
-function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
+function specRelationsXml(
+  relations: Link[],
+  identifierOf: (recordId: string) => string,
+  exportedAt: string,
+): XMLBuilder {
   const root = newFragment();
   const list = root.ele('SPEC-RELATIONS');
   for (const { trace, relationType } of relations) {
@@ -817,8 +890,8 @@ function specRelationsXml(relations: Link[], exportedAt: string): XMLBuilder {
       String(trace.suspect === true),
     );
     relation.ele('TYPE').ele('SPEC-RELATION-TYPE-REF').txt(readableId('RT', relationType));
-    relation.ele('SOURCE').ele('SPEC-OBJECT-REF').txt(specObjectId(trace.source.id));
-    relation.ele('TARGET').ele('SPEC-OBJECT-REF').txt(specObjectId(trace.target.id));
+    relation.ele('SOURCE').ele('SPEC-OBJECT-REF').txt(identifierOf(trace.source.id));
+    relation.ele('TARGET').ele('SPEC-OBJECT-REF').txt(identifierOf(trace.target.id));
   }
   return root;
 }
@@ -841,11 +914,11 @@ function specificationXml(plan: TopicPlan, exportedAt: string): XMLBuilder {
   return root;
 }
 
-function hierarchyXml(record: ExportedRecord, exportedAt: string): string {
+function hierarchyXml(record: ExportedRecord, identifier: string, exportedAt: string): string {
   const pad = '            ';
   return (
-    `${pad}<SPEC-HIERARCHY IDENTIFIER="${attr(readableId('H', record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}">\n` +
-    `${pad}  <OBJECT>\n${pad}    <SPEC-OBJECT-REF>${text(specObjectId(record.id))}</SPEC-OBJECT-REF>\n${pad}  </OBJECT>\n` +
+    `${pad}<SPEC-HIERARCHY IDENTIFIER="${attr(hierarchyId(record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}">\n` +
+    `${pad}  <OBJECT>\n${pad}    <SPEC-OBJECT-REF>${text(identifier)}</SPEC-OBJECT-REF>\n${pad}  </OBJECT>\n` +
     `${pad}</SPEC-HIERARCHY>\n`
   );
 }

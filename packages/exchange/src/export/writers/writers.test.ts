@@ -212,7 +212,16 @@ function exportParts(topics: TopicInput[], traces?: ExportedTrace[]): ExportPart
 
 const ALL = [systemRequirements, riskTopic, emptyTopic];
 /** The first columns of the sample topic's table: the record's facts, then its first fields. */
-const LEADING_COLUMNS = ['_id', 'readable_id', 'name', 'version', 'topic_revision_id', 'Name', 'Description'];
+const LEADING_COLUMNS = [
+  '_id',
+  'readable_id',
+  'name',
+  'version',
+  'topic_revision_id',
+  'source_id',
+  'Name',
+  'Description',
+];
 
 const workDir = mkdtempSync(join(tmpdir(), 'rxs-writers-test-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -492,6 +501,7 @@ describe('csv', () => {
       'name',
       'version',
       'topic_revision_id',
+      'source_id',
       'name (name)',
       'Severity',
       'Hazards',
@@ -681,6 +691,48 @@ describe('reqif', () => {
     expect(value(xpath(file, `string(${definition('RXS.RecordName')})`))).toBe(SPECIAL_NAME);
     expect(value(xpath(file, `string(${definition('legacy_note')})`))).toBe('kept from an older schema');
     expect(value(xpath(file, `string(${definition('control')})`))).toBe('bell\uFFFDchar');
+  });
+
+  it('takes a source id as IDENTIFIER when it is a unique NCName, in objects, relations and hierarchy', async () => {
+    const sourceIds = new Map([
+      [REQ1, 'SR-1'],
+      // Held by two records of the file: neither may take it.
+      [REQ2, 'SHARED'],
+      [RISK1, 'SHARED'],
+      // What REQ4 is called without a source id of its own.
+      [REQ3, `R-${REQ4}`],
+      [SPECIAL, 'not an ID / ä'],
+      // Spelled like identifiers the writer makes: REQ4's SPEC-HIERARCHY, the string datatype.
+      [RISK2, `H-${REQ4}`],
+      [REQ4, 'DT-string'],
+    ]);
+    const withSourceIds = (input: TopicInput): TopicInput => ({
+      ...input,
+      records: input.records.map((record) =>
+        sourceIds.has(record._id)
+          ? { ...record, context: { ...record.context, global_element_id: sourceIds.get(record._id)! } }
+          : record,
+      ),
+    });
+    const file = await renderFile(
+      'reqif',
+      exportParts([withSourceIds(systemRequirements), withSourceIds(riskTopic)], TRACES),
+      'source-ids.reqif',
+    );
+    const result = spawnSync('xmllint', ['--noout', '--schema', schema, file], { encoding: 'utf8' });
+    expect(result.stderr).toContain('validates');
+    const identifiers = xpath(file, `${node('SPEC-OBJECT')}/@IDENTIFIER`)
+      .split('\n')
+      .map((line) => line.trim().replace(/^IDENTIFIER="(.*)"$/, '$1'));
+    expect(identifiers).toContain('SR-1');
+    for (const id of [REQ2, RISK1, REQ3, REQ4, SPECIAL, RISK2]) expect(identifiers).toContain(`R-${id}`);
+    expect(new Set(identifiers).size).toBe(identifiers.length);
+    const relations = (source: string, target: string) =>
+      `count(${node('SPEC-RELATION')}[*[local-name()="SOURCE"]/*="${source}"][*[local-name()="TARGET"]/*="${target}"])`;
+    expect(xpath(file, relations('SR-1', `R-${REQ2}`))).toBe('1');
+    expect(xpath(file, relations(`R-${REQ3}`, `R-${RISK1}`))).toBe('1');
+    expect(xpath(file, `count(${node('SPEC-HIERARCHY')}[*[local-name()="OBJECT"]/*="SR-1"])`)).toBe('1');
+    expect(xpath(file, `count(${node('SPEC-HIERARCHY')}[*[local-name()="OBJECT"]/*="R-${REQ1}"])`)).toBe('0');
   });
 
   it('writes selects and checklists as enumerations, values that are not options as text beside', async () => {
