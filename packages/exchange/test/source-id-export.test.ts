@@ -178,6 +178,14 @@ describe('every format shows the source id', () => {
     for (const id of ids.values()) expect(text).toContain(`THE-VALUE="${id}"`);
   });
 
+  it('reqif: every source id reads back, also one that cannot be the IDENTIFIER (RXS.SourceId)', async () => {
+    const file = await exportTo('reqif', parts);
+    const read = new Map<string, string | undefined>();
+    for await (const row of openRowSource(file).rows()) read.set(row.facts.name!, row.facts.sourceId);
+    for (const { name, sourceId } of SOURCES) expect(read.get(name), name).toBe(sourceId);
+    expect(read.get(WITHOUT)).toBeUndefined();
+  });
+
   it.skipIf(!hasXmllint)('reqif: validates against the ReqIF 1.2 schema', async () => {
     const file = await exportTo('reqif', parts);
     const result = spawnSync('xmllint', ['--noout', '--schema', reqifSchema, file], { encoding: 'utf8' });

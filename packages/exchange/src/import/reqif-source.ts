@@ -60,6 +60,7 @@ const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` 
 /** The attributes a spec object's facts are read from, by LONG-NAME (`--key` may name them too). */
 const FACT_ATTRIBUTES: ReadonlyMap<string, Exclude<FactColumn, 'skip'>> = new Map([
   ['RXS.RecordId', 'id'],
+  ['RXS.SourceId', 'sourceId'],
   ['ReqIF.ForeignID', 'readableId'],
   ['RXS.RecordName', 'name'],
   ['RXS.Version', 'version'],
@@ -403,7 +404,8 @@ export class ReqifSource implements RowSource {
       bytes.add(text, definition.name);
       const fact = FACT_ATTRIBUTES.get(definition.name);
       if (fact !== undefined) {
-        row.facts[fact] = text;
+        // An empty fact is none: an export writes every fact attribute, also those a record lacks.
+        if (text !== '') row.facts[fact] = text;
         continue;
       }
       switch (definition.name) {
@@ -425,7 +427,7 @@ export class ReqifSource implements RowSource {
     if (row.facts.id === undefined && exported) row.facts.id = exported[1]!;
     // The IDENTIFIER is the object's identity in its source, unless it is an rxs export's name of
     // the record (`R-` and its _id), which the _id already is.
-    if (!exported || exported[1] !== row.facts.id) row.facts.sourceId = object.identifier;
+    if (!exported || exported[1] !== row.facts.id) row.facts.sourceId ??= object.identifier;
     return row;
   }
 }

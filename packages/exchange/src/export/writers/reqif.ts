@@ -74,6 +74,8 @@ function recordAttributes(
           },
         ]),
     { name: 'RXS.RecordId', value: (record) => record.id },
+    // The source id also where it cannot be the IDENTIFIER (not an NCName, or not unique).
+    { name: 'RXS.SourceId', value: (record) => record.sourceId ?? '' },
     { name: 'RXS.RecordName', value: (record) => record.name },
     { name: 'RXS.Version', value: (record) => record.version },
   ];
