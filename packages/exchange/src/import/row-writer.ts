@@ -1,11 +1,16 @@
+import type { RecordsClient } from '@rxs/client';
 import { ConflictError, ValidationError, formatValidationItems, type RxsApiError } from '@rxs/client';
 import type { ServiceRecord } from '@rxs/contract';
 import type { HashedCounts } from '../export/id-table.js';
-import type { ImportClient } from './importer.js';
 import { deletedSince, MAX_RECREATIONS, recreationKey } from './recreation.js';
 import type { RowPlan } from './row-plan.js';
 import { WriteTally } from './write-tally.js';
 import { MAX_NAMED } from './wording.js';
+
+/** The calls the writer makes: an `RxsClient` has them, and the web app's in-process client. */
+export interface RowWriteClient {
+  records: Pick<RecordsClient, 'createRecord' | 'updateRecord'>;
+}
 
 /**
  * Writes planned rows a few at a time; stops at the first refusal in all-or-nothing mode. A row
@@ -16,7 +21,7 @@ export class RowWriter extends WriteTally {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
-    private readonly client: ImportClient,
+    private readonly client: RowWriteClient,
     private readonly concurrency: number,
     private readonly stopAtFirstRefusal: boolean,
     private readonly recreateDeleted: boolean,
