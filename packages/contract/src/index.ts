@@ -8,3 +8,4 @@ export * from './auth.js';
 export * from './history.js';
 export * from './bulk.js';
 export * from './trace-model.js';
+export * from './json-values.js';

@@ -48,7 +48,7 @@ export {
 } from './watch.js';
 export { diffRecord } from './record-diff.js';
 export { diffSchema, type SchemaSide } from './schema-diff.js';
-export { canonicalJson, jsonEqual, jsonHash } from './json-values.js';
+export { jsonHash } from './json-values.js';
 export {
   outputFacts,
   PROBE_FILE,

@@ -1,28 +1,8 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, jsonEqual, jsonHash } from './json-values.js';
+import { jsonHash } from './json-values.js';
 
-describe('JSON values', () => {
-  it('equality ignores key order, not array order or types', () => {
-    expect(jsonEqual({ a: 1, b: [1, { c: 2, d: null }] }, { b: [1, { d: null, c: 2 }], a: 1 })).toBe(true);
-    expect(jsonEqual([1, 2], [2, 1])).toBe(false);
-    expect(jsonEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
-    expect(jsonEqual({ a: 1, b: 2 }, { a: 1, c: 2 })).toBe(false);
-    expect(jsonEqual('1', 1)).toBe(false);
-    expect(jsonEqual([], {})).toBe(false);
-    expect(jsonEqual(null, {})).toBe(false);
-    expect(jsonEqual(JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 2}'))).toBe(false);
-  });
-
-  it('equal values have equal canonical text and hash; the text is JSON of the same value', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        const copy = JSON.parse(JSON.stringify(value)) as unknown;
-        expect(jsonEqual(value, copy)).toBe(true);
-        expect(canonicalJson(copy)).toBe(canonicalJson(value));
-        expect(jsonEqual(JSON.parse(canonicalJson(value)), copy)).toBe(true);
-      }),
-    );
+describe('jsonHash', () => {
+  it('is the same for equal values whatever the key order, and differs for different ones', () => {
     expect(jsonHash({ b: 1, a: 2 })).toBe(jsonHash({ a: 2, b: 1 }));
     expect(jsonHash({ a: 1 })).not.toBe(jsonHash({ a: 2 }));
   });

@@ -1,44 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/**
- * Values as sync stores and compares them: what JSON can hold. Records are compared after a JSON
- * round trip, so `undefined` members, `NaN` and the like mean what they mean in the stored state.
- */
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Deep equality of JSON values: arrays by position, objects by their own keys in any order. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    for (const key of keys) if (!Object.hasOwn(b, key) || !jsonEqual(a[key], b[key])) return false;
-    return true;
-  }
-  return false;
-}
-
-/** JSON with object keys sorted at every level: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (isObject(value)) {
-    const members = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+import { canonicalJson } from '@rxs/contract';
 
 /** A short fingerprint of a JSON value (sha256 of its canonical form, hex). */
 export function jsonHash(value: unknown): string {

@@ -1,4 +1,4 @@
-import { jsonEqual } from './json-values.js';
+import { jsonEqual } from '@rxs/contract';
 import type { Change, FieldChange, RecordChange } from './report.js';
 import type { StoredRecord } from './state.js';
 

@@ -9,7 +9,8 @@ import type {
   RowObserver,
 } from '@rxs/exchange/export';
 import { Generation, removeStrayGenerations } from './generation.js';
-import { compareIds, jsonEqual, jsonHash } from './json-values.js';
+import { jsonEqual } from '@rxs/contract';
+import { compareIds, jsonHash } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
 import { goneLine, LayeredLineCursor, type PreviousLines } from './layered-cursor.js';
 import { SortedLineCursor } from './line-cursor.js';

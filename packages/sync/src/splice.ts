@@ -15,7 +15,8 @@ import {
 import { RecordMapper } from '@rxs/exchange/export';
 import type { FeedCacheWriter, FeedPlan } from './feed-cache.js';
 import { CHUNK_BYTES, ForwardRanges } from './chunks.js';
-import { compareIds, jsonEqual } from './json-values.js';
+import { jsonEqual } from '@rxs/contract';
+import { compareIds } from './json-values.js';
 import { OutputRows } from './output-rows.js';
 import { PieceWriter } from './pieces.js';
 import { renderingOf, type Rendering, type SpliceFormat } from './rendering.js';

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
-import type { RecordVersion } from '@rxs/contract';
+import { jsonEqual, type RecordVersion } from '@rxs/contract';
 import { NotFoundError, type RxsClient } from '@rxs/client';
 import { buildFieldMap, RecordMapper } from '@rxs/exchange/export';
-import { jsonEqual } from '@rxs/sync';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
