@@ -78,6 +78,8 @@ export function protectedText(text: string): string {
  * apostrophes before one. Unambiguous, as the writer adds one to text that already has some.
  */
 export function restoredText(text: string): string {
+  // Most cells: nothing `protectedText` adds.
+  if (!text.includes("'")) return text;
   const inner = text.replace(PROTECTED_CELL_START, '$1');
   return inner.startsWith("'") && needsApostrophe(inner.slice(1)) ? inner.slice(1) : inner;
 }
