@@ -128,11 +128,14 @@ export class HideConditions {
     this.spent += cost;
 
     // form-js builds {...special, ...data, ..._special_}: top-level keys shadow this/parent/i.
-    const context: Record<string, unknown> = {};
-    for (const [name, value] of special) define(context, name, value);
-    for (const key of reads.rootKeys) define(context, key, this.root[key]);
-    for (const [name, value] of special) define(context, `_${name}_`, value);
-    const outcome = evaluateOnce(expression, context);
+    const contextOf = () => {
+      const context: Record<string, unknown> = {};
+      for (const [name, value] of special) define(context, name, value);
+      for (const key of reads.rootKeys) define(context, key, this.root[key]);
+      for (const [name, value] of special) define(context, `_${name}_`, value);
+      return context;
+    };
+    const outcome = evaluateOnce(expression, values, contextOf);
     return typeof outcome === 'boolean' ? outcome : this.fail(component, loc, expression, outcome);
   }
 
@@ -182,11 +185,20 @@ const outcomes = new Map<string, boolean | string>();
 const MAX_OUTCOMES = 10_000;
 const MAX_KEYED_CONTEXT = 2_048;
 
-/** `true`/`false`, or why the expression could not be evaluated. */
-function evaluateOnce(expression: string, context: Record<string, unknown>): boolean | string {
+/**
+ * `true`/`false`, or why the expression could not be evaluated. `values` are what the context
+ * holds, in the order the expression's reads give them (the same names each time for the same
+ * expression): they key the outcome, and the context is built only when it is not known yet.
+ */
+function evaluateOnce(
+  expression: string,
+  values: readonly unknown[],
+  contextOf: () => Record<string, unknown>,
+): boolean | string {
   let key: string | undefined;
   try {
-    const json = JSON.stringify(context);
+    // `undefined` (no such key) is kept apart from `null`: no JSON text is "~".
+    const json = values.map((value) => JSON.stringify(value) ?? '~').join(',');
     if (json.length <= MAX_KEYED_CONTEXT) key = `${expression}\u0000${json}`;
   } catch {
     // A context JSON cannot hold is evaluated each time.
@@ -195,7 +207,7 @@ function evaluateOnce(expression: string, context: Record<string, unknown>): boo
   if (known !== undefined) return known;
   let outcome: boolean | string;
   try {
-    outcome = unaryTest(expression, context).value === true;
+    outcome = unaryTest(expression, contextOf()).value === true;
   } catch (error) {
     outcome = error instanceof Error ? error.message : String(error);
   }

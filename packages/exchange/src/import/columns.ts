@@ -23,7 +23,11 @@ const AS_TEXT = / \(as text\)$/;
  */
 export class ImportColumns {
   private readonly resolver: FieldResolver;
-  private readonly uses = new Map<string, ColumnUse>();
+  /** What each column met becomes, by column name and by form key (a service record's `data`). */
+  private readonly usesByName = new Map<string, ColumnUse>();
+  private readonly usesByKey = new Map<string, ColumnUse>();
+  /** The columns met, in order. */
+  private readonly met: { column: string; use: ColumnUse }[] = [];
   /** Columns that name no field: the import cannot go on (each named once). */
   readonly problems: string[] = [];
   /** Columns left out on purpose, said in the report. */
@@ -45,8 +49,7 @@ export class ImportColumns {
   /** Each column of the file met so far, in order, and what it becomes: the import's column mapping. */
   mapping(): ColumnMapping[] {
     const list: ColumnMapping[] = [];
-    for (const [key, use] of this.uses) {
-      const column = key.slice(2);
+    for (const { column, use } of this.met) {
       if ('field' in use)
         list.push({ column, as: 'field', field: { name: use.field.name, key: use.field.key } });
       else if ('dataKey' in use) list.push({ column, as: 'data-key' });
@@ -56,11 +59,12 @@ export class ImportColumns {
   }
 
   use(column: string, byFormKey = false): ColumnUse {
-    const key = `${byFormKey ? 'k' : 'n'}:${column}`;
-    let use = this.uses.get(key);
+    const uses = byFormKey ? this.usesByKey : this.usesByName;
+    let use = uses.get(column);
     if (!use) {
       use = this.resolve(column, byFormKey);
-      this.uses.set(key, use);
+      uses.set(column, use);
+      this.met.push({ column, use });
     }
     return use;
   }

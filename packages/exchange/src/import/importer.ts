@@ -14,6 +14,7 @@ import { CLI_WORDING, listed, MAX_NAMED, type ImportWording } from './wording.js
 import { BulkWriter } from './bulk-writer.js';
 import { RowWriter } from './row-writer.js';
 import type { WriteTally } from './write-tally.js';
+import { decodePlan, decodeRow, encodePlan, encodeRow, ImportSpool } from './spool.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
@@ -44,7 +45,12 @@ export interface ImportClient {
   >;
 }
 
-export interface ImportOptions extends RowPlannerOptions {
+export interface ImportOptions extends Omit<RowPlannerOptions, 'writing'> {
+  /**
+   * Where the import keeps its scratch copy of the rows while it runs (about twice the file's size;
+   * removed when it ends). Default: the system's temporary folder (TMPDIR).
+   */
+  scratchDir?: string;
   /** The KT revision the records belong to (its current revision). */
   revisionId: string;
   /** Check every row and say what would happen; write nothing. */
@@ -174,6 +180,24 @@ export async function importRecords(
   source: RowSource,
   options: ImportOptions,
 ): Promise<ImportReport> {
+  const spool = await ImportSpool.open(options.scratchDir);
+  try {
+    return await importThrough(spool, client, source, options);
+  } finally {
+    await spool.close();
+  }
+}
+
+/**
+ * The import, reading the file once: its rows go to the spool as they are read (pass 1), the check
+ * reads them from there (pass 2) and keeps the plans to write, which the writing reads (pass 3).
+ */
+async function importThrough(
+  spool: ImportSpool,
+  client: ImportClient,
+  source: RowSource,
+  options: ImportOptions,
+): Promise<ImportReport> {
   const target = await loadTarget(client, options.revisionId, options.mapping ?? defaultExportMapping);
   source.forTopic?.({ name: target.name, reqifTypeName: target.presentation.reqifTypeName });
   const columns = new ImportColumns(
@@ -218,7 +242,9 @@ export async function importRecords(
   const referenced: Referenced = { ids: 0, readableIds: 0, sourceIds: 0 };
   const factColumns = source.factColumns ?? FIXED_COLUMNS;
   const identify = (row: SourceRow) => identifyRow(row, target, columns, options, factColumns);
+  const rows = spool.file('rows.jsonl', encodeRow, decodeRow);
   for await (const row of source.rows()) {
+    await rows.write(row);
     report.rows++;
     for (const column of row.values.keys()) columns.use(column, row.byFormKey);
     for (const identity of identitiesOf(identify(row))) {
@@ -288,8 +314,10 @@ export async function importRecords(
     else if (plan.action === 'update') report.planned.updated++;
     else report.unchanged++;
   };
-  const plans = async function* () {
-    for await (const row of source.rows()) {
+  /** The rows' plans, with idempotency keys when `writing`. */
+  const plans = async function* (writing: boolean) {
+    const plannerOptions = { ...options, writing };
+    for await (const row of rows.read()) {
       if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
       const identified = identify(row);
       yield planRow(
@@ -298,7 +326,7 @@ export async function importRecords(
         columns,
         existing,
         duplicateOf(identified),
-        options,
+        plannerOptions,
         mayMatchByReadableId(identified),
       );
     }
@@ -324,22 +352,26 @@ export async function importRecords(
       : new RowWriter(client, options.concurrency ?? 4, ...writerOptions);
   let checked = 0;
   const previewRows = options.previewRows ?? 0;
-  for await (const plan of plans()) {
+  // All or nothing: the plans to write wait in the spool until every row is checked.
+  const toWrite = spool.file('writes.jsonl', encodePlan, decodePlan);
+  for await (const plan of plans(!report.dryRun)) {
     tally(plan);
     if (report.preview.length < previewRows) report.preview.push(previewOf(plan));
     if (++checked % 1000 === 0) progress({ phase: 'checking', rows: checked, total: report.rows });
-    if (writeNow && (plan.action === 'create' || plan.action === 'update')) await writer.write(plan);
+    if (report.dryRun || (plan.action !== 'create' && plan.action !== 'update')) continue;
+    if (writeNow) await writer.write(plan);
+    else await toWrite.write(plan);
   }
   if (warnings > MAX_LISTED)
     report.notes.push(`… and ${warnings - MAX_LISTED} more warnings like these on other rows.`);
   report.notes.push(...datesOfDateTimes.notes());
   if (!report.dryRun && report.allOrNothing && report.rejected === 0) {
-    // 4. Write: the same plans again (the file is read anew; the rows are not kept in memory).
+    // 4. Write the plans the check kept.
     let written = 0;
-    for await (const plan of plans()) {
+    for await (const plan of toWrite.read()) {
       if (writer.stopped) break;
-      if (plan.action === 'create' || plan.action === 'update') await writer.write(plan);
-      if (++written % 100 === 0) progress({ phase: 'writing', rows: written, total: report.rows });
+      await writer.write(plan);
+      if (++written % 100 === 0) progress({ phase: 'writing', rows: written, total: toWrite.count });
     }
   }
   await writer.drain();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FormComponent, FormSchema } from '@rxs/contract';
+import { canonicalJson, type FormComponent, type FormSchema } from '@rxs/contract';
 import type { RecordCreate, RecordUpdate, ServiceRecord } from '@rxs/contract';
 import { readableIdOf, type IdentifierRule } from '../export/identity.js';
 import type { ExportedField, TopicPresentation } from '../export/model.js';
@@ -68,6 +68,11 @@ export interface RowPlannerOptions {
    */
   keyColumn?: string;
   reason?: string;
+  /**
+   * Whether the plan is to be written: only then is its idempotency key made (a hash of the whole
+   * write), which a check of the file does not need.
+   */
+  writing?: boolean;
   /** How advice names the options (default: `rxs import`'s). */
   wording?: ImportWording;
 }
@@ -295,7 +300,7 @@ export function planRow(
       version: record.version,
       ...(options.reason !== undefined && { change_reason: options.reason }),
     };
-    plan.idempotencyKey = keyOf([target.revisionId, 'update', record._id, plan.update]);
+    if (options.writing) plan.idempotencyKey = keyOf([target.revisionId, 'update', record._id, plan.update]);
     return plan;
   }
   plan.action = 'create';
@@ -310,12 +315,13 @@ export function planRow(
     ...(options.reason !== undefined && { change_reason: options.reason }),
   };
   // The row's identity, else its place: the same row of the same file is the same request.
-  plan.idempotencyKey = keyOf([
-    target.revisionId,
-    'create',
-    sourceId ?? readableId ?? row.where,
-    plan.create,
-  ]);
+  if (options.writing)
+    plan.idempotencyKey = keyOf([
+      target.revisionId,
+      'create',
+      sourceId ?? readableId ?? row.where,
+      plan.create,
+    ]);
   return plan;
 }
 
@@ -380,22 +386,22 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
  * name that differs from the record's only in spaces at either end would change nothing.
  */
 function sameRecord(record: ServiceRecord, name: string, data: Record<string, unknown>): boolean {
-  return (record.name === name || record.name === name.trim()) && sameJson(record.data ?? {}, data);
+  return (
+    (record.name === name || record.name === name.trim()) &&
+    canonicalJson(record.data ?? {}) === canonicalJson(data)
+  );
 }
 
-/** Equal as JSON, whatever the order of object keys. */
-function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
+/**
+ * An idempotency key of a write: a hash of JSON with object keys in the order an object built from
+ * its sorted entries has (array-index keys first, ascending; the others sorted). Frozen: a re-run of
+ * an import made by an earlier version must make the same keys, or the service writes its rows again.
+ */
+function keyOf(parts: unknown[]): string {
+  const text = JSON.stringify(parts, (_, v: unknown) =>
     isPlainObject(v)
       ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
       : v,
   );
-}
-
-function keyOf(parts: unknown[]): string {
-  return `rxs-import-${createHash('sha256').update(canonical(parts)).digest('hex').slice(0, 40)}`;
+  return `rxs-import-${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
 }

@@ -42,7 +42,7 @@ export interface SourceRow {
   warnings?: string[];
 }
 
-/** A file of rows. `rows()` reads it from the start each time: an import reads it more than once. */
+/** A file of rows. `rows()` reads it from the start each time (the importer reads it once). */
 export interface RowSource {
   /** The format, as `rxs export --format` names it. */
   readonly format: ImportFormat;

@@ -1,0 +1,204 @@
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventLoopSlices } from '../event-loop.js';
+import { ImportFileError } from './errors.js';
+import { NamedValue } from '../mapping/record-input.js';
+import type { RowPlan } from './row-plan.js';
+import type { Cell, SourceRow } from './source-row.js';
+
+/**
+ * What an import read once, kept on disk for its later passes instead of in memory: the file's
+ * rows as its reader gave them (the check reads these, not the file again), then the plans of the
+ * rows to write (the writing reads these: nothing is parsed or checked twice). One JSON text a
+ * line, in a folder of its own under `dir` (default: the system's temporary folder), removed when
+ * the import ends; memory holds one chunk of it at a time whatever the number of rows.
+ */
+export class ImportSpool {
+  private constructor(private readonly folder: string) {}
+
+  static async open(dir = tmpdir()): Promise<ImportSpool> {
+    try {
+      return new ImportSpool(await mkdtemp(join(dir, 'rxs-import-')));
+    } catch (error) {
+      throw scratchError(dir, error);
+    }
+  }
+
+  /** A file of the spool to write lines to, then read back. */
+  file<T>(name: string, encode: (value: T) => string, decode: (line: string) => T): SpoolFile<T> {
+    return new SpoolFile(join(this.folder, name), encode, decode);
+  }
+
+  async close(): Promise<void> {
+    await rm(this.folder, { recursive: true, force: true });
+  }
+}
+
+export class SpoolFile<T> {
+  private out: WriteStream | undefined;
+  private failure: Error | undefined;
+  count = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly encode: (value: T) => string,
+    private readonly decode: (line: string) => T,
+  ) {}
+
+  async write(value: T): Promise<void> {
+    if (!this.out) {
+      this.out = createWriteStream(this.path, { flags: 'wx', mode: 0o600 });
+      this.out.on('error', (error) => (this.failure ??= error));
+    }
+    if (this.failure) throw scratchError(this.path, this.failure);
+    this.count++;
+    if (!this.out.write(`${this.encode(value)}\n`)) await drained(this.out);
+  }
+
+  /** Every line written, in order: the file is finished first. */
+  async *read(): AsyncGenerator<T> {
+    if (this.out) {
+      await finished(this.out.end()).catch((error: Error) => (this.failure ??= error));
+      this.out = undefined;
+    }
+    if (this.failure) throw scratchError(this.path, this.failure);
+    if (this.count === 0) return;
+    let rest = '';
+    // Lines of a chunk arrive without waiting: other work of the process gets its turns between.
+    const turn = eventLoopSlices();
+    for await (const chunk of createReadStream(this.path, { encoding: 'utf8', highWaterMark: 1 << 18 })) {
+      const text = rest + (chunk as string);
+      let from = 0;
+      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', from)) {
+        yield this.decode(text.slice(from, end));
+        from = end + 1;
+        await turn();
+      }
+      rest = text.slice(from);
+    }
+  }
+}
+
+/** Until `out` takes more, or fails (its error is kept by the listener `write` added). */
+function drained(out: WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('error', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('error', done);
+  });
+}
+
+function scratchError(where: string, error: unknown): ImportFileError {
+  return new ImportFileError(
+    `The import could not keep its scratch copy of the rows in ${where}: ${(error as Error).message}. ` +
+      'Free space there, or point TMPDIR at a folder with room (about twice the size of the file), and import again.',
+  );
+}
+
+/**
+ * A typed value as the spool keeps it: JSON as it is (`v`), an enumeration value with its names
+ * (`n`), or a list holding some (`l`).
+ */
+type SpooledValue = { v: unknown } | { n: [readonly string[], string] } | { l: SpooledValue[] };
+
+/** `value` as the spool keeps it, or undefined when JSON cannot hold it as it is. */
+function spooledValue(value: unknown): SpooledValue | undefined {
+  if (value instanceof NamedValue) return { n: [value.names, value.description] };
+  if (Array.isArray(value) && value.some((item) => item instanceof NamedValue)) {
+    const items: SpooledValue[] = [];
+    for (const item of value) {
+      const spooled = spooledValue(item);
+      if (spooled === undefined) return undefined;
+      items.push(spooled);
+    }
+    return { l: items };
+  }
+  return heldByJson(value) ? { v: value } : undefined;
+}
+
+function valueOf(spooled: SpooledValue): unknown {
+  if ('v' in spooled) return spooled.v;
+  if ('n' in spooled) return new NamedValue(...spooled.n);
+  return spooled.l.map(valueOf);
+}
+
+/**
+ * A row as the spool keeps it. A typed value JSON cannot hold as it is (a number out of range,
+ * read as Infinity) is a problem of its row, not a value changed on the way.
+ */
+export function encodeRow(row: SourceRow): string {
+  const values: [string, string | SpooledValue][] = [];
+  let problems = row.problems;
+  for (const [column, cell] of row.values) {
+    if ('text' in cell) {
+      values.push([column, cell.text]);
+      continue;
+    }
+    const spooled = spooledValue(cell.value);
+    if (spooled === undefined)
+      problems = [
+        ...problems,
+        `${column}: ${String(cell.value)} is not a value a record can hold (a number out of range?). Correct it in the file.`,
+      ];
+    values.push([column, spooled ?? { v: null }]);
+  }
+  return JSON.stringify([
+    row.where,
+    row.facts,
+    values,
+    problems,
+    row.warnings ?? null,
+    row.byFormKey === true,
+  ]);
+}
+
+export function decodeRow(line: string): SourceRow {
+  const [where, facts, values, problems, warnings, byFormKey] = JSON.parse(line) as [
+    string,
+    SourceRow['facts'],
+    [string, string | SpooledValue][],
+    string[],
+    string[] | null,
+    boolean,
+  ];
+  const row: SourceRow = {
+    where,
+    facts,
+    values: new Map(
+      values.map(([column, cell]): [string, Cell] => [
+        column,
+        typeof cell === 'string' ? { text: cell } : { value: valueOf(cell) },
+      ]),
+    ),
+    problems,
+  };
+  if (warnings) row.warnings = warnings;
+  if (byFormKey) row.byFormKey = true;
+  return row;
+}
+
+/** A plan to write, as the spool keeps it: JSON is what it is sent as. */
+export const encodePlan = (plan: RowPlan): string => JSON.stringify(plan);
+export const decodePlan = (line: string): RowPlan => JSON.parse(line) as RowPlan;
+
+/** Whether JSON text gives `value` back as it is. */
+function heldByJson(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (depth > 1000 || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!heldByJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return false;
+  for (const key in value) if (!heldByJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
+}
