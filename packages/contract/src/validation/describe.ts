@@ -6,8 +6,16 @@ const MAX_LABEL = 80;
 const MAX_PREVIEW = 60;
 const MAX_LISTED_VALUES = 20;
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/**
+ * A text as a message quotes it: at most `max` characters, "…" in place of what is cut, never
+ * between the two halves of a surrogate pair. The cut is a copy: V8 makes a slice of a long string
+ * a view that keeps the whole string alive, so a kept cut of a 2 MB value would keep the 2 MB.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? '') ? max - 2 : max - 1;
+  // Split into code units and joined again: the same text (lone surrogates too), in new memory.
+  return `${text.slice(0, end).split('').join('')}…`;
 }
 
 /** The label a user sees: `label`, or the date/time labels of a datetime field. */

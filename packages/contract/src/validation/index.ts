@@ -2,3 +2,4 @@
 export { validateRecordData, type ValidateRecordDataOptions } from './validate-record-data.js';
 export type { ConditionWarning } from './conditions.js';
 export { countKeys, DEFAULT_MAX_RECORD_KEYS } from './data-size.js';
+export { clip } from './describe.js';

@@ -1,9 +1,9 @@
 import type { ServiceRecord } from '@rxs/contract';
+import { clip } from '@rxs/contract/validation';
 import type { Principal } from '../auth/principal.js';
 import type { RecordsService } from '../services/records/service.js';
 import type { FieldDifference, RecordDifference, TopicComparison } from '@rxs/web-api';
 import { recordsInPages } from './record-pages.js';
-import { clipText } from './record-table.js';
 import { recordChanges, type RevisionMaps, semanticRecord } from './record-values.js';
 
 /** One side of a comparison: a topic's records under a revision, as of a moment (undefined: now). */
@@ -90,8 +90,8 @@ class RecordCursor {
 function clipped(field: FieldDifference): FieldDifference {
   return {
     ...field,
-    ...(field.before === undefined ? {} : { before: clipText(field.before, COMPARE_VALUE_CHARS) }),
-    ...(field.after === undefined ? {} : { after: clipText(field.after, COMPARE_VALUE_CHARS) }),
+    ...(field.before === undefined ? {} : { before: clip(field.before, COMPARE_VALUE_CHARS + 1) }),
+    ...(field.after === undefined ? {} : { after: clip(field.after, COMPARE_VALUE_CHARS + 1) }),
   };
 }
 

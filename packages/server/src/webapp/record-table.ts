@@ -13,7 +13,7 @@ import {
   type IdentifierRule,
 } from '@rxs/exchange/export';
 import type { FieldColumn, RecordRow, RecordTable } from '@rxs/web-api';
-import { validateRecordData } from '@rxs/contract/validation';
+import { clip, validateRecordData } from '@rxs/contract/validation';
 
 /**
  * Built-in sort keys; a field column is sorted by `field:<semantic name>`. `readable-id` is the
@@ -65,7 +65,7 @@ export class RecordIdentity {
   /** The title field's text, cut as a table cell is; null when empty or the form has no title field. */
   title(values: Record<string, unknown>): string | null {
     const text = this.titleField === undefined ? '' : cellText(values[this.titleField]);
-    return text ? clipText(text, TABLE_CELL_CHARS) : null;
+    return text ? clip(text, TABLE_CELL_CHARS + 1) : null;
   }
 }
 
@@ -83,18 +83,6 @@ export interface MappedRows {
  * then holds a few hundred characters per cell, not the records.
  */
 export const TABLE_CELL_CHARS = 300;
-
-/**
- * `text` cut to `max` characters and "…", never between the two halves of a surrogate pair. The cut
- * is a copy: V8 makes a slice of a long string a view that keeps the whole string alive, so a kept
- * cell of a 2 MB value would keep the 2 MB.
- */
-export function clipText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
-  // UTF-16 code units through a buffer and back: the same text (lone surrogates too), new memory.
-  return `${Buffer.from(text.slice(0, end), 'utf16le').toString('utf16le')}…`;
-}
 
 /**
  * About the bytes a row takes in memory: two per character (V8 keeps strings in one or two bytes a
@@ -131,7 +119,7 @@ export async function mapRecordRows(
     // Column names come from record data: no prototype, so `constructor` or `__proto__` are plain keys.
     const values: Record<string, string> = Object.create(null);
     for (const [name, value] of Object.entries(mapped.record.values))
-      values[name] = clipText(cellText(value), cellChars);
+      values[name] = clip(cellText(value), cellChars + 1);
     const row: RecordRow = {
       id: record._id,
       name: record.name,
