@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
+import { useDemoExport } from './support/demo-export.js';
 
 /**
  * `rxs export --needs-docname`: the Sphinx document every need is shown in, written as each need's
@@ -17,24 +16,8 @@ type NeedsFile = {
 };
 
 describe('rxs export --needs-docname', () => {
-  let t: TestServer;
-  let dir: string;
-  let keyFile: string;
-  let requirements: string;
-  let tests: string;
-  const exportArgs = (...args: string[]) => [
-    'export',
-    '--url',
-    t.url,
-    '--api-key-file',
-    keyFile,
-    '--quiet',
-    '--kt',
-    requirements,
-    '--kt',
-    tests,
-    ...args,
-  ];
+  const demo = useDemoExport('rxs-needs-docname-');
+  const { exportArgs } = demo;
   const docnames = (file: string) => {
     const doc = JSON.parse(readFileSync(file, 'utf8')) as NeedsFile;
     return Object.values(doc.versions[doc.current_version]!.needs).map((need) => [
@@ -43,26 +26,13 @@ describe('rxs export --needs-docname', () => {
     ]);
   };
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    dir = mkdtempSync(join(tmpdir(), 'rxs-needs-docname-'));
-    keyFile = join(dir, 'owner.key');
-    writeFileSync(keyFile, `${t.ownerKey}\n`);
-    requirements = t.demo.tenant.topics.systemRequirements!.currentRevisionId;
-    tests = t.demo.tenant.topics.verificationTests!.currentRevisionId;
-  });
-  afterAll(async () => {
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it("writes the docname on every need, per topic from the mapping file, and the option's over it", async () => {
-    const mapping = join(dir, 'mapping.json');
+    const mapping = join(demo.dir, 'mapping.json');
     writeFileSync(
       mapping,
       JSON.stringify({ topics: [{ name: 'Verification Tests', docname: 'tests/verification' }] }),
     );
-    const mapped = join(dir, 'mapped.needs.json');
+    const mapped = join(demo.dir, 'mapped.needs.json');
     const result = await runCli(exportArgs('--mapping', mapping, '--format', 'needs', '--out', mapped));
     expect(result.code, result.stderr).toBe(0);
     expect(docnames(mapped)).toEqual([
@@ -70,7 +40,7 @@ describe('rxs export --needs-docname', () => {
       ...Array(4).fill(['Verification Tests', 'tests/verification']),
     ]);
 
-    const out = join(dir, 'all.needs.json');
+    const out = join(demo.dir, 'all.needs.json');
     const all = await runCli(
       exportArgs(
         '--mapping',
@@ -91,7 +61,7 @@ describe('rxs export --needs-docname', () => {
   });
 
   it('refuses it with another format, or a name with a suffix or characters a link cannot carry, writing nothing', async () => {
-    const out = join(dir, 'refused.out');
+    const out = join(demo.dir, 'refused.out');
     const cases: [string[], RegExp][] = [
       [['--format', 'csv', '--needs-docname', 'reqs'], /--needs-docname goes with --format needs, not csv/],
       [

@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
+import { useDemoExport } from './support/demo-export.js';
 
 /** The commented example shipped for the demo data. */
 const example = fileURLToPath(new URL('../../../docs/mapping.example.jsonc', import.meta.url));
@@ -20,41 +19,11 @@ interface Snapshot {
 }
 
 describe('rxs export and sync with a mapping file', () => {
-  let t: TestServer;
-  let dir: string;
-  let keyFile: string;
-  let requirements: string;
-  let tests: string;
-  const exportArgs = (...args: string[]) => [
-    'export',
-    '--url',
-    t.url,
-    '--api-key-file',
-    keyFile,
-    '--quiet',
-    '--kt',
-    requirements,
-    '--kt',
-    tests,
-    '--traces',
-    ...args,
-  ];
-
-  beforeAll(async () => {
-    t = await startTestServer();
-    dir = mkdtempSync(join(tmpdir(), 'rxs-mapping-cli-'));
-    keyFile = join(dir, 'owner.key');
-    writeFileSync(keyFile, `${t.ownerKey}\n`);
-    requirements = t.demo.tenant.topics.systemRequirements!.currentRevisionId;
-    tests = t.demo.tenant.topics.verificationTests!.currentRevisionId;
-  });
-  afterAll(async () => {
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const demo = useDemoExport('rxs-mapping-cli-');
+  const exportArgs = (...args: string[]) => demo.exportArgs('--traces', ...args);
 
   it('the example mapping gives the demo topics their types, prefixes, readable ids and link names', async () => {
-    const out = join(dir, 'mapped.json');
+    const out = join(demo.dir, 'mapped.json');
     const result = await runCli(exportArgs('--mapping', example, '--format', 'json', '--out', out));
     expect(result.code, result.stderr).toBe(0);
     const snapshot = JSON.parse(readFileSync(out, 'utf8')) as Snapshot;
@@ -86,7 +55,7 @@ describe('rxs export and sync with a mapping file', () => {
       ]),
     );
     // Without the file: the built-in defaults, no link names.
-    const plainOut = join(dir, 'plain.json');
+    const plainOut = join(demo.dir, 'plain.json');
     const plain = await runCli(exportArgs('--format', 'json', '--out', plainOut));
     expect(plain.code, plain.stderr).toBe(0);
     const defaults = JSON.parse(readFileSync(plainOut, 'utf8')) as Snapshot;
@@ -95,7 +64,7 @@ describe('rxs export and sync with a mapping file', () => {
   });
 
   it('needs: need types, id prefixes and the verifies links of the example mapping', async () => {
-    const out = join(dir, 'mapped.needs.json');
+    const out = join(demo.dir, 'mapped.needs.json');
     const result = await runCli(exportArgs('--mapping', example, '--format', 'needs', '--out', out));
     expect(result.code, result.stderr).toBe(0);
     const file = JSON.parse(readFileSync(out, 'utf8'));
@@ -111,12 +80,12 @@ describe('rxs export and sync with a mapping file', () => {
   });
 
   it('a profile names the mapping file; --mapping overrides it', async () => {
-    const other = join(dir, 'other.json');
+    const other = join(demo.dir, 'other.json');
     writeFileSync(other, JSON.stringify({ topics: [{ name: 'Verification Tests', needType: 'vtest' }] }));
-    const config = join(dir, 'config.json');
+    const config = join(demo.dir, 'config.json');
     writeFileSync(
       config,
-      JSON.stringify({ profiles: { demo: { url: t.url, apiKeyFile: keyFile, mapping: example } } }),
+      JSON.stringify({ profiles: { demo: { url: demo.t.url, apiKeyFile: demo.keyFile, mapping: example } } }),
     );
     const base = [
       'export',
@@ -126,17 +95,17 @@ describe('rxs export and sync with a mapping file', () => {
       'demo',
       '--quiet',
       '--kt',
-      tests,
+      demo.tests,
       '--format',
       'json',
     ];
-    const fromProfile = join(dir, 'profile.json');
+    const fromProfile = join(demo.dir, 'profile.json');
     const run = await runCli([...base, '--out', fromProfile]);
     expect(run.code, run.stderr).toBe(0);
     expect((JSON.parse(readFileSync(fromProfile, 'utf8')) as Snapshot).topics[0]!.presentation.idPrefix).toBe(
       'TC',
     );
-    const overridden = join(dir, 'overridden.json');
+    const overridden = join(demo.dir, 'overridden.json');
     const again = await runCli([...base, '--mapping', other, '--out', overridden]);
     expect(again.code, again.stderr).toBe(0);
     expect((JSON.parse(readFileSync(overridden, 'utf8')) as Snapshot).topics[0]!.presentation).toMatchObject({
@@ -148,12 +117,12 @@ describe('rxs export and sync with a mapping file', () => {
   });
 
   it('a missing or invalid mapping file stops the export with every mistake and writes nothing', async () => {
-    const out = join(dir, 'never.json');
-    const missing = await runCli(exportArgs('--mapping', join(dir, 'nope.jsonc'), '--out', out));
+    const out = join(demo.dir, 'never.json');
+    const missing = await runCli(exportArgs('--mapping', join(demo.dir, 'nope.jsonc'), '--out', out));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.jsonc has a mistake.*\n {2}\(file\): there is no such file/);
 
-    const invalid = join(dir, 'invalid.jsonc');
+    const invalid = join(demo.dir, 'invalid.jsonc');
     writeFileSync(
       invalid,
       `{ // two mistakes
@@ -170,7 +139,7 @@ describe('rxs export and sync with a mapping file', () => {
       'topics[0] ("System Requirements").identifier.pattern: has 0 capture groups',
     );
 
-    const wrongField = join(dir, 'wrong-field.json');
+    const wrongField = join(demo.dir, 'wrong-field.json');
     writeFileSync(
       wrongField,
       JSON.stringify({ topics: [{ name: 'Verification Tests', fields: { title: 'Titel' } }] }),
@@ -184,19 +153,19 @@ describe('rxs export and sync with a mapping file', () => {
   });
 
   it('rxs sync --mapping: the snapshot and output carry the mapped ids and link names', async () => {
-    const out = join(dir, 'sync.json');
-    const state = join(dir, 'state');
+    const out = join(demo.dir, 'sync.json');
+    const state = join(demo.dir, 'state');
     const result = await runCli([
       'sync',
       '--url',
-      t.url,
+      demo.t.url,
       '--api-key-file',
-      keyFile,
+      demo.keyFile,
       '--quiet',
       '--kt',
-      requirements,
+      demo.requirements,
       '--kt',
-      tests,
+      demo.tests,
       '--traces',
       '--state',
       state,
