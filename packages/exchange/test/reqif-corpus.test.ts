@@ -6,8 +6,10 @@ import { NamedValue } from '../src/mapping/record-input.js';
 import {
   ImportFileError,
   openRowSource,
+  readSpecHierarchies,
   readSpecRelations,
   type Cell,
+  type SpecHierarchy,
   type SourceRow,
   type SpecRelation,
 } from '../src/index.js';
@@ -18,7 +20,8 @@ import { PYTHON, scratchDir, shouldSkip } from './support/spreadsheet-readers.js
  * read by our reader and compared with what the file holds as StrictDoc's `reqif` library reads it
  * (fixtures/reqif/expected/<file>.json, written by support/reqif-expected.py, whose docstring states
  * the rules: the record's name, values by attribute LONG-NAME, XHTML as text): the spec objects of
- * each SPEC-OBJECT-TYPE in file order, their identity (IDENTIFIER), name and values.
+ * each SPEC-OBJECT-TYPE in file order, their identity (IDENTIFIER), name and values; the relations;
+ * each SPECIFICATION's hierarchy.
  */
 
 const fixtures = new URL('./fixtures/reqif/', import.meta.url).pathname;
@@ -47,7 +50,11 @@ interface Expectation {
   specObjectTypes: (string | null)[];
   objects: ExpectedObject[];
   relations: { source: string | null; target: string | null; type: string | null }[];
-  specifications: { name: string | null; objects: string[] }[];
+  specifications: {
+    identifier: string;
+    name: string | null;
+    hierarchy: { object: string; level: number }[];
+  }[];
 }
 
 /** The corpus, by producing tool (the header's SOURCE-TOOL-ID where it names the tool). */
@@ -74,15 +81,15 @@ const CORPUS = [
 const FRAGMENTS: ReadonlySet<string> = new Set(['doors-fragment.reqif']);
 
 /**
- * Attributes the reader takes as the record's facts or name, not as values (reqif-source.ts):
- * `ReqIF.ForeignID` is the record's readable id, `ReqIF.Name` the first source of its name.
+ * Attributes the reader takes as the record's facts only, not as values (reqif-source.ts): an rxs
+ * export's own. `ReqIF.ForeignID` (the readable id) and `ReqIF.Name` (the first source of the name)
+ * are values too, as every `ReqIF.*` attribute is: a column the user may map to a field.
  */
 const NOT_VALUES: ReadonlySet<string> = new Set([
   'RXS.RecordId',
-  'ReqIF.ForeignID',
+  'RXS.SourceId',
   'RXS.RecordName',
   'RXS.Version',
-  'ReqIF.Name',
 ]);
 
 const expectationOf = (file: string): Expectation =>
@@ -228,9 +235,18 @@ describe.each(CORPUS)('%s', (file) => {
       ).toEqual(expected.relations);
     });
   if (expected.specifications.length > 0)
-    it.todo(
-      `hierarchy: the objects of its ${expected.specifications.length} SPECIFICATION(s) in depth-first order (the reader does not read SPEC-HIERARCHY)`,
-    );
+    it(`hierarchy: the objects of its ${expected.specifications.length} SPECIFICATION(s) in depth-first order, each at its level`, async () => {
+      const specifications: SpecHierarchy[] = [];
+      for await (const specification of readSpecHierarchies(join(fixtures, file)))
+        specifications.push(specification);
+      expect(
+        specifications.map(({ identifier, longName, entries }) => ({
+          identifier,
+          name: longName ?? null,
+          hierarchy: entries,
+        })),
+      ).toEqual(expected.specifications);
+    });
 });
 
 it('every row carries its spec object IDENTIFIER as facts.sourceId', async () => {

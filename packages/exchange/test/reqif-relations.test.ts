@@ -50,6 +50,20 @@ describe('readSpecRelations', () => {
     );
   });
 
+  it('says a bare "&" where it is, as the spec object reader does, not where the parser gives up', async () => {
+    const text = reqif(
+      ['A', 'B', 'C', 'D'].map((end, i) => `\n${relation(`R${i}`, 'RT-1', end, 'R&D-1')}`).join(''),
+    );
+    const before = text.slice(0, text.indexOf('&D-1')).split('\n');
+    const failure = await read(text).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ImportFileError);
+    expect((failure as Error).message).toMatch(
+      new RegExp(
+        `is not well-formed XML at line ${before.length}, column ${before.at(-1)!.length + 1}: an "&" that starts no character or entity reference`,
+      ),
+    );
+  });
+
   it('maps a relation type: the mapping, else its own name when it is one, else is_related', () => {
     const mapping = new Map([['Satisfies', 'contributes_to' as const]]);
     expect(relationTypeOf('Satisfies', mapping)).toBe('contributes_to');

@@ -366,3 +366,80 @@ describe('source identity', () => {
     ]);
   });
 });
+
+describe('standard attributes are columns too: left out unless mapped, then they fill their field', () => {
+  const file = join(dir, 'standard-attributes.reqif');
+  writeFileSync(
+    file,
+    reqif(
+      'DOORS',
+      '',
+      [
+        stringAttribute('a-name', 'ReqIF.Name'),
+        stringAttribute('a-foreign', 'ReqIF.ForeignID'),
+        stringAttribute('a-chapter', 'ReqIF.ChapterName'),
+        xhtmlAttribute('a-text', 'ReqIF.Text'),
+      ].join('\n'),
+      [
+        specObject('_a1', [
+          stringValue('a-name', 'Pressure hold'),
+          stringValue('a-foreign', 'REQ-7'),
+          stringValue('a-chapter', '2.1 Pressure'),
+          xhtmlValue('a-text', '<xhtml:div>The pump shall hold 2 bar.</xhtml:div>'),
+        ]),
+      ].join('\n'),
+    ),
+  );
+  const fields: FormComponent[] = [
+    { type: 'textfield', key: 'foreign_id', label: 'Foreign ID' },
+    { type: 'textfield', key: 'title', label: 'Title' },
+    { type: 'textfield', key: 'chapter', label: 'Chapter' },
+    { type: 'textarea', key: 'text', label: 'Text' },
+  ];
+
+  it('not mapped: no field is filled and no column is unknown; the record keeps its name and readable id', async () => {
+    const { report, created } = await importFile(file, fields, { previewRows: 1 });
+    expect(report.problems).toEqual([]);
+    expect(report.complete).toBe(true);
+    expect(report.columns).toEqual(
+      ['ReqIF.Name', 'ReqIF.ForeignID', 'ReqIF.ChapterName', 'ReqIF.Text'].map((column) => ({
+        column,
+        as: 'ignored',
+      })),
+    );
+    expect(report.preview[0]).toMatchObject({ name: 'Pressure hold', readableId: 'REQ-7' });
+    expect(created).toEqual([{ name: 'Pressure hold', data: {} }]);
+  });
+
+  it('mapped (--rename): each fills its field, and the name and readable id are still read from them', async () => {
+    const { report, created } = await importFile(file, fields, {
+      previewRows: 1,
+      renames: new Map([
+        ['ReqIF.ForeignID', 'Foreign ID'],
+        ['ReqIF.Name', 'Title'],
+        ['ReqIF.ChapterName', 'Chapter'],
+        ['ReqIF.Text', 'Text'],
+      ]),
+    });
+    expect(report.problems).toEqual([]);
+    expect(report.complete).toBe(true);
+    expect(report.columns.map(({ column, field }) => [column, field?.name])).toEqual([
+      ['ReqIF.Name', 'Title'],
+      ['ReqIF.ForeignID', 'Foreign ID'],
+      ['ReqIF.ChapterName', 'Chapter'],
+      ['ReqIF.Text', 'Text'],
+    ]);
+    expect(report.preview[0]).toMatchObject({ name: 'Pressure hold', readableId: 'REQ-7' });
+    expect(created).toEqual([
+      {
+        name: 'Pressure hold',
+        data: {
+          foreign_id: 'REQ-7',
+          title: 'Pressure hold',
+          chapter: '2.1 Pressure',
+          text: 'The pump shall hold 2 bar.',
+        },
+      },
+    ]);
+  });
+});

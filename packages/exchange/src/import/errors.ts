@@ -25,6 +25,25 @@ export class ImportFileError extends Error {
   }
 }
 
+/** What the import must be told, among the parts of a file: a sheet, a spec object type, an archive's ReqIF file. */
+export interface ImportChoice {
+  option: 'sheet' | 'spec_type' | 'entry';
+  /** Every name to choose among, as the file has them. */
+  names: string[];
+}
+
+/** A file holding several of what one import takes: the message asks which, `choice` lists them. */
+export class ImportChoiceError extends ImportFileError {
+  override name = 'ImportChoiceError';
+
+  constructor(
+    message: string,
+    readonly choice: ImportChoice,
+  ) {
+    super(message);
+  }
+}
+
 /** A file past one of the import's limits (ImportLimits): reading stopped there, nothing is imported. */
 export class ImportLimitError extends ImportFileError {
   override name = 'ImportLimitError';

@@ -10,8 +10,10 @@ export {
 export { openRowSource, importFormatOf, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';
 export type { ImportFormat, RowSource, SourceRow, Cell } from './source-row.js';
 export {
+  ImportChoiceError,
   ImportFileError,
   ImportLimitError,
+  type ImportChoice,
   type ImportFileErrorCode,
   type ImportLimitExceeded,
 } from './errors.js';
@@ -27,3 +29,5 @@ export {
   type RelationImportReport,
   type SpecRelation,
 } from './reqif-relations.js';
+export { readSpecHierarchies, type SpecHierarchy, type SpecHierarchyEntry } from './reqif-hierarchy.js';
+export type { ReqifReadOptions } from './reqif-events.js';

@@ -33,6 +33,11 @@ export interface ImportLimits {
   maxDefinitions: number;
   /** ReqIF: characters of those declarations' identifiers and names together. */
   maxDefinitionBytes: number;
+  /**
+   * ReqIF: entries of one SPECIFICATION's hierarchy, held until it is read whole (a parent's object
+   * may follow its children); their identifiers count against maxDefinitionBytes.
+   */
+  maxHierarchyEntries: number;
 }
 
 export const DEFAULT_IMPORT_LIMITS: Readonly<ImportLimits> = {
@@ -60,6 +65,9 @@ export const DEFAULT_IMPORT_LIMITS: Readonly<ImportLimits> = {
   // bytes of memory, so the bound is some tens of megabytes.
   maxDefinitions: 50_000,
   maxDefinitionBytes: 64 * MiB,
+  // The largest modules of DOORS hold some tens of thousands of objects; an entry costs about a
+  // hundred bytes besides its identifier.
+  maxHierarchyEntries: 1_000_000,
 };
 
 const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
@@ -69,6 +77,7 @@ const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
   'maxSharedStringBytes',
   'maxDefinitions',
   'maxDefinitionBytes',
+  'maxHierarchyEntries',
 ]);
 
 /** A file past one of the import's limits (413 for its size, 422 for a row's shape): nothing of it is imported. */

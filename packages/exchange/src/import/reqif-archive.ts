@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { ImportFileError } from './errors.js';
+import { ImportChoiceError, ImportFileError } from './errors.js';
 import { limitError, sizeText, type ImportLimits } from './limits.js';
 import { decodeText, decodeTextFile } from './text-decoding.js';
 import { CLI_WORDING, listed, type ImportWording } from './wording.js';
@@ -98,8 +98,9 @@ function chooseReqif(file: string, files: ArchivedFile[], options: ReqifInputOpt
     throw new ImportFileError(
       `${file} is a zip archive holding no .reqif file, so it is not a ReqIF archive (.reqifz), which holds one: it holds ${files.length === 0 ? 'nothing' : names(files)}.`,
     );
-  throw new ImportFileError(
+  throw new ImportChoiceError(
     `${file} is a ReqIF archive holding ${reqifs.length} ReqIF files: ${names(reqifs)}. ${(options.wording ?? CLI_WORDING).chooseEntry}`,
+    { option: 'entry', names: reqifs.map((candidate) => candidate.path) },
   );
 }
 

@@ -1,21 +1,6 @@
 import { RELATION_TYPES, type RelationType } from '@rxs/contract';
 import type { RecordsClient, TracerClient } from '@rxs/client';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { eventLoopSlices } from '../event-loop.js';
-import {
-  cellTooLarge,
-  importLimits,
-  limitError,
-  sizeText,
-  XmlRuns,
-  XmlSections,
-  type ImportLimits,
-} from './limits.js';
-import { openReqifInput } from './reqif-archive.js';
-import { local, OpenElements } from './reqif-source.js';
-import { ImportFileError } from './errors.js';
-import type { ImportWording } from './wording.js';
-import { doctypeRefused, saxesErrorParts } from './xml-errors.js';
+import { Declarations, readReqif, type ReqifReadOptions } from './reqif-events.js';
 
 /** A SPEC-RELATION of a ReqIF file: its ends by spec object IDENTIFIER, its type by LONG-NAME. */
 export interface SpecRelation {
@@ -26,12 +11,8 @@ export interface SpecRelation {
   type: string;
 }
 
-export interface SpecRelationReadOptions {
-  /** A ReqIF archive's .reqif file to read, by its path in the archive; default: its only one. */
-  entry?: string;
-  wording?: ImportWording;
-  limits?: Partial<ImportLimits>;
-}
+/** Which file of an archive to read, and under which limits. */
+export type SpecRelationReadOptions = ReqifReadOptions;
 
 /** How a SPEC-RELATION-TYPE becomes a trace's relation type when no mapping names it. */
 export const DEFAULT_RELATION_TYPE: RelationType = 'is_related';
@@ -41,108 +22,53 @@ const MAX_NAMED = 5;
 
 /**
  * The SPEC-RELATIONs of a ReqIF 1.2 file, streamed in file order, under the limits the spec
- * object reader keeps (the depth and size of open elements, values, sections): the relation
- * types a file declares count against maxDefinitions and maxDefinitionBytes.
+ * object reader keeps (ReqifReader): the relation types a file declares count against
+ * maxDefinitions and maxDefinitionBytes.
  */
 export async function* readSpecRelations(
   file: string,
   options: SpecRelationReadOptions = {},
 ): AsyncGenerator<SpecRelation> {
-  const limits = importLimits(options.limits);
-  const input = await openReqifInput(file, { entry: options.entry, wording: options.wording, limits });
   const typeNames = new Map<string, string>();
-  let typeCharacters = 0;
-  const ready: SpecRelation[] = [];
-  const open = new OpenElements(limits, file);
   let relation: (Partial<SpecRelation> & { identifier: string }) | undefined;
   /** The end (SOURCE or TARGET) of the relation being read. */
   let end: 'source' | 'target' | undefined;
-  let text = '';
-  let failure: Error | undefined;
 
-  const parser = new SaxesParser({ xmlns: false, position: true });
-  parser.on('error', (error) => {
-    failure ??= error;
+  yield* readReqif<SpecRelation>(file, options, ({ limits }) => {
+    const declarations = new Declarations(limits, file, 'SPEC-RELATION-TYPEs', 'the relations');
+    return {
+      open: (name, tag, parent) => {
+        const attribute = (key: string) => tag.attributes[key] as string | undefined;
+        if (name === 'SPEC-RELATION-TYPE' && parent === 'SPEC-TYPES') {
+          const identifier = attribute('IDENTIFIER') ?? '';
+          const longName = attribute('LONG-NAME') || identifier;
+          declarations.add(identifier, longName);
+          typeNames.set(identifier, longName);
+        } else if (name === 'SPEC-RELATION' && parent === 'SPEC-RELATIONS')
+          relation = { identifier: attribute('IDENTIFIER') ?? '' };
+        else if (relation && (name === 'SOURCE' || name === 'TARGET') && parent === 'SPEC-RELATION')
+          end = name === 'SOURCE' ? 'source' : 'target';
+      },
+      close: (name, text) => {
+        if (!relation) return undefined;
+        if (name === 'SPEC-RELATION-TYPE-REF') relation.type = text.trim();
+        else if (name === 'SPEC-OBJECT-REF' && end) relation[end] = text.trim();
+        else if (name === 'SOURCE' || name === 'TARGET') end = undefined;
+        else if (name === 'SPEC-RELATION') {
+          const type = relation.type ?? '';
+          const found = {
+            identifier: relation.identifier,
+            source: relation.source ?? '',
+            target: relation.target ?? '',
+            type: typeNames.get(type) ?? type,
+          };
+          relation = undefined;
+          return found;
+        }
+        return undefined;
+      },
+    };
   });
-  parser.on('doctype', () => {
-    throw doctypeRefused(file);
-  });
-  parser.on('opentag', (tag: SaxesTagPlain) => {
-    const name = local(tag.name);
-    const parent = open.innermost;
-    open.push(name, tag, parser.line);
-    text = '';
-    const attribute = (key: string) => tag.attributes[key] as string | undefined;
-    if (name === 'SPEC-RELATION-TYPE' && parent === 'SPEC-TYPES') {
-      const identifier = attribute('IDENTIFIER') ?? '';
-      const longName = attribute('LONG-NAME') || identifier;
-      typeCharacters += identifier.length + longName.length;
-      if (typeNames.size >= limits.maxDefinitions || typeCharacters > limits.maxDefinitionBytes)
-        throw limitError(
-          'maxDefinitions',
-          limits.maxDefinitions,
-          `${file} declares more SPEC-RELATION-TYPEs than ${limits.maxDefinitions.toLocaleString('en')}, or with names of more than ${sizeText(limits.maxDefinitionBytes)} together, the most the import holds while it reads the relations. Export the file again.`,
-        );
-      typeNames.set(identifier, longName);
-    } else if (name === 'SPEC-RELATION' && parent === 'SPEC-RELATIONS')
-      relation = { identifier: attribute('IDENTIFIER') ?? '' };
-    else if (relation && (name === 'SOURCE' || name === 'TARGET') && parent === 'SPEC-RELATION')
-      end = name === 'SOURCE' ? 'source' : 'target';
-  });
-  parser.on('text', (chunk: string) => {
-    if (!relation) return;
-    text += chunk;
-    if (text.length > limits.maxCellBytes) throw cellTooLarge(limits, `${file}, line ${parser.line}`);
-  });
-  parser.on('closetag', (tag) => {
-    const name = local(tag.name);
-    open.pop();
-    if (!relation) return;
-    if (name === 'SPEC-RELATION-TYPE-REF') relation.type = text.trim();
-    else if (name === 'SPEC-OBJECT-REF' && end) relation[end] = text.trim();
-    else if (name === 'SOURCE' || name === 'TARGET') end = undefined;
-    else if (name === 'SPEC-RELATION') {
-      const type = relation.type ?? '';
-      ready.push({
-        identifier: relation.identifier,
-        source: relation.source ?? '',
-        target: relation.target ?? '',
-        type: typeNames.get(type) ?? type,
-      });
-      relation = undefined;
-    }
-  });
-
-  const runs = new XmlRuns(limits.maxCellBytes);
-  const sections = new XmlSections(limits.maxCellBytes);
-  const turn = eventLoopSlices();
-  let line = 1;
-  for await (const chunk of input.text()) {
-    if (runs.exceeds(chunk)) throw cellTooLarge(limits, `${file}, after line ${line}`);
-    const section = sections.check(chunk);
-    if (section === 'DOCTYPE') throw doctypeRefused(file);
-    if (section)
-      throw limitError(
-        'maxCellBytes',
-        limits.maxCellBytes,
-        `${file} holds a ${section} of more than ${sizeText(limits.maxCellBytes)} after line ${line}, more than any value may hold. Export the file again.`,
-      );
-    parser.write(chunk);
-    if (failure) break;
-    line = parser.line;
-    for (const found of ready.splice(0)) {
-      yield found;
-      await turn();
-    }
-  }
-  if (!failure) parser.close();
-  if (failure) {
-    const { at, what } = saxesErrorParts(failure);
-    throw new ImportFileError(
-      `${file} is not well-formed XML ${at ? `at line ${at.line}, column ${at.column}` : `near line ${line}`}: ${what.replace(/\.$/, '')}. Correct it there, or export the file again.`,
-    );
-  }
-  yield* ready.splice(0);
 }
 
 export interface RelationImportClient {

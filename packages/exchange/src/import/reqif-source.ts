@@ -1,5 +1,4 @@
-import { eventLoopSlices } from '../event-loop.js';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { clip } from '@rxs/contract/validation';
 import { NamedValue } from '../mapping/record-input.js';
 import {
   cellTooLarge,
@@ -7,30 +6,21 @@ import {
   importLimits,
   limitError,
   RowBytes,
-  sizeText,
   tooManyColumns,
-  XmlRuns,
-  XmlSections,
   type ImportLimits,
 } from './limits.js';
-import { openReqifInput, type ReqifInput } from './reqif-archive.js';
-import { ImportFileError } from './errors.js';
+import { openReqifInput } from './reqif-archive.js';
+import { Declarations, MAX_QUOTED, ReqifReader, type ReqifReadOptions } from './reqif-events.js';
+import { ImportChoiceError, ImportFileError } from './errors.js';
 import type { Cell, FactColumn, RowSource, SourceRow } from './source-row.js';
-import { CLI_WORDING, listed, type ImportWording } from './wording.js';
-import { doctypeRefused, firstBareAmpersand, saxesErrorParts } from './xml-errors.js';
+import { CLI_WORDING, listed } from './wording.js';
 import { embeddedObjectWarning, XhtmlText } from './xhtml-text.js';
 
-export interface ReqifSourceOptions {
+export interface ReqifSourceOptions extends ReqifReadOptions {
   /** The SPEC-OBJECT-TYPE to import, by LONG-NAME; default: the only one, else the topic's. */
   specType?: string;
-  /** A ReqIF archive's .reqif file to import, by its path in the archive; default: its only one. */
-  entry?: string;
   /** The name the topic's spec object type has in an export (its ReqIF type name). */
   topicTypeName?: string;
-  /** How advice names the options (default: `rxs import`'s). */
-  wording?: ImportWording;
-  /** What reading the file may cost (default: DEFAULT_IMPORT_LIMITS). */
-  limits?: Partial<ImportLimits>;
 }
 
 interface AttributeDefinition {
@@ -53,10 +43,6 @@ interface OpenObject {
   values: OpenValue[];
 }
 
-export const local = (name: string) => name.slice(name.indexOf(':') + 1);
-/** An identifier or name as a message quotes it: its first 80 characters. */
-const clipped = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
-
 /** The attributes a spec object's facts are read from, by LONG-NAME (`--key` may name them too). */
 const FACT_ATTRIBUTES: ReadonlyMap<string, Exclude<FactColumn, 'skip'>> = new Map([
   ['RXS.RecordId', 'id'],
@@ -73,6 +59,11 @@ const FACT_ATTRIBUTES: ReadonlyMap<string, Exclude<FactColumn, 'skip'>> = new Ma
  */
 const NAME_SOURCES = ['ReqIF.Name', 'LONG-NAME', 'ReqIF.ChapterName', 'ReqIF.Text'] as const;
 type NameSource = (typeof NAME_SOURCES)[number];
+/** The attributes of NAME_SOURCES (the LONG-NAME is the spec object's own). */
+const isNameAttribute = (name: string): name is Exclude<NameSource, 'LONG-NAME'> =>
+  name !== 'LONG-NAME' && (NAME_SOURCES as readonly string[]).includes(name);
+/** An attribute of the ReqIF Implementation Guide (`ReqIF.ForeignID`, `ReqIF.Name`, `ReqIF.Text` …). */
+const isStandardAttribute = (name: string) => name.startsWith('ReqIF.');
 /** Characters of a name taken from the first line of a text. */
 export const MAX_NAME_FROM_TEXT = 80;
 /** Spec objects a note names one by one. */
@@ -85,8 +76,9 @@ const MAX_NAMED = 5;
  * exports: without `RXS.RecordName` the name is the first of NAME_SOURCES the object has (the
  * report's notes say which, when it is not `ReqIF.Name`); XHTML values are read as their text
  * (XhtmlText), an embedded object's file named in the row's warnings;
- * an enumeration value names an option by its key or its label (NamedValue); other `ReqIF.*`
- * attributes come as columns of that name.
+ * an enumeration value names an option by its key or its label (NamedValue). Every `ReqIF.*`
+ * attribute comes as a column of that name too, also those read as a fact or a name: left out
+ * unless the user maps it to a field.
  */
 export class ReqifSource implements RowSource {
   readonly format = 'reqif' as const;
@@ -109,7 +101,10 @@ export class ReqifSource implements RowSource {
 
   async *rows(): AsyncGenerator<SourceRow> {
     const { entry, wording } = this.options;
-    const input = await openReqifInput(this.file, { entry, wording, limits: this.limits });
+    const { file, limits } = this;
+    const input = await openReqifInput(file, { entry, wording, limits });
+    const reader = new ReqifReader(file, limits);
+    const { open } = reader;
     const enumValues = new Map<string, NamedValue>();
     const definitions = new Map<string, AttributeDefinition>();
     const types = new Map<string, string>();
@@ -123,9 +118,13 @@ export class ReqifSource implements RowSource {
     let defaultOf: string | undefined;
     let definitionOpen: string | undefined;
     let chosenType: string | undefined;
-    const ready: SourceRow[] = [];
-    const open = new OpenElements(this.limits, this.file);
-    const declarations = new Declarations(this.limits, this.file);
+    const declarations = new Declarations(
+      limits,
+      file,
+      'spec object types, attribute definitions and enumeration values',
+      'the spec objects',
+    );
+    const columns = new DistinctColumns(limits, file);
     /** Attribute definitions of the spec type being read: its columns. */
     let attributes = 0;
     /** The text of the spec object being read, as it gathers its values. */
@@ -133,210 +132,136 @@ export class ReqifSource implements RowSource {
     let enumValue: { id: string; name?: string; key?: string } | undefined;
     let object: OpenObject | undefined;
     let value: OpenValue | undefined;
-    let text = '';
     let count = 0;
     /** Spec objects read before any SPEC-OBJECT-TYPE: a fragment's, whose types are elsewhere. */
     let untyped = 0;
     let specifications = 0;
     const names = new NameTally();
-    let failure: Error | undefined;
-    let parserError: Error | undefined;
-    let atEnd = false;
+    const objectPlace = () => `${file}, spec object ${clip(object?.identifier ?? '', MAX_QUOTED)}`;
+    /** The XHTML value being read, while its THE-VALUE is open: its elements and text are its text. */
+    const xhtmlOpen = () => (value?.xhtml && open.inTheValue ? value.xhtml : undefined);
+    const checkXhtml = (xhtml: XhtmlText) => {
+      if (xhtml.length > limits.maxCellBytes) throw cellTooLarge(limits, objectPlace());
+    };
 
-    const parser = new SaxesParser({ xmlns: false, position: true });
-    parser.on('error', (error) => {
-      parserError ??= error;
-      failure ??= error;
-    });
-    // XmlSections finds a DOCTYPE before the parser gathers its DTD: this refuses any it let pass.
-    parser.on('doctype', () => {
-      throw doctypeRefused(this.file);
-    });
-    parser.on('opentag', (tag: SaxesTagPlain) => {
-      const name = local(tag.name);
-      const attribute = (key: string) => tag.attributes[key] as string | undefined;
-      const parent = open.innermost;
-      open.push(name, tag, parser.line);
-      text = '';
-      if (value?.xhtml && open.inTheValue) {
-        value.xhtml.open(name, tag.attributes as Record<string, string>);
-        if (value.xhtml.length > this.limits.maxCellBytes)
-          throw cellTooLarge(this.limits, `${this.file}, spec object ${clipped(object?.identifier ?? '')}`);
-        return;
-      }
-      if (name === 'ENUM-VALUE')
-        enumValue = { id: attribute('IDENTIFIER') ?? '', name: attribute('LONG-NAME') };
-      else if (name === 'EMBEDDED-VALUE' && enumValue) enumValue.key = attribute('OTHER-CONTENT');
-      else if (name === 'SPECIFICATION') specifications++;
-      else if (name === 'SPEC-ATTRIBUTES') attributes = 0;
-      else if (
-        name.startsWith('ATTRIBUTE-DEFINITION-') &&
-        !name.endsWith('-REF') &&
-        parent === 'SPEC-ATTRIBUTES'
-      ) {
-        if (++attributes > this.limits.maxColumns)
-          throw tooManyColumns(
-            this.limits,
-            `${this.file} has a spec type of more than ${this.limits.maxColumns.toLocaleString('en')} attribute definitions (line ${parser.line})`,
+    yield* reader.read<SourceRow>(input, {
+      open: (name, tag, parent) => {
+        const attribute = (key: string) => tag.attributes[key] as string | undefined;
+        const xhtml = xhtmlOpen();
+        if (xhtml) {
+          xhtml.open(name, tag.attributes as Record<string, string>);
+          checkXhtml(xhtml);
+          return;
+        }
+        if (name === 'ENUM-VALUE')
+          enumValue = { id: attribute('IDENTIFIER') ?? '', name: attribute('LONG-NAME') };
+        else if (name === 'EMBEDDED-VALUE' && enumValue) enumValue.key = attribute('OTHER-CONTENT');
+        else if (name === 'SPECIFICATION') specifications++;
+        else if (name === 'SPEC-ATTRIBUTES') attributes = 0;
+        else if (
+          name.startsWith('ATTRIBUTE-DEFINITION-') &&
+          !name.endsWith('-REF') &&
+          parent === 'SPEC-ATTRIBUTES'
+        ) {
+          if (++attributes > limits.maxColumns)
+            throw tooManyColumns(
+              limits,
+              `${file} has a spec type of more than ${limits.maxColumns.toLocaleString('en')} attribute definitions (line ${reader.line})`,
+            );
+          const identifier = attribute('IDENTIFIER') ?? '';
+          const longName = attribute('LONG-NAME') ?? identifier;
+          declarations.add(identifier, longName);
+          definitions.set(identifier, { name: longName, kind: name.slice('ATTRIBUTE-DEFINITION-'.length) });
+          declaringType?.push(identifier);
+          definitionOpen = identifier;
+        } else if (name === 'DEFAULT-VALUE' && definitionOpen !== undefined) defaultOf = definitionOpen;
+        else if (name.endsWith('-TYPE') && parent === 'SPEC-TYPES') declaringType = undefined;
+        if (name === 'SPEC-OBJECT-TYPE') {
+          const identifier = attribute('IDENTIFIER') ?? '';
+          const longName = attribute('LONG-NAME') ?? '';
+          declarations.add(identifier, longName);
+          types.set(identifier, longName);
+          typeDefinitions.set(identifier, (declaringType = []));
+        } else if (name === 'SPEC-OBJECT') {
+          object = {
+            identifier: attribute('IDENTIFIER') ?? '',
+            longName: attribute('LONG-NAME'),
+            values: [],
+          };
+          objectBytes = new RowBytes(
+            limits,
+            `the spec object ${clip(object.identifier, MAX_QUOTED)} of ${file}`,
           );
-        const identifier = attribute('IDENTIFIER') ?? '';
-        const longName = attribute('LONG-NAME') ?? identifier;
-        declarations.add(identifier, longName);
-        definitions.set(identifier, { name: longName, kind: name.slice('ATTRIBUTE-DEFINITION-'.length) });
-        declaringType?.push(identifier);
-        definitionOpen = identifier;
-      } else if (name === 'DEFAULT-VALUE' && definitionOpen !== undefined) defaultOf = definitionOpen;
-      else if (name.endsWith('-TYPE') && parent === 'SPEC-TYPES') declaringType = undefined;
-      if (name === 'SPEC-OBJECT-TYPE') {
-        const identifier = attribute('IDENTIFIER') ?? '';
-        const longName = attribute('LONG-NAME') ?? '';
-        declarations.add(identifier, longName);
-        types.set(identifier, longName);
-        typeDefinitions.set(identifier, (declaringType = []));
-      } else if (name === 'SPEC-OBJECT') {
-        object = { identifier: attribute('IDENTIFIER') ?? '', longName: attribute('LONG-NAME'), values: [] };
-        objectBytes = new RowBytes(
-          this.limits,
-          `the spec object ${clipped(object.identifier)} of ${this.file}`,
-        );
-      } else if (name.startsWith('ATTRIBUTE-VALUE-') && (object || defaultOf !== undefined)) {
-        const kind = name.slice('ATTRIBUTE-VALUE-'.length);
-        value = { kind, enumRefs: [], ...(kind === 'XHTML' && { xhtml: new XhtmlText() }) };
-        const theValue = attribute('THE-VALUE');
-        if (theValue !== undefined) value.theValue = theValue;
-      }
-    });
-    parser.on('text', (chunk: string) => {
-      if (value?.xhtml && open.inTheValue) {
-        value.xhtml.text(chunk);
-        if (value.xhtml.length > this.limits.maxCellBytes)
-          failure ??= cellTooLarge(
-            this.limits,
-            `${this.file}, spec object ${clipped(object?.identifier ?? '')}`,
-          );
-      } else {
-        // Texts between comments or processing instructions join, beyond XmlRuns' sight.
-        text += chunk;
-        if (text.length > this.limits.maxCellBytes)
-          throw cellTooLarge(this.limits, `${this.file}, line ${parser.line}`);
-      }
-    });
-    parser.on('closetag', (tag) => {
-      const name = local(tag.name);
-      open.pop();
-      if (value?.xhtml && open.inTheValue) {
-        value.xhtml.close(name);
-        return;
-      }
-      if (name === 'ENUM-VALUE' && enumValue) {
-        declarations.add(enumValue.id, enumValue.name, enumValue.key);
-        enumValues.set(enumValue.id, enumerationValue(enumValue));
-        enumValue = undefined;
-      } else if (name === 'SPEC-OBJECT-TYPE-REF' && object) object.type = text.trim();
-      else if (name.startsWith('ATTRIBUTE-DEFINITION-') && name.endsWith('-REF') && value)
-        value.definition = text.trim();
-      else if (name === 'ENUM-VALUE-REF' && value) {
-        if (value.enumRefs.length >= this.limits.maxDefinitions)
-          throw limitError(
-            'maxDefinitions',
-            this.limits.maxDefinitions,
-            `A value of the spec object ${clipped(object?.identifier ?? '')} of ${this.file} names more than ${this.limits.maxDefinitions.toLocaleString('en')} enumeration values, more than a file may declare. Export the file again.`,
-          );
-        value.enumRefs.push(text.trim());
-      } else if (name.startsWith('ATTRIBUTE-VALUE-') && !object && defaultOf !== undefined && value) {
-        // A default is held for the whole read: its length counts with the declarations'.
-        declarations.addLength(valueLength(value));
-        defaults.set(defaultOf, { ...value, definition: defaultOf });
-        value = undefined;
-      } else if (name === 'DEFAULT-VALUE') defaultOf = undefined;
-      else if (name.startsWith('ATTRIBUTE-DEFINITION-') && !name.endsWith('-REF')) definitionOpen = undefined;
-      else if (name.startsWith('ATTRIBUTE-VALUE-') && object && value) {
-        if (object.values.length >= this.limits.maxColumns)
-          throw tooManyColumns(
-            this.limits,
-            `The spec object ${clipped(object.identifier)} of ${this.file} has more than ${this.limits.maxColumns.toLocaleString('en')} values`,
-          );
-        const definition = value.definition ?? '';
-        objectBytes?.addLength(valueLength(value), definitions.get(definition)?.name ?? definition);
-        object.values.push(value);
-        value = undefined;
-      } else if (name === 'SPEC-OBJECT' && object) {
-        if (types.size === 0) untyped++;
-        else chosenType ??= this.chooseType(types);
-        if (chosenType !== undefined && object.type === chosenType) {
-          withDefaults(object, typeDefinitions.get(chosenType) ?? [], defaults);
-          const row = this.rowOf(object, ++count, definitions, enumValues, names);
+        } else if (name.startsWith('ATTRIBUTE-VALUE-') && (object || defaultOf !== undefined)) {
+          const kind = name.slice('ATTRIBUTE-VALUE-'.length);
+          value = { kind, enumRefs: [], ...(kind === 'XHTML' && { xhtml: new XhtmlText() }) };
+          const theValue = attribute('THE-VALUE');
+          if (theValue !== undefined) value.theValue = theValue;
+        }
+      },
+      text: (chunk) => {
+        const xhtml = xhtmlOpen();
+        if (!xhtml) return false;
+        xhtml.text(chunk);
+        checkXhtml(xhtml);
+        return true;
+      },
+      close: (name, text) => {
+        const xhtml = xhtmlOpen();
+        if (xhtml) {
+          xhtml.close(name);
+          return undefined;
+        }
+        if (name === 'ENUM-VALUE' && enumValue) {
+          declarations.add(enumValue.id, enumValue.name, enumValue.key);
+          enumValues.set(enumValue.id, enumerationValue(enumValue));
+          enumValue = undefined;
+        } else if (name === 'SPEC-OBJECT-TYPE-REF' && object) object.type = text.trim();
+        else if (name.startsWith('ATTRIBUTE-DEFINITION-') && name.endsWith('-REF') && value)
+          value.definition = text.trim();
+        else if (name === 'ENUM-VALUE-REF' && value) {
+          if (value.enumRefs.length >= limits.maxDefinitions)
+            throw limitError(
+              'maxDefinitions',
+              limits.maxDefinitions,
+              `A value of the spec object ${clip(object?.identifier ?? '', MAX_QUOTED)} of ${file} names more than ${limits.maxDefinitions.toLocaleString('en')} enumeration values, more than a file may declare. Export the file again.`,
+            );
+          value.enumRefs.push(text.trim());
+        } else if (name.startsWith('ATTRIBUTE-VALUE-') && !object && defaultOf !== undefined && value) {
+          // A default is held for the whole read: its length counts with the declarations'.
+          declarations.addLength(valueLength(value));
+          defaults.set(defaultOf, { ...value, definition: defaultOf });
+          value = undefined;
+        } else if (name === 'DEFAULT-VALUE') defaultOf = undefined;
+        else if (name.startsWith('ATTRIBUTE-DEFINITION-') && !name.endsWith('-REF'))
+          definitionOpen = undefined;
+        else if (name.startsWith('ATTRIBUTE-VALUE-') && object && value) {
+          if (object.values.length >= limits.maxColumns)
+            throw tooManyColumns(
+              limits,
+              `The spec object ${clip(object.identifier, MAX_QUOTED)} of ${file} has more than ${limits.maxColumns.toLocaleString('en')} values`,
+            );
+          const definition = value.definition ?? '';
+          objectBytes?.addLength(valueLength(value), definitions.get(definition)?.name ?? definition);
+          object.values.push(value);
+          value = undefined;
+        } else if (name === 'SPEC-OBJECT' && object) {
+          const read = object;
+          object = undefined;
+          if (types.size === 0) untyped++;
+          else chosenType ??= this.chooseType(types);
+          if (chosenType === undefined || read.type !== chosenType) return undefined;
+          withDefaults(read, typeDefinitions.get(chosenType) ?? [], defaults);
+          const row = this.rowOf(read, ++count, definitions, enumValues, names);
           columns.add(row);
-          ready.push(row);
+          return row;
         }
-        object = undefined;
-      }
+        return undefined;
+      },
     });
-
-    let line = 1;
-    const runs = new XmlRuns(this.limits.maxCellBytes);
-    const sections = new XmlSections(this.limits.maxCellBytes);
-    const columns = new DistinctColumns(this.limits, this.file);
-    const turn = eventLoopSlices();
-    try {
-      for await (const chunk of input.text()) {
-        if (runs.exceeds(chunk)) throw cellTooLarge(this.limits, `${this.file}, after line ${line}`);
-        const section = sections.check(chunk);
-        if (section === 'DOCTYPE') throw doctypeRefused(this.file);
-        if (section)
-          throw limitError(
-            'maxCellBytes',
-            this.limits.maxCellBytes,
-            `${this.file} holds a ${section} of more than ${sizeText(this.limits.maxCellBytes)} after line ${line}, more than any value may hold, which the XML parser would read whole: ReqIF tools write none that long. Export the file again.`,
-          );
-        parser.write(chunk);
-        if (failure) break;
-        line = parser.line;
-        for (const row of ready.splice(0)) {
-          yield row;
-          await turn();
-        }
-      }
-      if (!failure) {
-        atEnd = true;
-        parser.close();
-      }
-    } catch (error) {
-      // What is not the parser's (a missing file, a limit) is said as it is.
-      if (error !== parserError) throw error;
-    }
-    if (failure && failure !== parserError) throw failure;
-    if (parserError) throw await this.notWellFormed(parserError, atEnd, line, input);
-    yield* ready.splice(0);
     if (types.size === 0) throw this.untypedError(untyped, definitions.size, specifications);
     if (!this.namesSaid) this.notes.push(...input.notes, ...names.notes());
     this.namesSaid = true;
-  }
-
-  /**
-   * The parser's first error, where a person must fix it: the place saxes gives, or an earlier bare
-   * `&` that saxes read on past; an error at the end of the file says it may be cut short.
-   */
-  private async notWellFormed(
-    error: Error,
-    atEnd: boolean,
-    lastLine: number,
-    input: ReqifInput,
-  ): Promise<ImportFileError> {
-    const { at, what } = saxesErrorParts(error);
-    const ampersand = at && (await firstBareAmpersand(input.text(), at));
-    if (ampersand)
-      return new ImportFileError(
-        `${this.file} is not well-formed XML at line ${ampersand.line}, column ${ampersand.column}: an "&" that starts no character or entity reference (XML writes it as "&amp;"). Correct it there, or export the file again.`,
-      );
-    const where = at ? `line ${at.line}, column ${at.column}` : `near line ${lastLine}`;
-    if (atEnd)
-      return new ImportFileError(
-        `${this.file} is not well-formed XML: it ends at ${where} before its XML is complete (${what.replace(/\.$/, '')}). The file may be cut short: export it again.`,
-      );
-    return new ImportFileError(
-      `${this.file} is not well-formed XML at ${where}: ${what.replace(/\.$/, '')}${what === 'undefined entity.' ? ' (XML knows only &amp;, &lt;, &gt;, &quot; and &apos;, and references such as &#160;)' : ''}. Correct it there, or export the file again.`,
-    );
   }
 
   /** Why a file without a SPEC-OBJECT-TYPE has nothing to import. */
@@ -367,9 +292,10 @@ export class ReqifSource implements RowSource {
       : wanted !== undefined
         ? ` and none is named after the topic ("${wanted}")`
         : '';
-    throw new ImportFileError(
+    throw new ImportChoiceError(
       `${this.file} has ${types.size} spec object types${which}: ` +
-        `${listed([...types.values()].map((n) => `"${clipped(n)}"`))}. ${(this.options.wording ?? CLI_WORDING).chooseSpecType}`,
+        `${listed([...types.values()].map((n) => `"${clip(n, MAX_QUOTED)}"`))}. ${(this.options.wording ?? CLI_WORDING).chooseSpecType}`,
+      { option: 'spec_type', names: [...types.values()] },
     );
   }
 
@@ -403,20 +329,13 @@ export class ReqifSource implements RowSource {
       const text = 'text' in cell ? cell.text : String(cell.value);
       bytes.add(text, definition.name);
       const fact = FACT_ATTRIBUTES.get(definition.name);
-      if (fact !== undefined) {
-        // An empty fact is none: an export writes every fact attribute, also those a record lacks.
-        if (text !== '') row.facts[fact] = text;
-        continue;
-      }
-      switch (definition.name) {
-        case 'ReqIF.Name':
-          candidates['ReqIF.Name'] = text;
-          break;
-        default:
-          if (definition.name === 'ReqIF.ChapterName' || definition.name === 'ReqIF.Text')
-            candidates[definition.name] = text;
-          row.values.set(definition.name, cell);
-      }
+      // An empty fact is none: an export writes every fact attribute, also those a record lacks.
+      if (fact !== undefined && text !== '') row.facts[fact] = text;
+      if (isNameAttribute(definition.name)) candidates[definition.name] = text;
+      // A standard attribute is a column as well as a fact or a name: left out unless the user maps
+      // it (ImportColumns), it fills the field it is mapped to. The `RXS.*` facts are an rxs
+      // export's own and name no field.
+      if (fact === undefined || isStandardAttribute(definition.name)) row.values.set(definition.name, cell);
     }
     if (row.facts.name === undefined) {
       const named = nameOf(candidates);
@@ -502,7 +421,6 @@ class NameTally {
   }
 }
 
-/** Characters of a value as it was read, before it becomes a cell: counted into its object's. */
 /**
  * The DEFAULT-VALUEs of the object's type for the attributes it carries no value for: ReqIF 1.2
  * says they apply to it, so the record takes them as its values.
@@ -519,104 +437,11 @@ function withDefaults(
   }
 }
 
+/** Characters of a value as it was read, before it becomes a cell: counted into its object's. */
 function valueLength(value: OpenValue): number {
   let length = (value.theValue?.length ?? 0) + (value.xhtml?.length ?? 0);
   for (const ref of value.enumRefs) length += ref.length;
   return length;
-}
-
-/**
- * The elements open at the parser's place, innermost last. The parser holds each of them, so there
- * are at most maxDepth, with names and attributes of at most maxRowBytes characters together: the
- * elements of one spec object and its largest value fit many times.
- */
-export class OpenElements {
-  private readonly names: string[] = [];
-  private readonly sizes: number[] = [];
-  private size = 0;
-  /** THE-VALUE elements open: inside one, an XHTML value's elements make its text. */
-  private theValues = 0;
-
-  constructor(
-    private readonly limits: ImportLimits,
-    private readonly file: string,
-  ) {}
-
-  get innermost(): string | undefined {
-    return this.names[this.names.length - 1];
-  }
-
-  get inTheValue(): boolean {
-    return this.theValues > 0;
-  }
-
-  /** Opens the element `name` (the tag's local name) at `line`; throws past a limit. */
-  push(name: string, tag: SaxesTagPlain, line: number): void {
-    let size = tag.name.length;
-    for (const [key, value] of Object.entries(tag.attributes)) size += key.length + value.length;
-    if (this.names.length >= this.limits.maxDepth)
-      throw limitError(
-        'maxDepth',
-        this.limits.maxDepth,
-        `${this.file} nests elements more than ${this.limits.maxDepth.toLocaleString('en')} deep at line ${line}, deeper than ReqIF tools nest a specification's hierarchy or an XHTML value. Export the file again, with a flatter hierarchy or simpler values if it still nests that deep.`,
-      );
-    if (this.size + size > this.limits.maxRowBytes)
-      throw limitError(
-        'maxRowBytes',
-        this.limits.maxRowBytes,
-        `${this.file} has elements open inside one another whose names and attributes hold more than ${sizeText(this.limits.maxRowBytes)} at line ${line}, more than one spec object may hold. Export the file again.`,
-      );
-    this.names.push(name);
-    this.sizes.push(size);
-    this.size += size;
-    if (name === 'THE-VALUE') this.theValues++;
-  }
-
-  pop(): void {
-    if (this.names.pop() === 'THE-VALUE') this.theValues--;
-    this.size -= this.sizes.pop() ?? 0;
-  }
-}
-
-/**
- * What the reader keeps of a file's declarations while it reads the spec objects (spec object
- * types, attribute definitions, enumeration values): at most maxDefinitions of them, their
- * identifiers and names of at most maxDefinitionBytes characters together.
- */
-class Declarations {
-  private count = 0;
-  private characters = 0;
-
-  constructor(
-    private readonly limits: ImportLimits,
-    private readonly file: string,
-  ) {}
-
-  add(...texts: (string | undefined)[]): void {
-    if (++this.count > this.limits.maxDefinitions)
-      throw limitError(
-        'maxDefinitions',
-        this.limits.maxDefinitions,
-        `${this.file} declares more than ${this.limits.maxDefinitions.toLocaleString('en')} spec object types, attribute definitions and enumeration values, the most the import holds while it reads the spec objects. Export only the specification to import, with the types and attributes it uses.`,
-      );
-    for (const text of texts) this.characters += text?.length ?? 0;
-    this.check();
-  }
-
-  /** A declaration's default value, held as long as the declarations. */
-  addLength(characters: number): void {
-    this.characters += characters;
-    this.check();
-  }
-
-  private check(): void {
-    if (this.characters > this.limits.maxDefinitionBytes)
-      throw limitError(
-        'maxDefinitionBytes',
-        this.limits.maxDefinitionBytes,
-        `The spec object types, attribute definitions and enumeration values ${this.file} declares have identifiers and names of more than ${sizeText(this.limits.maxDefinitionBytes)} together, the most the import holds while it reads the spec objects. Export only the specification to import, with the types and attributes it uses.`,
-      );
-  }
 }
 
 /** "a, b or c". */

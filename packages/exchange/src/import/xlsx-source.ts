@@ -3,7 +3,7 @@ import type ExcelJS from 'exceljs';
 import { restoredText } from '../export/writers/csv-text.js';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
 import { importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
-import { ImportFileError } from './errors.js';
+import { ImportChoiceError, ImportFileError } from './errors.js';
 import { FIXED_COLUMNS, type Cell, type RowSource, type SourceRow } from './source-row.js';
 import { openBoundedWorkbook, type BoundedWorkbook, type WorkbookSheet } from './xlsx-bounds.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
@@ -85,9 +85,10 @@ export class XlsxSource implements RowSource {
     if (named) return named;
     const candidates = sheets.filter((sheet) => sheet.name !== TRACES_SHEET && sheet.name !== EXPORT_SHEET);
     if (this.options.sheet === undefined && candidates.length === 1) return candidates[0]!;
-    throw new ImportFileError(
+    throw new ImportChoiceError(
       `${this.file} has ${this.options.sheet ? `no sheet "${this.options.sheet}"` : `no sheet named after the topic ("${wanted}")`}. ` +
         `Its sheets: ${sheets.map((sheet) => `"${sheet.name}"`).join(', ')}. ${(this.options.wording ?? CLI_WORDING).chooseSheet}`,
+      { option: 'sheet', names: sheets.map((sheet) => sheet.name) },
     );
   }
 

@@ -16,7 +16,9 @@ A .reqifz archive is read through the one .reqif file it holds. Per file it give
   when the file does not define it: a fragment's), and `defaults`: the
   DEFAULT-VALUEs of its type's definitions it carries no value for (ReqIF: they apply to it);
 - `relations`: each SPEC-RELATION's source, target and SPEC-RELATION-TYPE LONG-NAME;
-- `specifications`: each SPECIFICATION's LONG-NAME and its objects' IDENTIFIERs, depth-first.
+- `specifications`: each SPECIFICATION's IDENTIFIER and LONG-NAME, and its `hierarchy`: each
+  SPEC-HIERARCHY depth-first, as the IDENTIFIER of the spec object it places and its level (1: a
+  child of the SPECIFICATION).
 
 A value is `{"kind": <ATTRIBUTE-VALUE-* kind>, "value": ...}`: STRING and DATE as the text of
 THE-VALUE; INTEGER and REAL as numbers; BOOLEAN as true or false; ENUMERATION as the list of its
@@ -309,8 +311,12 @@ def expectation(path):
         ],
         "specifications": [
             {
+                "identifier": specification.identifier,
                 "name": specification.long_name,
-                "objects": [h.spec_object for h in bundle.iterate_specification_hierarchy(specification)],
+                "hierarchy": [
+                    {"object": h.spec_object, "level": h.level}
+                    for h in bundle.iterate_specification_hierarchy(specification)
+                ],
             }
             for specification in content.specifications or []
         ],
