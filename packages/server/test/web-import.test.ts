@@ -222,7 +222,8 @@ describe('web app import', () => {
     expect(sheets.status).toBe(422);
     const message = sheets.body.detail as string;
     expect(message).toContain('"two sheets.xlsx" has no sheet named after the topic');
-    expect(message).toContain('Type the name of the sheet to import and check again.');
+    expect(message).toContain('Choose the sheet to import and check again.');
+    expect(sheets.body.choose).toEqual({ option: 'sheet', names: ['Draft', 'Final'], more: 0 });
     for (const body of [quoted.text, sheets.text])
       expect(body).not.toMatch(/--(rename|ignore-unknown|sheet)/);
   });
@@ -299,7 +300,12 @@ describe('web app import', () => {
     const revision = await approvedTopic(t, 'Import types', { schema: SCHEMA });
     const pdf = await upload(editor, 'check', { revision, name: 'notes.pdf' }, '%PDF-1.7');
     expect(pdf.status).toBe(415);
-    expect(pdf.body.detail).toContain('"notes.pdf" is not a CSV or XLSX file');
+    expect(pdf.body.detail).toContain('"notes.pdf" is not a file the import page takes: CSV');
+    const pdfAsCsv = await upload(editor, 'check', { revision, name: 'notes.csv' }, '%PDF-1.7');
+    expect(pdfAsCsv.status).toBe(415);
+    expect(pdfAsCsv.body.detail).toContain(
+      '"notes.csv" is not a CSV file (text), as its name says: it is a PDF document.',
+    );
     const csvAsXlsx = await upload(editor, 'check', { revision, name: 'notes.xlsx' }, GOOD);
     expect(csvAsXlsx.status).toBe(415);
     const empty = await upload(editor, 'check', { revision, name: 'notes.csv' }, '');

@@ -1,6 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { ImportReport, ImportView } from '@rxs/web-api';
+import type {
+  ImportChoice,
+  ImportChoiceAnswer,
+  ImportChoiceOption,
+  ImportReport,
+  ImportView,
+  RelationImportReport,
+} from '@rxs/web-api';
 import { api, ApiError } from '../api';
+import { ChoiceField } from '../components/choice-field';
 import { ReasonField } from '../components/reason-field';
 import { Badge, ErrorNotice, Link, Loading, Notice, PageHeader, plural } from '../components/ui';
 import { useTitle, useTopic } from '../hooks';
@@ -31,6 +39,10 @@ interface Options {
   /** Delete the topic's records whose source id the file no longer has. */
   removeMissing: boolean;
   sheet: string;
+  /** ReqIF: the spec object type to import, by name; '' for the only one (else the topic's). */
+  specType: string;
+  /** ReqIF archive: the .reqif file in it to import; '' for its only one. */
+  entry: string;
   /** Why: kept in the history of each record written. */
   reason: string;
   /** File column → field key, or '' to leave it out: the user's changes to the column mapping. */
@@ -48,15 +60,33 @@ function queryOf(revision: string, file: File, options: Options) {
     key_column: options.keyColumn || undefined,
     remove_missing: options.removeMissing,
     sheet: options.sheet.trim() || undefined,
+    spec_type: options.specType.trim() || undefined,
+    entry: options.entry.trim() || undefined,
     reason: options.reason.trim() || undefined,
     renames: renames.length > 0 ? JSON.stringify(Object.fromEntries(renames)) : undefined,
   };
 }
 
+/** The kind of file chosen, by its name as the server tells it (`rxs import`'s extensions). */
+function kindOf(file: File | undefined): 'csv' | 'xlsx' | 'reqif' | 'reqifz' | undefined {
+  const extension = /\.([^.]+)$/.exec(file?.name ?? '')?.[1]?.toLowerCase();
+  if (extension === 'xlsx') return 'xlsx';
+  if (extension === 'reqifz') return 'reqifz';
+  if (extension === 'reqif' || extension === 'xml') return 'reqif';
+  return file && 'csv';
+}
+
+/** The names a check answered to choose among, when the file holds several of what one import takes. */
+function choiceOf(error: unknown): ImportChoice | undefined {
+  if (!(error instanceof ApiError) || error.status !== 422) return undefined;
+  return (error.body as Partial<ImportChoiceAnswer> | undefined)?.choose;
+}
+
 /**
- * Import a CSV or XLSX file into a topic: the file is checked first (a dry run: the
- * column mapping, the first rows as checked, the counts; nothing is written), then imported with
- * the options chosen, by the same code as `rxs import`.
+ * Import a CSV, XLSX, ReqIF or ReqIF archive file into a topic: the file is checked first (a dry
+ * run: the column mapping, the first rows as checked, the counts; nothing is written), then
+ * imported with the options chosen, by the same code as `rxs import`; a ReqIF file's relations
+ * between the imported records become traces.
  */
 export function ImportPage({ historyId }: { historyId: string }) {
   const topic = useTopic(historyId);
@@ -70,9 +100,13 @@ export function ImportPage({ historyId }: { historyId: string }) {
     keyColumn: '',
     removeMissing: false,
     sheet: '',
+    specType: '',
+    entry: '',
     reason: '',
     renames: {},
   });
+  /** What the file holds several of, as the checks answered them: a sheet, a spec object type, a .reqif file. */
+  const [choices, setChoices] = useState<Partial<Record<ImportChoiceOption, ImportChoice>>>({});
   const [busy, setBusy] = useState<'check' | 'import'>();
   const [error, setError] = useState<unknown>();
   const [checked, setChecked] = useState<{ view: ImportView; query: string }>();
@@ -86,10 +120,11 @@ export function ImportPage({ historyId }: { historyId: string }) {
   const header = (
     <PageHeader title={`Import into ${t.name}`} crumbs={crumbs}>
       <p class="page-lead">
-        Records from a CSV or XLSX file, each row checked against the form of the topic's current revision
-        before anything is written, by the same code as <code>rxs import</code>. Columns are named as exports
-        name them: the fields' semantic names or form keys; a row with an <code>_id</code>, a source id or a
-        readable id updates that record, the others are created.
+        Records from a CSV, XLSX or ReqIF file, each row (or spec object) checked against the form of the
+        topic's current revision before anything is written, by the same code as <code>rxs import</code>.
+        Columns are named as exports name them: the fields' semantic names or form keys (ReqIF: the
+        attributes' names); a row with an <code>_id</code>, a source id or a readable id updates that record,
+        the others are created.
       </p>
     </PageHeader>
   );
@@ -144,6 +179,8 @@ export function ImportPage({ historyId }: { historyId: string }) {
       }
     } catch (failure) {
       setError(failure);
+      const choice = choiceOf(failure);
+      if (choice) setChoices({ ...choices, [choice.option]: choice });
     } finally {
       setBusy(undefined);
     }
@@ -164,6 +201,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
               : undefined;
   // The key column is chosen among the columns of the file as last checked.
   const keyChoices = (checked?.view.report.columns ?? []).map((column) => column.column);
+  const kind = kindOf(file);
 
   return (
     <>
@@ -178,34 +216,55 @@ export function ImportPage({ historyId }: { historyId: string }) {
         <fieldset class="panel">
           <legend class="panel-title">File</legend>
           <div class="field">
-            <label for="import-file">A CSV or XLSX file</label>
+            <label for="import-file">A CSV, XLSX or ReqIF file</label>
             <input
               id="import-file"
               type="file"
-              accept=".csv,.tsv,.txt,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+              accept=".csv,.tsv,.txt,.xlsx,.reqif,.reqifz,.xml,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               onChange={(e) => {
                 setFile(e.currentTarget.files?.[0]);
                 setChecked(undefined);
                 setResult(undefined);
                 setError(undefined);
-                change({ renames: {}, keyColumn: '' });
+                setChoices({});
+                change({ renames: {}, keyColumn: '', sheet: '', specType: '', entry: '' });
               }}
             />
             <div class="field-hint">
-              An export of this topic, edited, or a sheet of your own with a header row. UTF-8 or UTF-16 text,
-              comma, semicolon or tab separated.
+              An export of this topic, edited, or a sheet of your own with a header row (UTF-8 or UTF-16 text,
+              comma, semicolon or tab separated); or a ReqIF file (.reqif) or ReqIF archive (.reqifz) of
+              another tool.
             </div>
           </div>
-          {file && /\.xlsx$/i.test(file.name) && (
-            <div class="field">
-              <label for="import-sheet">Sheet (optional)</label>
-              <input
-                id="import-sheet"
-                value={options.sheet}
-                placeholder="The sheet named after the topic, else the only one"
-                onInput={(e) => change({ sheet: e.currentTarget.value })}
-              />
-            </div>
+          {kind === 'xlsx' && (
+            <ChoiceField
+              id="import-sheet"
+              label="Sheet"
+              placeholder="The sheet named after the topic, else the only one"
+              choice={choices.sheet}
+              value={options.sheet}
+              onValue={(sheet) => change({ sheet })}
+            />
+          )}
+          {kind === 'reqifz' && (
+            <ChoiceField
+              id="import-entry"
+              label="ReqIF file of the archive"
+              placeholder="Its only .reqif file"
+              choice={choices.entry}
+              value={options.entry}
+              onValue={(entry) => change({ entry })}
+            />
+          )}
+          {(kind === 'reqif' || kind === 'reqifz') && (
+            <ChoiceField
+              id="import-spec-type"
+              label="Spec object type"
+              placeholder="The only one, else the one named after the topic"
+              choice={choices.spec_type}
+              value={options.specType}
+              onValue={(specType) => change({ specType })}
+            />
           )}
         </fieldset>
         <fieldset class="panel">
@@ -234,7 +293,11 @@ export function ImportPage({ historyId }: { historyId: string }) {
               value={options.keyColumn}
               onChange={(e) => change({ keyColumn: e.currentTarget.value })}
             >
-              <option value="">The source_id column, if the file has one</option>
+              <option value="">
+                {kind === 'reqif' || kind === 'reqifz'
+                  ? "The spec object's IDENTIFIER"
+                  : 'The source_id column, if the file has one'}
+              </option>
               {[...new Set([...keyChoices, ...(options.keyColumn ? [options.keyColumn] : [])])].map(
                 (column) => (
                   <option key={column} value={column}>
@@ -282,6 +345,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
       {report && checked && (
         <section class="import-check" aria-label="Check of the file">
           <CheckSummary view={checked.view} stale={stale} />
+          {checked.view.relations && <Relations relations={checked.view.relations} dryRun />}
           <ColumnMappingPanel
             columns={report.columns}
             fields={checked.view.fields}
@@ -314,6 +378,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
       {result && (
         <section class="import-result" aria-label="Import report">
           <ImportOutcome view={result} historyId={t.historyId} />
+          {result.relations && <Relations relations={result.relations} dryRun={false} />}
           <RowProblems report={result.report} />
         </section>
       )}
@@ -331,6 +396,30 @@ function counts(report: ImportReport): string {
   return (
     `${report.created}${would} created, ${report.updated}${would} updated, ${report.unchanged} unchanged, ` +
     `${report.rejected} rejected${report.failed ? `, ${report.failed} refused by the service` : ''}${missing}`
+  );
+}
+
+/** What became of a ReqIF file's SPEC-RELATIONs: traces between the topic's records. */
+function Relations({ relations, dryRun }: { relations: RelationImportReport; dryRun: boolean }) {
+  const would = dryRun ? ' would be' : '';
+  return (
+    <div class="panel">
+      <h2 class="panel-title">Relations</h2>
+      <p data-testid="import-relations">
+        {plural(relations.relations, 'SPEC-RELATION')} of the file: {plural(relations.created, 'trace')}
+        {would} created, {relations.existing} existing, {relations.skipped} skipped.
+        {dryRun &&
+          relations.skipped > 0 &&
+          ' A check creates no records: a relation to a record the import would create is counted as skipped here.'}
+      </p>
+      {relations.notes.length > 0 && (
+        <ul class="import-notes muted">
+          {relations.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 
