@@ -78,12 +78,16 @@ export class HideConditions {
     if (this.exhausted) return true;
     const expression = hide.slice(1);
     const reads = this.readsOf(expression);
-    const cacheKey = [
-      expression,
-      reads.this ? this.idOf(scope.thisData) : '-',
-      reads.parent ? this.idOf(scope.parentData) : '-',
-      reads.i ? scope.indexes.join(',') : '-',
-    ].join('\u0000');
+    // An expression of the record's top-level data alone has one outcome per record.
+    const cacheKey =
+      reads.this || reads.parent || reads.i
+        ? [
+            expression,
+            reads.this ? this.idOf(scope.thisData) : '-',
+            reads.parent ? this.idOf(scope.parentData) : '-',
+            reads.i ? scope.indexes.join(',') : '-',
+          ].join('\u0000')
+        : expression;
     const known = this.results.get(cacheKey);
     if (known !== undefined) return known;
 
