@@ -10,6 +10,7 @@ export type {
   ReasonOption,
 } from './records.js';
 export type { TracerClient, TraceListOptions, TraceListing, TraceModelHistoryOptions } from './tracer.js';
+export type { OutlineClient } from './outline.js';
 export type { ConditionalClient, TagCheck } from './conditional.js';
 export type { RequestOptions } from './transport.js';
 export type { FetchFunction } from './http.js';

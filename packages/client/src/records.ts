@@ -12,6 +12,7 @@ import { checkWholeNumber } from './concurrency.js';
 import { keyedWriteError, RecordsStreamInterrupted, ResponseFormatError, RxsApiError } from './errors.js';
 import { JsonArrayError, parseJsonArrayBatches, type JsonArrayMode } from './json-array-stream.js';
 import { parseRecordLines } from './record-lines.js';
+import { outlineMethods, type OutlineClient } from './outline.js';
 import { expectArray, expectChangesPage, expectObject, type ShapeCheck } from './shape.js';
 import type { Call, Exchange, RequestOptions, Transport } from './transport.js';
 import { pathSegment } from './url.js';
@@ -27,7 +28,8 @@ export interface ListRecordsOptions {
   onParseMode?: (mode: JsonArrayMode) => void;
 }
 
-export interface RecordsClient {
+/** The records service; with RXS, also its topics' document outlines (OutlineClient). */
+export interface RecordsClient extends OutlineClient {
   /**
    * `GET /records/`: the matching records, yielded one by one as they arrive, so memory stays flat
    * for any number of records. Ends with an error, never silently short, when the body is cut off
@@ -256,6 +258,7 @@ export function createRecordsClient(transport: Transport, base: URL): RecordsCli
   }
 
   return {
+    ...outlineMethods(transport, call),
     listRecords: (query, options) => listRecords(query, options),
 
     listRecordBatches: (query, options) => listRecordBatches(query, options),

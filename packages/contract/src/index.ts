@@ -8,4 +8,5 @@ export * from './auth.js';
 export * from './history.js';
 export * from './bulk.js';
 export * from './trace-model.js';
+export * from './outline.js';
 export * from './json-values.js';

@@ -26,3 +26,10 @@ export const TRACE_BATCH_MAX_EDGES = 10_000;
 export const TRACE_BATCH_TOO_LARGE = 'answer_too_large';
 /** Largest `n_hops` the batch listing accepts. */
 export const TRACE_MAX_HOPS = 10;
+
+export {
+  keptOutline,
+  MAX_OUTLINE_ENTRIES,
+  MAX_OUTLINE_LEVEL,
+  type OutlineEntryShape,
+} from './outline-rules.js';

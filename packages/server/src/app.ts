@@ -13,6 +13,7 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { registerValidators } from './http/validation.js';
 import { createServices, type Services } from './services/index.js';
 import { recordsRoutes } from './services/records/routes.js';
+import { recordOutlineRoutes } from './services/records/outline-routes.js';
 import { RecordListings } from './services/records/listing.js';
 import { techdocRoutes } from './services/techdoc/routes.js';
 import { baselinesRoutes } from './services/history/baselines-routes.js';
@@ -152,14 +153,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await scope.register(techdocRoutes(services.techdoc, services.readAsOf));
       await scope.register(baselinesRoutes(services.baselines));
     },
-    records: () =>
-      recordsRoutes(
-        services.records,
-        new RecordListings(storage, services.records, services.techdoc, options.listingCache),
-        services.history,
-        services.readAsOf,
-        services.recordChanges,
-      ),
+    records: () => async (scope) => {
+      await scope.register(
+        recordsRoutes(
+          services.records,
+          new RecordListings(storage, services.records, services.techdoc, options.listingCache),
+          services.history,
+          services.readAsOf,
+          services.recordChanges,
+        ),
+      );
+      await scope.register(recordOutlineRoutes(services.outlines));
+    },
     tracer: () => tracerRoutes(services.tracer, services.readAsOf, services.traceChanges),
   };
   // One set of limits for the services and the web app: a tenant's keys and signed-in users share

@@ -66,6 +66,7 @@ describe.runIf(testDatabase === 'postgres')(
         // Nor any migration after it: what they made goes, and they run again after 010.
         await sql`DROP INDEX IF EXISTS records_global_element_id`.execute(db);
         await sql`DROP TABLE IF EXISTS trace_model_versions, trace_roles`.execute(db);
+        await sql`DROP TABLE IF EXISTS record_outline_entries, record_outlines`.execute(db);
         await sql`DELETE FROM kysely_migration WHERE name >= '010_json_text'`.execute(db);
 
         // What listings sent then: jsonb parsed by the driver, written by recordJson.

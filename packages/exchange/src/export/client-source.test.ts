@@ -40,7 +40,11 @@ describe('exportSourceOf', () => {
     }
     expect(kinds.filter((kind) => kind === 'record')).toHaveLength(records.length);
     expect(kinds.at(-2)).toBe('traces');
-    expect(recordsServer.requests[0]!.url).toBe(`/records/?context__knowledge_unit_topic_id=${topic._id}`);
+    // The topic's outline first (this service answers it with a listing: no outline, exported flat).
+    expect(recordsServer.requests.map((request) => request.url)).toEqual([
+      `/records/outline/${topic.knowledge_topic_history_id}`,
+      `/records/?context__knowledge_unit_topic_id=${topic._id}`,
+    ]);
     expect(tracer.requests.length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import type { ExportSource } from './procedure.js';
-import type { RxsClient } from '@rxs/client';
+import { ResponseFormatError, RxsApiError, type RxsClient } from '@rxs/client';
 import type { TraceListOptions } from '@rxs/client';
 
 /** The export procedure's view of a client: schema, streamed records, batched traces. */
@@ -17,5 +17,23 @@ export function exportSourceOf(
     listTraceBatches: async (nodes, onEdges, options) =>
       void (await client.tracer.listTracesFor(nodes, { ...traces, ...options, onEdges })),
     getApproval: (revisionId) => client.techdoc.getApproval(revisionId),
+    getOutline: async (historyId) => {
+      try {
+        return await client.records.getOutline(historyId);
+      } catch (error) {
+        if (keepsNoOutlines(error)) return undefined;
+        throw error;
+      }
+    },
   };
+}
+
+/**
+ * Whether an outline request's failure means the records service keeps no outlines (its topics are
+ * then exported flat): the topic was just read, so a 404 or 405 is a service without the route, and
+ * a whole answer that is no outline is one that answers the path with something else.
+ */
+function keepsNoOutlines(error: unknown): boolean {
+  if (error instanceof ResponseFormatError) return !error.truncated;
+  return error instanceof RxsApiError && (error.status === 404 || error.status === 405);
 }

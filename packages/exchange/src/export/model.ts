@@ -1,5 +1,5 @@
 import type { FormSchema } from '@rxs/contract';
-import type { NodeType, RelationType } from '@rxs/contract';
+import type { NodeType, OutlineEntryShape, RelationType } from '@rxs/contract';
 import type { ExportedField, ExportedRecord } from '../mapping/model.js';
 
 export type { ExportedField, ExportedRecord, NameSource } from '../mapping/model.js';
@@ -73,6 +73,17 @@ export interface LinkType {
   targetTopicHistoryId: string;
 }
 
+/**
+ * A topic's document outline (contract/outline.ts) as the service has it now: its records in
+ * document order with their levels (the records still arrive in `_id` order). ReqIF nests its
+ * SPEC-HIERARCHY by it; other formats keep the record order.
+ */
+export interface ExportedOutline {
+  entries: readonly OutlineEntryShape[];
+  /** When it was last put (ISO 8601): an export of an earlier moment cannot use it. */
+  updatedAt: string | null;
+}
+
 /** Told a record's row as an export writer writes it: its length in bytes (`WriterOptions.onRow`). */
 export type RowObserver = (record: ExportedRecord, bytes: number) => void;
 
@@ -121,7 +132,12 @@ export interface ExportHeader {
 /** Everything a writer receives, in order: one header, per topic a topic part and its records, traces, end. */
 export type ExportPart =
   | { kind: 'header'; header: ExportHeader }
-  | { kind: 'topic'; topic: ExportedTopic }
+  | {
+      kind: 'topic';
+      topic: ExportedTopic;
+      /** The topic's document outline, when it has one. */
+      outline?: ExportedOutline;
+    }
   | { kind: 'record'; record: ExportedRecord }
   | { kind: 'topic-end'; topic: ExportedTopic; recordCount: number }
   | {

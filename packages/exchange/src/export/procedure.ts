@@ -1,6 +1,6 @@
 import type { Approval } from '@rxs/contract';
 import type { KnowledgeTopicRevision } from '@rxs/contract';
-import type { RecordListQuery, ServiceRecord } from '@rxs/contract';
+import type { RecordListQuery, RecordOutline, ServiceRecord } from '@rxs/contract';
 import type { BatchRetrieveNode, TraceEdge } from '@rxs/contract';
 import { buildFieldMap, extendFieldMap, RecordMapper, type FieldMap } from '../mapping/index.js';
 import { ExportDataError } from './errors.js';
@@ -16,6 +16,7 @@ import {
 } from './identity.js';
 import type {
   ExportedField,
+  ExportedOutline,
   ExportedTopic,
   ExportedTrace,
   ExportPart,
@@ -48,6 +49,11 @@ export interface ExportSource {
   ): Promise<void>;
   /** Who approved a revision (`GET /kt/{id}/approval`), undefined when nobody did; optional. */
   getApproval?(revisionId: string): Promise<Approval | undefined>;
+  /**
+   * RXS: a topic's document outline by the topic's history id (`GET /records/outline/{id}`);
+   * undefined from a service that keeps no outlines. Optional: without it every topic is flat.
+   */
+  getOutline?(knowledgeTopicHistoryId: string): Promise<RecordOutline | undefined>;
 }
 
 /** A topic as a mapping file names it: by history id (survives re-approvals) or by name. */
@@ -231,6 +237,17 @@ export async function prepareTopic(
   return { revision, map, columnsOf, topicRef, presentation, rule, approval };
 }
 
+/** The document outline of a topic, fetched once, when the source keeps outlines and the topic has one. */
+async function outlineOf(
+  source: ExportSource,
+  revision: KnowledgeTopicRevision,
+): Promise<ExportedOutline | undefined> {
+  const outline = await source.getOutline?.(revision.knowledge_topic_history_id);
+  return outline && outline.entries.length > 0
+    ? { entries: outline.entries, updatedAt: outline.updated_at }
+    : undefined;
+}
+
 /** The warning of a topic that has no records (usually a wrong id). */
 export function emptyTopicWarning(revision: KnowledgeTopicRevision): string {
   return (
@@ -283,7 +300,14 @@ export async function* exportPartBatches(
     const { revision, columnsOf, topicRef, presentation, rule, approval } = step;
     let map = step.map;
     exportedTopics.push(topicRef);
-    yield [{ kind: 'topic', topic: exportedTopic(revision, map, presentation, approval) }];
+    const outline = await outlineOf(source, revision);
+    yield [
+      {
+        kind: 'topic',
+        topic: exportedTopic(revision, map, presentation, approval),
+        ...(outline && { outline }),
+      },
+    ];
 
     // 2. and 3. The records of that revision, mapped as they arrive. The mapper is built once per
     // topic and learns the keys met only in record data as the map is extended with them.

@@ -329,6 +329,8 @@ async function discardUnfinishedDemo(storage: Storage): Promise<void> {
     // Children before parents: the foreign keys are checked at each statement.
     for (const table of [
       'sessions',
+      'record_outline_entries',
+      'record_outlines',
       'trace_roles',
       'traces',
       'records',

@@ -6,6 +6,7 @@ import { asOfReader, type AsOfReader } from './history/as-of.js';
 import { BaselinesService } from './history/baselines.js';
 import { RecordHistoryService } from './history/record-history.js';
 import { RecordChangesFeed } from './records/changes-feed.js';
+import { RecordOutlineService } from './records/outline.js';
 import { RecordsService, type RecordLimits } from './records/service.js';
 import { TechdocService } from './techdoc/service.js';
 import { TraceChangesFeed } from './tracer/changes-feed.js';
@@ -17,6 +18,8 @@ export interface Services {
   accounts: Accounts;
   techdoc: TechdocService;
   records: RecordsService;
+  /** RXS: topics' document outlines (`/records/outline/...`). */
+  outlines: RecordOutlineService;
   tracer: TracerService;
   /** Records' audit trails. */
   history: RecordHistoryService;
@@ -37,6 +40,7 @@ export function createServices(storage: Storage, limits: RecordLimits = {}): Ser
     accounts: new Accounts(storage),
     techdoc,
     records,
+    outlines: new RecordOutlineService(storage),
     recordChanges: new RecordChangesFeed(storage, records),
     tracer: new TracerService(storage),
     traceChanges: new TraceChangesFeed(storage),

@@ -26,6 +26,8 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'record_numbers', key: ['tenant_id', 'history_id', 'prefix'], json: [] },
   { name: 'trace_roles', key: ['tenant_id', 'id'], json: [] },
   { name: 'trace_model_versions', key: ['tenant_id', 'version'], json: ['roles', 'changes'] },
+  { name: 'record_outlines', key: ['tenant_id', 'topic_history_id'], json: [] },
+  { name: 'record_outline_entries', key: ['tenant_id', 'topic_history_id', 'position'], json: [] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
   { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
   {

@@ -28,6 +28,8 @@ export interface Database {
   record_numbers: RecordNumberTable;
   trace_roles: TraceRoleTable;
   trace_model_versions: TraceModelVersionTable;
+  record_outlines: RecordOutlineTable;
+  record_outline_entries: RecordOutlineEntryTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -307,4 +309,24 @@ export interface TraceModelVersionTable extends ChangeActorColumns {
   reason: string | null;
   roles: Json;
   changes: Json;
+}
+
+/** A topic's document outline: who put it last and when (migrations/013_record_outlines.ts). */
+export interface RecordOutlineTable {
+  tenant_id: string;
+  topic_history_id: string;
+  updated_at: string;
+  /** The user id of the last `PUT`. */
+  updated_by: string;
+}
+
+/** One entry of a topic's outline, as put: deleted records' entries stay, so a restore finds its place. */
+export interface RecordOutlineEntryTable {
+  tenant_id: string;
+  topic_history_id: string;
+  /** The entry's place in the outline, from 0. */
+  position: number;
+  record_id: string;
+  /** 1 is the top of the document. */
+  level: number;
 }

@@ -27,7 +27,7 @@ interface MatrixEntry {
 describe('access: roles, keys and tenants', () => {
   let t: TestServer;
   const keys = {} as Record<Role, string>;
-  let A: { revision: string; records: string[]; baseline: string };
+  let A: { revision: string; topic: string; records: string[]; baseline: string };
   const B = {
     key: '',
     revisions: [] as string[],
@@ -391,6 +391,26 @@ describe('access: roles, keys and tenants', () => {
       run: async (key) => ({ res: await t.api('GET', '/trace-model/history', { key }) }),
     },
     {
+      name: 'GET /records/outline/{knowledge_topic_history_id}',
+      permission: 'records:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/records/outline/${A.topic}`, { key }) }),
+    },
+    {
+      name: 'PUT /records/outline/{knowledge_topic_history_id}',
+      permission: 'records:write',
+      ok: 200,
+      run: async (key) => {
+        const before = (await owner('GET', `/records/outline/${A.topic}`)).body;
+        const entries = before.entries.length > 0 ? [] : [{ record_id: A.records[0], level: 1 }];
+        const res = await t.api('PUT', `/records/outline/${A.topic}`, { key, body: { entries } });
+        return {
+          res,
+          check: () => expectStatus(`/records/outline/${A.topic}`, 200, ['entries', before.entries]),
+        };
+      },
+    },
+    {
       name: 'POST /traces/batch/list',
       permission: 'traces:read',
       ok: 200,
@@ -420,7 +440,12 @@ describe('access: roles, keys and tenants', () => {
       body: { name: 'matrix v1', knowledge_topic_revision_ids: [revision] },
     });
     expect(baseline.status).toBe(201);
-    A = { revision, records: tenant.topics.systemRequirements!.recordIds, baseline: baseline.body._id };
+    A = {
+      revision,
+      topic: tenant.topics.systemRequirements!.historyId,
+      records: tenant.topics.systemRequirements!.recordIds,
+      baseline: baseline.body._id,
+    };
 
     // Tenant B: a re-approved topic (current, old and draft revisions), records and traces.
     B.key = otherTenant.users.owner.apiKey;
@@ -663,6 +688,12 @@ describe('access: roles, keys and tenants', () => {
       ['GET /kt/{id}/approval', (id) => t.api('GET', `/kt/${id}/approval`, a)],
       ['GET /kt/{id}?as_of', (id) => t.api('GET', `/kt/${id}?as_of=${new Date().toISOString()}`, a)],
       ['GET /baselines/{id}', (id) => t.api('GET', `/baselines/${id}`, a)],
+      ['GET /records/outline/{id}', (id) => t.api('GET', `/records/outline/${id}`, a)],
+      ['PUT /records/outline/{id}', (id) => t.api('PUT', `/records/outline/${id}`, body({ entries: [] }))],
+      [
+        'PUT /records/outline/{topic} naming the id',
+        (id) => t.api('PUT', `/records/outline/${A.topic}`, body({ entries: [{ record_id: id, level: 1 }] })),
+      ],
       [
         'POST /baselines/ over the id',
         (id) =>

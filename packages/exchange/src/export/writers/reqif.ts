@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { fragment } from 'xmlbuilder2';
 import type { FormComponent } from '@rxs/contract';
+import { keptOutline, type OutlineEntryShape } from '@rxs/contract/plain';
 import { MULTI_VALUE_TYPES, OPTION_TYPES } from '../../mapping/options.js';
 import { componentsByKey } from '../../reqif/form-components.js';
 import type {
   ExportedField,
+  ExportedOutline,
   ExportedRecord,
   ExportedTopic,
   ExportPart,
@@ -389,10 +391,14 @@ interface TopicPlan {
  * Attributes are typed after the form (see `fieldTyping`); a value that does not fit its type goes,
  * as text, to a STRING twin attribute "<name> (as text)" and is reported in `warnings`.
  *
+ * A topic with a document outline (contract/outline.ts) has its SPEC-HIERARCHYs nested by it:
+ * the records it names in its order, each in the CHILDREN of its parent, then the topic's other
+ * records at the top level in `_id` order; a topic without one lists its records flat, in `_id` order.
+ *
  * ReqIF puts datatypes and types before the objects, and relations and specifications after
  * them, so records wait in a temporary file and the document is written on close, replaying that
- * file (twice, three times with traces). Memory holds the types, the traces and the ids of
- * records that are trace ends, never the records.
+ * file (twice, three times with traces). Memory holds the types, the traces, the ids of records
+ * that are trace ends and the topics' outlines, never the records.
  */
 export class ReqifWriter extends SpooledWriter {
   readonly extension = 'reqif';
@@ -403,6 +409,8 @@ export class ReqifWriter extends SpooledWriter {
   /** Warnings beyond `KEPT_WARNINGS`, counted only, so memory stays flat however many records. */
   private unkept = 0;
   private readonly identifiers = new SpecObjectIds();
+  /** Per topic, its document outline, when it has one. */
+  private readonly outlines: (OutlinePlacement | undefined)[] = [];
 
   constructor(
     out: Writable,
@@ -433,11 +441,32 @@ export class ReqifWriter extends SpooledWriter {
       for (const field of part.topic.fields)
         typings.set(field.name, fieldTyping(field, components.get(field.key)));
       this.typings.push(typings);
+      this.outlines.push(part.outline && this.placementOf(part.topic, part.outline));
     } else if (part.kind === 'record') {
       const { topic, index } = this.tracker.current;
       this.learn(topic, part.record, this.typings[index]!);
       this.identifiers.note(part.record);
+      this.outlines[index]?.note(part.record);
     }
+  }
+
+  /**
+   * How a topic's records are placed by its outline, or undefined (flat) for an export of a moment
+   * before the outline was last put: the service keeps no outline's earlier state.
+   */
+  private placementOf(topic: ExportedTopic, outline: ExportedOutline): OutlinePlacement | undefined {
+    const asOf = this.tracker.header?.asOf;
+    if (
+      asOf !== undefined &&
+      outline.updatedAt !== null &&
+      Date.parse(outline.updatedAt) > Date.parse(asOf)
+    ) {
+      this.warn(
+        `${topic.name}: its document outline was changed after ${asOf} and its earlier state is not kept, so its SPECIFICATION lists its records flat, in their usual order.`,
+      );
+      return undefined;
+    }
+    return new OutlinePlacement(outline.entries);
   }
 
   /** Notes what the types must allow (the longest text, the twins) and what to report. */
@@ -503,8 +532,24 @@ export class ReqifWriter extends SpooledWriter {
     for (const [index, plan] of plans.entries()) {
       const [start, end] = splitAtMarker(specificationXml(plan, exportedAt), 4);
       await emit(start);
+      // The records the outline places first, nested by it; then the others, top-level, in `_id` order.
+      const outline = this.outlines[index];
+      if (outline)
+        for (const xml of nestedHierarchiesXml(outline.placed(), (recordId, pad) =>
+          hierarchyStartXml(recordId, identifierOf(recordId), outline.lastChange(recordId, exportedAt), pad),
+        ))
+          await emit(xml);
       for (; !next.done && next.value.topic === index; next = await records.next()) {
-        await emit(hierarchyXml(next.value.record, identifierOf(next.value.record.id), exportedAt));
+        const { record } = next.value;
+        if (outline?.places(record.id)) continue;
+        await emit(
+          hierarchyStartXml(
+            record.id,
+            identifierOf(record.id),
+            lastChange(record, exportedAt),
+            HIERARCHY_PAD,
+          ) + `${HIERARCHY_PAD}</SPEC-HIERARCHY>\n`,
+        );
       }
       await emit(end);
     }
@@ -820,8 +865,11 @@ function simpleValue(kind: string, definitionId: string, value: string, pad: str
   );
 }
 
+/** When a record last changed, as the service said (its SPEC-OBJECT's and SPEC-HIERARCHY's LAST-CHANGE). */
+const changedAtOf = (record: ExportedRecord) => record.updatedAt ?? record.createdAt;
+
 function lastChange(record: ExportedRecord, exportedAt: string): string {
-  return xsdDateTime(record.updatedAt ?? record.createdAt, exportedAt);
+  return xsdDateTime(changedAtOf(record), exportedAt);
 }
 
 /**
@@ -916,11 +964,74 @@ function specificationXml(plan: TopicPlan, exportedAt: string): XMLBuilder {
   return root;
 }
 
-function hierarchyXml(record: ExportedRecord, identifier: string, exportedAt: string): string {
-  const pad = '            ';
+/** Where a SPECIFICATION's top-level SPEC-HIERARCHYs start; each level below is 4 spaces further in. */
+const HIERARCHY_PAD = '            ';
+
+/** A SPEC-HIERARCHY's start tag and OBJECT, at `pad`: the entry's CHILDREN or its end tag follow. */
+function hierarchyStartXml(recordId: string, identifier: string, changedAt: string, pad: string): string {
   return (
-    `${pad}<SPEC-HIERARCHY IDENTIFIER="${attr(hierarchyId(record.id))}" LAST-CHANGE="${attr(lastChange(record, exportedAt))}">\n` +
-    `${pad}  <OBJECT>\n${pad}    <SPEC-OBJECT-REF>${text(identifier)}</SPEC-OBJECT-REF>\n${pad}  </OBJECT>\n` +
-    `${pad}</SPEC-HIERARCHY>\n`
+    `${pad}<SPEC-HIERARCHY IDENTIFIER="${attr(hierarchyId(recordId))}" LAST-CHANGE="${attr(changedAt)}">\n` +
+    `${pad}  <OBJECT>\n${pad}    <SPEC-OBJECT-REF>${text(identifier)}</SPEC-OBJECT-REF>\n${pad}  </OBJECT>\n`
   );
+}
+
+/**
+ * The SPEC-HIERARCHYs of an outline's entries as text, each entry inside the CHILDREN of its parent
+ * (the nearest entry before it one level up). The entries form an outline (first at level 1, no
+ * level skipped, see contract/outline-rules.ts), so the elements open are always the entry's
+ * ancestors, one per level above it.
+ */
+function* nestedHierarchiesXml(
+  entries: readonly OutlineEntryShape[],
+  startXml: (recordId: string, pad: string) => string,
+): Generator<string> {
+  const padOf = (level: number) => HIERARCHY_PAD + '    '.repeat(level - 1);
+  /** Entries whose CHILDREN are open: the levels 1 to `open`. */
+  let open = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const { record_id, level } = entries[i]!;
+    const next = entries[i + 1]?.level ?? 1;
+    const pad = padOf(level);
+    if (next > level) {
+      yield `${startXml(record_id, pad)}${pad}  <CHILDREN>\n`;
+      open = level;
+      continue;
+    }
+    let xml = `${startXml(record_id, pad)}${pad}</SPEC-HIERARCHY>\n`;
+    for (; open >= next; open--) xml += `${padOf(open)}  </CHILDREN>\n${padOf(open)}</SPEC-HIERARCHY>\n`;
+    yield xml;
+  }
+}
+
+/**
+ * A topic's document outline as the writer follows it: the records it names and, of those exported,
+ * when each last changed (its SPEC-HIERARCHY's LAST-CHANGE, written once every record has passed).
+ * Memory holds the outline, never the records.
+ */
+class OutlinePlacement {
+  private readonly named: Set<string>;
+  /** The exported records the outline names, with the date their hierarchy entry carries. */
+  private readonly exported = new Map<string, string | null | undefined>();
+
+  constructor(private readonly entries: readonly OutlineEntryShape[]) {
+    this.named = new Set(entries.map((entry) => entry.record_id));
+  }
+
+  note(record: ExportedRecord): void {
+    if (this.named.has(record.id)) this.exported.set(record.id, changedAtOf(record));
+  }
+
+  /** Whether the outline places this exported record (it is not written again after the outline). */
+  places(recordId: string): boolean {
+    return this.exported.has(recordId);
+  }
+
+  /** The entries of the exported records: the others left out, their descendants one level up. */
+  placed(): OutlineEntryShape[] {
+    return keptOutline(this.entries, (entry) => this.exported.has(entry.record_id));
+  }
+
+  lastChange(recordId: string, exportedAt: string): string {
+    return xsdDateTime(this.exported.get(recordId), exportedAt);
+  }
 }

@@ -104,6 +104,7 @@ export function inProcessExportSource(
         await collect(nodes.slice(i, i + TRACE_BATCH_MAX_NODES));
       return edges;
     },
+    getOutline: (historyId) => services.outlines.get(principal, historyId),
   };
 }
 
