@@ -139,7 +139,7 @@ describe('XHTML becomes text with its paragraphs, lists and line breaks', () => 
     expect(report.complete).toBe(true);
     expect(report.notes).toEqual([
       // ReqIF.Name names the records, and is a column of its own that fills a field when mapped.
-      'ReqIF.Name: not imported (a ReqIF standard attribute; an rxs export repeats it in a field\'s own attribute. From another tool, map it with --rename "ReqIF.Name=FIELD").',
+      'ReqIF.Name: the record\'s name, in no field (an rxs export repeats it in a field\'s own attribute. To fill a field with it too, map it with --rename "ReqIF.Name=FIELD").',
       'spec object 1 (R-1): Text: embedded object images/fig1.png (image/png) is not imported: attach it to the record by hand.',
       'spec object 1 (R-1): Text: embedded object files/wiring.ole (application/oleobject) is not imported: attach it to the record by hand.',
     ]);
@@ -163,7 +163,7 @@ describe('date-times in date fields are converted in their stated offset, and th
     ]);
     expect(report.notes).toEqual([
       // ReqIF.Name names the records, and is a column of its own that fills a field when mapped.
-      'ReqIF.Name: not imported (a ReqIF standard attribute; an rxs export repeats it in a field\'s own attribute. From another tool, map it with --rename "ReqIF.Name=FIELD").',
+      'ReqIF.Name: the record\'s name, in no field (an rxs export repeats it in a field\'s own attribute. To fill a field with it too, map it with --rename "ReqIF.Name=FIELD").',
       '"Due" (due) is a date field: 3 date-times were converted to their dates in their own offsets, not in UTC (2026-03-01T23:30:00-05:00 became 2026-03-01); the time of day is not kept.',
     ]);
   });

@@ -21,6 +21,12 @@ const AS_TEXT = / \(as text\)$/;
  * form key, after the user's renames. An unknown column stops the import (a typo would otherwise
  * drop a whole column of data), unless the user leaves unknown columns out on purpose.
  */
+/** What the importer takes from a ReqIF standard attribute whether or not it fills a field. */
+const STANDARD_ATTRIBUTE_ROLES: ReadonlyMap<string, string> = new Map([
+  ['ReqIF.Name', "the record's name"],
+  ['ReqIF.ForeignID', "the row's readable id"],
+]);
+
 export class ImportColumns {
   private readonly resolver: FieldResolver;
   /** What each column met becomes, by column name and by form key (a service record's `data`). */
@@ -101,11 +107,13 @@ export class ImportColumns {
       }
       // The key column needs no field: the identity is what it is imported for.
       if (isKey) return { ignored: true };
-      if (renamed === undefined && name.startsWith('ReqIF.'))
-        return this.ignore(
-          column,
-          `a ReqIF standard attribute; an rxs export repeats it in a field's own attribute. From another tool, ${this.words.mapColumn(column)}`,
-        );
+      if (renamed === undefined && name.startsWith('ReqIF.')) {
+        const role = STANDARD_ATTRIBUTE_ROLES.get(name);
+        const why = `an rxs export repeats it in a field's own attribute. ${role ? 'To fill a field with it too' : 'From another tool'}, ${this.words.mapColumn(column)}`;
+        if (!role) return this.ignore(column, `a ReqIF standard attribute; ${why}`);
+        this.notes.push(`${column}: ${role}, in no field (${why}).`);
+        return { ignored: true };
+      }
       if (this.ignoreUnknown) return this.ignore(column, this.words.unknownLeftOut);
       this.unknown.add(column);
       this.problems.push(
