@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RelationImportReport } from '@rxs/exchange';
+import type { OutlineImportReport, RelationImportReport } from '@rxs/exchange';
 import { ImportReportSchema, OneOf } from './common.js';
 
 /** The files the import page takes: CSV, XLSX, ReqIF and ReqIF archives (JSON and JSON Lines import with `rxs import`). */
@@ -43,6 +43,10 @@ export type ImportQuery = Static<typeof ImportQuery>;
 export const RelationImportReportSchema = Type.Unsafe<RelationImportReport>(Type.Object({}));
 export type { RelationImportReport };
 
+/** What became of a ReqIF file's SPEC-HIERARCHY: the sdk's report, as `rxs import --json` has it. */
+export const OutlineImportReportSchema = Type.Unsafe<OutlineImportReport>(Type.Object({}));
+export type { OutlineImportReport };
+
 /** `POST /api/import/check` and `POST /api/import`: the file, the topic's fields and the report. */
 export const ImportView = Type.Object({
   file: Type.Object({ name: Type.String(), size: Type.Integer(), format: OneOf(UPLOAD_FORMATS) }),
@@ -54,6 +58,8 @@ export const ImportView = Type.Object({
    * the topic (a check counts those to records it would create as skipped).
    */
   relations: Type.Optional(RelationImportReportSchema),
+  /** ReqIF: the SPECIFICATION hierarchy placed in the topic's document outline (a check places none). */
+  outline: Type.Optional(OutlineImportReportSchema),
 });
 export type ImportView = Static<typeof ImportView>;
 

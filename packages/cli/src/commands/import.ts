@@ -6,10 +6,12 @@ import {
   ImportFileError,
   importFormatOf,
   importRecords,
+  importReqifOutline,
   importReqifRelations,
   openRowSource,
   type ImportFormat,
   type ImportReport,
+  type OutlineImportReport,
   type RelationImportReport,
 } from '@rxs/exchange';
 import { clientFor } from '../client.js';
@@ -178,6 +180,7 @@ Examples:
     });
     const reports: ImportReport[] = [];
     let relations: RelationImportReport | undefined;
+    let outline: OutlineImportReport | undefined;
     try {
       const mapping = options.mapping === undefined ? undefined : await loadMappingFile(options.mapping);
       for (const { revisionId, specType } of targets) {
@@ -210,18 +213,25 @@ Examples:
         if (!report.complete) break;
       }
       const format = options.format ?? importFormatOf(file);
-      // The relations join the records in the topics: those the import put or found there.
+      // The relations and the outline join the records in the topics: those the import put or found there.
       if (
         format === 'reqif' &&
         reports.length === targets.length &&
         reports.every((report) => report.complete || report.wrote)
-      )
+      ) {
+        const revisionIds = targets.map((target) => target.revisionId);
         relations = await importReqifRelations(client, file, {
-          revisionIds: targets.map((target) => target.revisionId),
+          revisionIds,
           relationTypes,
           dryRun: options.dryRun,
           entry: options.entry,
         });
+        outline = await importReqifOutline(client, file, {
+          revisionIds,
+          dryRun: options.dryRun,
+          entry: options.entry,
+        });
+      }
     } catch (error) {
       if (error instanceof ImportFileError || error instanceof MappingFileError)
         throw new UserError(
@@ -237,12 +247,13 @@ Examples:
       // One type: its report as before, with the relations; several: each type's report.
       const json =
         targets.length === 1
-          ? { ...reports[0], ...(relations && { relations }) }
-          : { imports: reports, ...(relations && { relations }) };
+          ? { ...reports[0], ...(relations && { relations }), ...(outline && { outline }) }
+          : { imports: reports, ...(relations && { relations }), ...(outline && { outline }) };
       process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else {
       for (const report of reports) process.stdout.write(describeReport(report, file));
       if (relations) process.stdout.write(describeRelations(relations, options.dryRun === true));
+      if (outline) process.stdout.write(describeOutline(outline, options.dryRun === true));
     }
     if (reports.length < targets.length || reports.some((report) => !report.complete)) process.exitCode = 1;
   });
@@ -323,6 +334,19 @@ export function describeRelations(report: RelationImportReport, dryRun: boolean)
   if (dryRun && report.skipped > 0)
     lines.push(
       '  (a dry run creates no records: relations to records it would create are counted as skipped)',
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/** What became of the file's SPEC-HIERARCHYs. */
+export function describeOutline(report: OutlineImportReport, dryRun: boolean): string {
+  const lines = [
+    `Outline: ${report.entries} SPEC-HIERARCHY entr${report.entries === 1 ? 'y' : 'ies'} ${dryRun ? 'would be ' : ''}placed in the document outline, ${report.skipped} skipped.`,
+  ];
+  for (const note of report.notes) lines.push(`  note: ${note}`);
+  if (dryRun && report.skipped > 0)
+    lines.push(
+      '  (a dry run creates no records: entries for records it would create are counted as skipped)',
     );
   return `${lines.join('\n')}\n`;
 }

@@ -33,7 +33,7 @@ export function exportSourceOf(
  * then exported flat): the topic was just read, so a 404 or 405 is a service without the route, and
  * a whole answer that is no outline is one that answers the path with something else.
  */
-function keepsNoOutlines(error: unknown): boolean {
+export function keepsNoOutlines(error: unknown): boolean {
   if (error instanceof ResponseFormatError) return !error.truncated;
   return error instanceof RxsApiError && (error.status === 404 || error.status === 405);
 }

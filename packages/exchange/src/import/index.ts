@@ -29,5 +29,11 @@ export {
   type RelationImportReport,
   type SpecRelation,
 } from './reqif-relations.js';
+export {
+  importReqifOutline,
+  type OutlineImportClient,
+  type OutlineImportOptions,
+  type OutlineImportReport,
+} from './reqif-outline.js';
 export { readSpecHierarchies, type SpecHierarchy, type SpecHierarchyEntry } from './reqif-hierarchy.js';
 export type { ReqifReadOptions } from './reqif-events.js';

@@ -1,6 +1,7 @@
 import { RELATION_TYPES, type RelationType } from '@rxs/contract';
 import type { RecordsClient, TracerClient } from '@rxs/client';
 import { Declarations, readReqif, type ReqifReadOptions } from './reqif-events.js';
+import { recordsByIdentity } from './reqif-records.js';
 
 /** A SPEC-RELATION of a ReqIF file: its ends by spec object IDENTIFIER, its type by LONG-NAME. */
 export interface SpecRelation {
@@ -125,20 +126,14 @@ export async function importReqifRelations(
   file: string,
   options: RelationImportOptions,
 ): Promise<RelationImportReport> {
-  const records = new Map<string, string>();
-  for (const revisionId of options.revisionIds)
-    for await (const record of client.records.listRecords({ context__knowledge_unit_topic_id: revisionId })) {
-      records.set(`R-${record._id}`, record._id);
-      const sourceId = record.context?.global_element_id;
-      if (sourceId) records.set(sourceId, record._id);
-    }
+  const records = await recordsByIdentity(client, options.revisionIds);
   const report: RelationImportReport = { relations: 0, created: 0, existing: 0, skipped: 0, notes: [] };
   const skipped: string[] = [];
   const wanted: { source: string; target: string; type: RelationType; identifier: string }[] = [];
   for await (const relation of readSpecRelations(file, options)) {
     report.relations++;
-    const source = records.get(relation.source);
-    const target = records.get(relation.target);
+    const source = records.get(relation.source)?.recordId;
+    const target = records.get(relation.target)?.recordId;
     if (!source || !target) {
       report.skipped++;
       if (skipped.length < MAX_NAMED) {

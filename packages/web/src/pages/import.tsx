@@ -5,6 +5,7 @@ import type {
   ImportChoiceOption,
   ImportReport,
   ImportView,
+  OutlineImportReport,
   RelationImportReport,
 } from '@rxs/web-api';
 import { api, ApiError } from '../api';
@@ -379,6 +380,7 @@ export function ImportPage({ historyId }: { historyId: string }) {
         <section class="import-result" aria-label="Import report">
           <ImportOutcome view={result} historyId={t.historyId} />
           {result.relations && <Relations relations={result.relations} dryRun={false} />}
+          {result.outline && <Outline outline={result.outline} />}
           <RowProblems report={result.report} />
         </section>
       )}
@@ -415,6 +417,26 @@ function Relations({ relations, dryRun }: { relations: RelationImportReport; dry
       {relations.notes.length > 0 && (
         <ul class="import-notes muted">
           {relations.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** What became of a ReqIF file's SPEC-HIERARCHY: the topic's document outline. */
+function Outline({ outline }: { outline: OutlineImportReport }) {
+  return (
+    <div class="panel">
+      <h2 class="panel-title">Document outline</h2>
+      <p data-testid="import-outline">
+        {plural(outline.entries, 'SPEC-HIERARCHY entry', 'SPEC-HIERARCHY entries')} placed in the topic's
+        document outline, {outline.skipped} skipped.
+      </p>
+      {outline.notes.length > 0 && (
+        <ul class="import-notes muted">
+          {outline.notes.map((note) => (
             <li key={note}>{note}</li>
           ))}
         </ul>

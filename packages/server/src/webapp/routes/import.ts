@@ -12,6 +12,7 @@ import {
   ImportFileError,
   importFormatOf,
   importRecords,
+  importReqifOutline,
   importReqifRelations,
   openRowSource,
   type ImportClient,
@@ -19,6 +20,7 @@ import {
   type OpenSourceOptions,
   type ImportWording,
   type RelationImportClient,
+  type OutlineImportReport,
   type RelationImportReport,
 } from '@rxs/exchange';
 import {
@@ -389,6 +391,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
         // The file is here: a slot for reading and writing it (not for a slow upload).
         const release = slots.take(ExportSlots.userOf(principal));
         let relations: RelationImportReport | undefined;
+        let outline: OutlineImportReport | undefined;
         try {
           const client = inProcessImportClient(services, principal);
           report = await importRecords(
@@ -416,12 +419,33 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
             },
           );
           // As rxs import: once the spec objects are in the topic (or, in a check, would be).
-          if (format === 'reqif' && (report.complete || report.wrote))
+          if (format === 'reqif' && (report.complete || report.wrote)) {
+            const reading = {
+              revisionIds: [topic._id],
+              dryRun,
+              entry,
+              wording: WEB_WORDING,
+              limits: readLimits,
+            };
             relations = await importReqifRelations(
               inProcessRelationClient(services, principal, client),
               file,
-              { revisionIds: [topic._id], dryRun, entry, wording: WEB_WORDING, limits: readLimits },
+              reading,
             );
+            outline = await importReqifOutline(
+              {
+                techdoc: client.techdoc,
+                records: {
+                  listRecords: (query, options) => client.records.listRecords(query, options),
+                  getOutline: (historyId) => services.outlines.get(principal, historyId),
+                  putOutline: (historyId, entries) =>
+                    services.outlines.replace(principal, historyId, { entries: [...entries] }),
+                },
+              },
+              file,
+              reading,
+            );
+          }
         } finally {
           release();
         }
@@ -434,6 +458,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
           fields,
           report: namingTheUpload(report, named),
           ...(relations && { relations: { ...relations, notes: relations.notes.map(named) } }),
+          ...(outline && { outline: { ...outline, notes: outline.notes.map(named) } }),
         };
       } catch (error) {
         // A file that cannot be read as its format says why. Past a limit of the reading: 413 when
