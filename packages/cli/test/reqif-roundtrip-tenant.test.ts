@@ -292,11 +292,7 @@ describe('rxs export --format reqif --traces of the V-model, rxs import into ano
     await expectSecondImportChangesNothing(copy);
   });
 
-  // Known loss: the export names a record without a source id "R-<record id>"; the import takes such
-  // an IDENTIFIER for the record's _id, not its source id (reqif-source.ts), and --new-records drops
-  // the _id, so the copies keep no trace of it, and the SPEC-RELATIONs and SPEC-HIERARCHYs, which
-  // name their objects by it (reqif-records.ts, recordsByIdentity), find none of them.
-  it.fails('as exported: the same traces and outlines', async () => {
+  it('as exported: the same traces and outlines (the copies keep the R-<id> they were exported as)', async () => {
     const copy = await copyInto(exported, (identifier) => identifier);
     await expectTracesAndOutlines(copy);
   });

@@ -29,6 +29,9 @@ const SOURCES = [
   { name: 'umlaut', sourceId: 'Ärger-1', identifier: false },
   { name: 'digit', sourceId: '123-not-an-ncname', identifier: false },
   { name: 'colon', sourceId: 'ns:name', identifier: false },
+  // A copy made with --new-records keeps the R-<_id> of the record it was copied from: as the
+  // IDENTIFIER it would read back as the _id of a record this tenant does not hold.
+  { name: 'copy', sourceId: 'R-0123456789abcdef01234567', identifier: false },
 ] as const;
 const WITHOUT = 'no-source';
 

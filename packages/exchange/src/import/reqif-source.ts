@@ -343,7 +343,10 @@ export class ReqifSource implements RowSource {
       if (named) row.facts.name = named.name;
     }
     const exported = /^R-([0-9a-f]{24})$/.exec(object.identifier);
-    if (row.facts.id === undefined && exported) row.facts.id = exported[1]!;
+    if (exported) {
+      row.facts.id ??= exported[1]!;
+      if (row.facts.id === exported[1]) row.facts.exportedAs = object.identifier;
+    }
     // The IDENTIFIER is the object's identity in its source, unless it is an rxs export's name of
     // the record (`R-` and its _id), which the _id already is.
     if (!exported || exported[1] !== row.facts.id) row.facts.sourceId ??= object.identifier;

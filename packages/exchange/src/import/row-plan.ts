@@ -104,7 +104,9 @@ export function identifyRow(
   factColumns: ReadonlyMap<string, FactColumn> = FIXED_COLUMNS,
 ): IdentifiedRow {
   const readableId = readableIdOfRow(row, target, columns);
-  const sourceId = sourceIdOf(row, options.keyColumn, factColumns);
+  const sourceId =
+    sourceIdOf(row, options.keyColumn, factColumns) ??
+    (options.newRecords ? row.facts.exportedAs : undefined);
   const identity =
     row.facts.id !== undefined && !options.newRecords
       ? `_id ${row.facts.id}`

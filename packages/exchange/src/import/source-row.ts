@@ -23,6 +23,12 @@ export interface RecordFacts {
    * as the record's `context.global_element_id`, so that a newer file of the source finds it.
    */
   sourceId?: string;
+  /**
+   * ReqIF: the `R-<_id>` IDENTIFIER an rxs export named a record without a source id by. A copy
+   * made with `--new-records` keeps it as its source id, so that the file's relations and
+   * hierarchy, which name their objects by it, find the copy.
+   */
+  exportedAs?: string;
 }
 
 export interface SourceRow {

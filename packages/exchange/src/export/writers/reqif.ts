@@ -117,6 +117,8 @@ export function specObjectId(recordId: string): string {
 const PORTABLE_NCNAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 /** What `specObjectId` and `hierarchyId` make of record ids: a source id of this shape may meet one. */
 const RECORD_MADE_UP_ID = /^[RH][-_]/;
+/** The IDENTIFIER an rxs export gives a record without a source id, which an import reads as its _id. */
+const EXPORTED_RECORD_ID = /^R-[0-9a-f]{24}$/;
 /** The other identifiers this writer makes (types, datatypes, specifications, relations, header). */
 const OTHER_MADE_UP_ID =
   /^(?:(?:SOT|SPEC|REL|EV|HEADER|AD|DT)-[0-9a-f]{24}|DT-(?:string|boolean|date|integer|real-\d+)|ST-knowledge-topic|AD-topic-.*|RT[-_].*)$/;
@@ -142,6 +144,9 @@ class SpecObjectIds {
   note(record: ExportedRecord): void {
     const sourceId = record.sourceId;
     if (sourceId === undefined || !PORTABLE_NCNAME.test(sourceId) || OTHER_MADE_UP_ID.test(sourceId)) return;
+    // A copy's source id naming the record it was copied from (`R-<that _id>`) would read back as
+    // the _id of a record this tenant does not hold: the copy is named by its own.
+    if (EXPORTED_RECORD_ID.test(sourceId) && sourceId !== specObjectId(record.id)) return;
     this.candidates.set(sourceId, this.candidates.has(sourceId) ? null : record.id);
   }
 
