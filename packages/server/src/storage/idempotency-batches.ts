@@ -1,27 +1,19 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import {
   cutoff,
   deletionOf,
   RECORD_ANSWER,
-  sweepExpired,
-  type IdempotentRequest,
+  slices,
   type KeptAnswer,
   type RecordDeletion,
 } from './idempotency-keys.js';
 
 /**
- * Idempotency keys many at a time, for a batch of writes each under its own key
- * (`POST /records/bulk`): the same table and the same rules as one key (idempotency-keys.ts), in
- * a few statements for the whole batch instead of a few for each write.
+ * Idempotency keys read many at a time, for a batch of writes each under its own key
+ * (`POST /records/bulk`): the same table and the same rules as one key (idempotency-keys.ts, which
+ * also keeps their answers), in a few statements for the whole batch instead of a few for each write.
  */
-
-/** Keys (and record ids) per `IN (...)` list: well under SQLite's bound parameters. */
-const LIST_BATCH = 500;
-
-function* slices<T>(items: readonly T[]): Generator<T[]> {
-  for (let start = 0; start < items.length; start += LIST_BATCH) yield items.slice(start, start + LIST_BATCH);
-}
 
 /**
  * The answers kept for these keys within their 24 hours, by key, each as `findAnswer` gives it:
@@ -83,52 +75,4 @@ export async function deletionsOf(
     if (deleted) deletions.set(recordId, deleted);
   }
   return deletions;
-}
-
-/** One answer to keep: the key's request, and the answer's status and JSON text. */
-export interface AnswerToKeep {
-  request: IdempotentRequest;
-  status: number;
-  body: string;
-}
-
-/**
- * Keeps answers under their keys in the transaction of the writes they answer, as `keepAnswer`
- * keeps one: both commit or neither, and a key kept meanwhile by a concurrent request fails the
- * insert with a unique violation, which rolls the writes back.
- */
-export async function keepAnswers(
-  trx: Transaction<Database>,
-  tenantId: string,
-  answers: readonly AnswerToKeep[],
-  at: string,
-): Promise<void> {
-  if (answers.length === 0) return;
-  const expired = cutoff(Date.parse(at));
-  for (const slice of slices(answers)) {
-    await trx
-      .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', tenantId)
-      .where(
-        'key',
-        'in',
-        slice.map((answer) => answer.request.key),
-      )
-      .where('created_at', '<', expired)
-      .execute();
-    await trx
-      .insertInto('idempotency_keys')
-      .values(
-        slice.map(({ request, status, body }) => ({
-          tenant_id: tenantId,
-          key: request.key,
-          fingerprint: request.fingerprint,
-          status,
-          body,
-          created_at: at,
-        })),
-      )
-      .execute();
-  }
-  await sweepExpired(trx, expired);
 }

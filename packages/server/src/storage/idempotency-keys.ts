@@ -1,5 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import type { Database } from './schema.js';
+import { statementBatches } from './statement-batches.js';
 
 /** How long a key's answer is kept: a retry within this time gets it again. */
 export const IDEMPOTENCY_KEY_HOURS = 24;
@@ -75,39 +77,66 @@ export async function deletionOf(
   return { recordId, at: last.at, by: last.email, reason: last.reason };
 }
 
+/** Keys (and record ids) per `IN (...)` list: well under SQLite's bound parameters. */
+const LIST_BATCH = 500;
+
+/** The items in lists short enough for one `IN (...)` each. */
+export function* slices<T>(items: readonly T[]): Generator<T[]> {
+  for (let start = 0; start < items.length; start += LIST_BATCH) yield items.slice(start, start + LIST_BATCH);
+}
+
+/** One answer to keep: the key's request, and the answer's status and JSON text. */
+export interface AnswerToKeep {
+  request: IdempotentRequest;
+  status: number;
+  body: string;
+}
+
 /**
- * Keeps the answer to a key, in the transaction of the change it answers: both commit or neither.
- * A key already kept (a concurrent request with the same key committed first) makes the insert
- * fail with a unique violation, which rolls the change back; the caller then answers the kept one.
- * Expired keys go first: this key's, so it can be used again, and a few others'.
+ * Keeps answers under their keys, in the transaction of the change they answer: both commit or
+ * neither. A key already kept (a concurrent request with the same key committed first) makes the
+ * insert fail with a unique violation, which rolls the change back; the caller then answers the
+ * kept one. Expired keys go first: these keys', so they can be used again, and a few others'.
+ * One write's answer or a batch's (`POST /records/bulk`) alike: a few statements for all, each of
+ * bounded size, with a turn of the event loop (`turn`, shared with the caller's work) between
+ * them when one is due.
  */
-export async function keepAnswer(
+export async function keepAnswers(
   trx: Transaction<Database>,
   tenantId: string,
-  request: IdempotentRequest,
-  status: number,
-  body: string,
+  answers: readonly AnswerToKeep[],
   at: string,
+  turn = eventLoopSlices(),
 ): Promise<void> {
+  if (answers.length === 0) return;
   const expired = cutoff(Date.parse(at));
-  await trx
-    .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', tenantId)
-    .where('key', '=', request.key)
-    .where('created_at', '<', expired)
-    .execute();
+  for (const slice of statementBatches(answers, (answer) => answer.body.length)) {
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', tenantId)
+      .where(
+        'key',
+        'in',
+        slice.map((answer) => answer.request.key),
+      )
+      .where('created_at', '<', expired)
+      .execute();
+    await trx
+      .insertInto('idempotency_keys')
+      .values(
+        slice.map(({ request, status, body }) => ({
+          tenant_id: tenantId,
+          key: request.key,
+          fingerprint: request.fingerprint,
+          status,
+          body,
+          created_at: at,
+        })),
+      )
+      .execute();
+    await turn();
+  }
   await sweepExpired(trx, expired);
-  await trx
-    .insertInto('idempotency_keys')
-    .values({
-      tenant_id: tenantId,
-      key: request.key,
-      fingerprint: request.fingerprint,
-      status,
-      body,
-      created_at: at,
-    })
-    .execute();
 }
 
 /** Removes a few keys of any tenant kept since before `expired`, so the table does not grow. */

@@ -1,6 +1,8 @@
 import { CompiledQuery, sql, type Transaction } from 'kysely';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import { actorColumns, type ChangeActor } from './change-actor.js';
 import type { Database, RecordRow } from './schema.js';
+import { STATEMENT_ROWS, statementBatches, textLength } from './statement-batches.js';
 import { deleteTracesTouching, markTracesSuspect } from './traces-write.js';
 
 /**
@@ -15,8 +17,6 @@ import { deleteTracesTouching, markTracesSuspect } from './traces-write.js';
 type Trx = Transaction<Database>;
 export type RecordAction = 'created' | 'updated' | 'deleted' | 'moved' | 'restored';
 
-/** Rows per INSERT: well under SQLite's 32 766 bound parameters at 21 columns. */
-const INSERT_BATCH = 500;
 /** Ids per `IN (...)` list. */
 const ID_BATCH = 500;
 
@@ -25,19 +25,25 @@ const ID_BATCH = 500;
  * its id was used before (the demo seed, started again after a crash, re-creates its sample records
  * under their real ids in a new tenant): the version numbers of an id never repeat. They are read
  * once for a batch, after its records are inserted: the records' rows keep a concurrent insert of
- * the same ids out until this transaction ends.
+ * the same ids out until this transaction ends. The rows go in statements of bounded size, with a
+ * turn of the event loop (`turn`, shared with the caller's work) between them when one is due.
  */
-export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor: ChangeActor): Promise<void> {
+export async function insertRecords(
+  trx: Trx,
+  rows: readonly RecordRow[],
+  actor: ChangeActor,
+  turn = eventLoopSlices(),
+): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!) as (keyof RecordRow)[];
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    const batch = rows.slice(start, start + INSERT_BATCH);
+  for (const batch of statementBatches(rows, (row) => textLength(Object.values(row)))) {
     await insertRows(
       trx,
       'records',
       columns,
       batch.map((row) => columns.map((column) => row[column])),
     );
+    await turn();
     const used = await lastVersionNumbers(
       trx,
       batch.map((row) => row.id),
@@ -59,6 +65,7 @@ export async function insertRecords(trx: Trx, rows: readonly RecordRow[], actor:
         return VERSION_COLUMNS.map((column) => version[column]);
       }),
     );
+    await turn();
   }
 }
 
@@ -213,12 +220,12 @@ async function countDepartures(
     .returning('changes')
     .executeTakeFirstOrThrow();
   const seq = Number(counted.changes);
-  for (let start = 0; start < recordIds.length; start += INSERT_BATCH) {
+  for (let start = 0; start < recordIds.length; start += ID_BATCH) {
     await trx
       .insertInto('record_listing_changes')
       .values(
         recordIds
-          .slice(start, start + INSERT_BATCH)
+          .slice(start, start + ID_BATCH)
           .map((recordId) => ({ tenant_id: tenantId, kt_revision_id: revisionId, seq, record_id: recordId })),
       )
       .onConflict((conflict) => conflict.doNothing())
@@ -286,10 +293,10 @@ async function appendVersions(
 }
 
 /**
- * Rows per multi-row INSERT: a whole batch, else powers of two, so that a few statements per table
+ * Rows per multi-row INSERT: powers of two up to a whole batch, so that a few statements per table
  * are ever built (`insertRows`).
  */
-const INSERT_SIZES = [INSERT_BATCH, 256, 128, 64, 32, 16, 8, 4, 2, 1];
+const INSERT_SIZES = [128, 64, 32, 16, 8, 4, 2, 1].filter((size) => size <= STATEMENT_ROWS);
 
 /** Inserts rows, each its values in the order of `columns`, a few multi-row statements at a time. */
 async function insertRows(

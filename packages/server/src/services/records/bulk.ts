@@ -1,4 +1,6 @@
 import type { BulkWriteAnswer, ValidationErrorItem } from '@rxs/contract';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { eventLoopSlices } from '@rxs/exchange/export';
 import type { Principal } from '../../auth/principal.js';
 import { HttpError } from '../../http/errors.js';
 import { keptFor, writeOnce } from '../../http/idempotency.js';
@@ -44,13 +46,24 @@ export async function answerBulkWrite(
     checkShape?: (item: unknown, index: number) => ValidationErrorItem[];
   } = {},
 ): Promise<BulkAnswer> {
-  const fingerprints = items.map(itemFingerprint);
-  const idempotency: IdempotentRequest | undefined =
-    options.key === undefined
-      ? undefined
-      : { key: options.key, fingerprint: bulkFingerprint(items, fingerprints) };
+  // The route read and parsed the body (megabytes of JSON) in this same turn of the event loop:
+  // other requests get their turn before the items' work begins.
+  await nextTurn();
+  const turn = eventLoopSlices();
+  // The request's key needs every item's fingerprint; without it, only items with keys of their
+  // own need theirs (the service takes them then).
+  let fingerprints: string[] | undefined;
+  let idempotency: IdempotentRequest | undefined;
+  if (options.key !== undefined) {
+    fingerprints = [];
+    for (const item of items) {
+      fingerprints.push(itemFingerprint(item));
+      await turn();
+    }
+    idempotency = { key: options.key, fingerprint: bulkFingerprint(items, fingerprints) };
+  }
   const write = () =>
-    service.bulkWrite(principal, items, { idempotency, checkShape: options.checkShape, fingerprints });
+    service.bulkWrite(principal, items, { idempotency, checkShape: options.checkShape, fingerprints, turn });
   for (let attempt = 1; ; attempt++) {
     try {
       if (!idempotency) return { body: await write(), replayed: false };

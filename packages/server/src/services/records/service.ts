@@ -21,17 +21,13 @@ import { deleteRecord, insertRecords, restoreRecord, updateRecord } from '../../
 import { nextRecordNumber } from '../../storage/record-numbers.js';
 import {
   findAnswer,
-  keepAnswer,
+  keepAnswers,
+  type AnswerToKeep,
   type IdempotentRequest,
   type KeptAnswer,
   type RecordDeletion,
 } from '../../storage/idempotency-keys.js';
-import {
-  deletionsOf,
-  findAnswers,
-  keepAnswers,
-  type AnswerToKeep,
-} from '../../storage/idempotency-batches.js';
+import { deletionsOf, findAnswers } from '../../storage/idempotency-batches.js';
 import { keptFor } from '../../http/idempotency.js';
 import {
   duplicateProblems,
@@ -49,6 +45,9 @@ import { itemsWithin, pageBytes } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
 import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/contract/validation';
 import { eventLoopSlices } from '@rxs/exchange/export';
+
+/** A loop's `eventLoopSlices`: a promise to await when the event loop's turn is due. */
+type EventLoopTurn = ReturnType<typeof eventLoopSlices>;
 
 export interface RecordLimits {
   /** Keys one record's data may have, nested ones included (default DEFAULT_MAX_RECORD_KEYS). */
@@ -408,12 +407,10 @@ export class RecordsService {
       await this.writeCreates(trx, principal, [create]);
       const record = toServiceRecord(create.row);
       if (idempotency)
-        await keepAnswer(
+        await keepAnswers(
           trx,
           principal.tenantId,
-          idempotency,
-          201,
-          JSON.stringify(record),
+          [{ request: idempotency, status: 201, body: JSON.stringify(record) }],
           create.row.created_at,
         );
       return record;
@@ -438,7 +435,13 @@ export class RecordsService {
     const text = idempotency ? JSON.stringify(update.record) : '';
     await inTransaction(this.db, async (trx) => {
       await this.writeUpdate(trx, principal, update);
-      if (idempotency) await keepAnswer(trx, principal.tenantId, idempotency, 200, text, update.at);
+      if (idempotency)
+        await keepAnswers(
+          trx,
+          principal.tenantId,
+          [{ request: idempotency, status: 200, body: text }],
+          update.at,
+        );
     });
     return update.record;
   }
@@ -460,14 +463,20 @@ export class RecordsService {
       checkShape?: (item: unknown, index: number) => ValidationErrorItem[];
       /** Each item's `itemFingerprint`, when the caller has them already. */
       fingerprints?: readonly string[];
+      /** The caller's `eventLoopSlices`, when its work goes on into this. */
+      turn?: EventLoopTurn;
     } = {},
   ): Promise<string> {
     const tenantId = principal.tenantId;
     const at = nowIso();
+    // Each item's checks, and inside the transaction each statement, give the event loop its turn
+    // when one is due: no stretch of a large request keeps other requests waiting for long.
+    const turn = options.turn ?? eventLoopSlices();
     const problems: ValidationErrorItem[] = [];
     const results: (BulkWriteResult | undefined)[] = items.map(() => undefined);
     const pending: { index: number; item: BulkItemShape }[] = [];
     for (const [index, item] of items.entries()) {
+      await turn();
       const shape = options.checkShape?.(item, index) ?? [];
       if (shape.length === 0) {
         pending.push({ index, item: item as BulkItemShape });
@@ -484,6 +493,7 @@ export class RecordsService {
     // Items under a key of their own that was used: answered from it, as the single write would be.
     const requests = new Map<number, IdempotentRequest>();
     for (const { index, item } of pending) {
+      await turn();
       const key = item.idempotency_key;
       if (key !== undefined)
         requests.set(index, { key, fingerprint: options.fingerprints?.[index] ?? itemFingerprint(item) });
@@ -513,6 +523,7 @@ export class RecordsService {
         if (!(error instanceof HttpError)) throw error;
         problems.push(...itemProblems(entry.index, error));
       }
+      await turn();
     }
 
     // Every other item checked as `create` or `update` checks it, the records changed read at once.
@@ -538,15 +549,20 @@ export class RecordsService {
         if (!(error instanceof HttpError)) throw error;
         problems.push(...itemProblems(index, error));
       }
+      await turn();
     }
     if (problems.length > 0) throw unprocessable(listedProblems(problems));
 
+    // One transaction, all or nothing. Its turns of the event loop let other requests be answered;
+    // other writes wait for its end (on SQLite for the one write connection, storage/sqlite/driver.ts).
     return inTransaction(this.db, async (trx) => {
-      await this.writeCreates(trx, principal, creates);
-      for (const update of updates) await this.writeUpdate(trx, principal, update);
+      await this.writeCreates(trx, principal, creates, turn);
+      for (const update of updates) {
+        await this.writeUpdate(trx, principal, update);
+        await turn();
+      }
       const answers: AnswerToKeep[] = [];
       for (const create of creates) {
-        const record = recordJson(create.row);
         results[create.index!] = {
           _id: create.row.id,
           version: create.row.version,
@@ -554,7 +570,8 @@ export class RecordsService {
           replayed: false,
         };
         const request = requests.get(create.index!);
-        if (request) answers.push({ request, status: 201, body: record });
+        if (request) answers.push({ request, status: 201, body: recordJson(create.row) });
+        await turn();
       }
       for (const update of updates) {
         results[update.index!] = {
@@ -565,10 +582,11 @@ export class RecordsService {
         };
         const request = requests.get(update.index!);
         if (request) answers.push({ request, status: 200, body: JSON.stringify(update.record) });
+        await turn();
       }
-      await keepAnswers(trx, tenantId, answers, at);
       const answer = JSON.stringify({ records: results });
-      if (options.idempotency) await keepAnswer(trx, tenantId, options.idempotency, 200, answer, at);
+      if (options.idempotency) answers.push({ request: options.idempotency, status: 200, body: answer });
+      await keepAnswers(trx, tenantId, answers, at, turn);
       return answer;
     });
   }
@@ -663,6 +681,7 @@ export class RecordsService {
     trx: Trx,
     principal: Principal,
     creates: readonly PreparedCreate[],
+    turn = eventLoopSlices(),
   ): Promise<void> {
     const current = new Map<string, string | null>();
     const byReason = new Map<string | null, { actor: ChangeActor; rows: RecordRow[] }>();
@@ -686,8 +705,9 @@ export class RecordsService {
       const group = byReason.get(actor.reason) ?? { actor, rows: [] };
       group.rows.push(row);
       byReason.set(actor.reason, group);
+      await turn();
     }
-    for (const { actor, rows } of byReason.values()) await insertRecords(trx, rows, actor);
+    for (const { actor, rows } of byReason.values()) await insertRecords(trx, rows, actor, turn);
   }
 
   /** A change checked (the record writable, at the version expected, its data valid for the form). */

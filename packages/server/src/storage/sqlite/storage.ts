@@ -2,9 +2,10 @@ import { eventLoopSlices } from '@rxs/exchange/export';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery, type SqliteDatabase } from 'kysely';
+import { Kysely, type CompiledQuery } from 'kysely';
 import type { Storage } from '../database.js';
 import type { Database } from '../schema.js';
+import { sharingSqliteDialect, type StatementCache } from './driver.js';
 import { linePages, type NamedStatement } from './line-pages.js';
 import { sqliteSyntax } from './syntax.js';
 
@@ -48,8 +49,12 @@ export function openSqlite(path: string): Storage {
   // A long reader keeps the WAL from being reset, so it grows; once readers end and a checkpoint
   // completes, the next write cuts the file back to this size instead of keeping its largest size.
   connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // Reads outside a transaction go to a reader of their own while a transaction holds the writer.
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: reusingStatements(connection) }),
+    dialect: sharingSqliteDialect(
+      reusingStatements(connection),
+      file === ':memory:' ? undefined : () => reusingStatements(openReader(file)),
+    ),
   });
 
   async function* streamBatches<Row>(
@@ -177,6 +182,7 @@ export function openSqlite(path: string): Storage {
 /** Stands in for ROLLBACK when SQLite has already rolled the transaction back. */
 const ALREADY_ROLLED_BACK = {
   reader: false,
+  readonly: false,
   all: () => [],
   run: () => ({ changes: 0, lastInsertRowid: 0 }),
   iterate: () => [][Symbol.iterator](),
@@ -187,18 +193,19 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query anew, and better-sqlite3 compiles SQL on each `prepare` (about half
- * the cost of a point lookup). Statements are reused by SQL text. Kysely holds its one SQLite
- * connection for a whole streamed query, so a cached statement is never reused mid-iteration; the
- * `busy` check keeps that true should anything else prepare through this object.
+ * the cost of a point lookup). Statements are reused by SQL text. A streamed query holds its
+ * connection until its last row (driver.ts), so a cached statement is never reused mid-iteration;
+ * the `busy` check keeps that true should anything else prepare through this object.
  */
-function reusingStatements(connection: SQLite.Database): SqliteDatabase {
+function reusingStatements(connection: SQLite.Database): StatementCache {
   const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => connection.close(),
     prepare(sql) {
       // SQLite rolls a transaction back by itself after some failures (SQLITE_FULL, most I/O
       // errors); Kysely's ROLLBACK would then fail and hide the error that matters (a full disk: 507).
-      if (sql === 'rollback' && !connection.inTransaction) return ALREADY_ROLLED_BACK;
+      if (sql === 'rollback' && !connection.inTransaction)
+        return ALREADY_ROLLED_BACK as unknown as SQLite.Statement;
       const known = statements.get(sql);
       if (known && !known.busy) return known;
       const statement = connection.prepare(sql);

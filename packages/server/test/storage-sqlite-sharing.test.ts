@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { openStorage } from '@rxs/server';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * SQLite's one write connection, shared (storage/sqlite/driver.ts): a transaction that gives the
+ * event loop turns keeps other writes waiting until it ends, in the order they came, while reads
+ * outside it are answered at once with what was last committed (file databases).
+ */
+describe('SQLite: a transaction that yields', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rxs-sharing-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const tenant = (id: string) => ({
+    id: id.padStart(24, '0'),
+    name: id,
+    product_history_id: 'p',
+    knowledge_unit_history_id: 'k',
+    created_at: '2026-01-01T00:00:00.000Z',
+  });
+  /** A few turns of the event loop: time enough for anything not waiting to be done. */
+  const turns = async () => {
+    for (let i = 0; i < 5; i++) await nextTurn();
+  };
+  /** Tracks whether a promise has settled yet. */
+  const watched = <T>(promise: Promise<T>) => {
+    const state = { settled: false, promise };
+    void promise.then(
+      () => (state.settled = true),
+      () => (state.settled = true),
+    );
+    return state;
+  };
+
+  it('reads are answered meanwhile, from the last commit; writes and transactions wait, in order', async () => {
+    const storage = await openStorage({ url: join(dir, 'shared.db') });
+    try {
+      const { db } = storage;
+      const names = () =>
+        db
+          .selectFrom('tenants')
+          .select('name')
+          .orderBy('name')
+          .execute()
+          .then((rows) => rows.map((row) => row.name));
+      await db.insertInto('tenants').values(tenant('a')).execute();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const order: string[] = [];
+      const open = watched(
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('tenants').values(tenant('b')).execute();
+          await gate;
+          await trx.insertInto('tenants').values(tenant('c')).execute();
+          order.push('transaction');
+        }),
+      );
+      await turns();
+      // The transaction's writes are not seen before it commits.
+      expect(await names()).toEqual(['a']);
+      const write = watched(
+        db
+          .insertInto('tenants')
+          .values(tenant('d'))
+          .execute()
+          .then(() => order.push('write')),
+      );
+      const other = watched(
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('tenants').values(tenant('e')).execute();
+          order.push('other transaction');
+        }),
+      );
+      await turns();
+      expect([open.settled, write.settled, other.settled]).toEqual([false, false, false]);
+      release();
+      await Promise.all([open.promise, write.promise, other.promise]);
+      expect(order).toEqual(['transaction', 'write', 'other transaction']);
+      expect(await names()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a transaction that fails after yielding writes nothing, and the next write goes on', async () => {
+    const storage = await openStorage({ url: join(dir, 'rollback.db') });
+    try {
+      const { db } = storage;
+      const failed = db.transaction().execute(async (trx) => {
+        await trx.insertInto('tenants').values(tenant('x')).execute();
+        await turns();
+        await trx.insertInto('tenants').values(tenant('x')).execute();
+      });
+      const after = db.insertInto('tenants').values(tenant('y')).execute();
+      await expect(failed).rejects.toThrow(/UNIQUE/);
+      await after;
+      const rows = await db.selectFrom('tenants').select('name').execute();
+      expect(rows.map((row) => row.name)).toEqual(['y']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('in memory (no second connection), reads wait for the transaction', async () => {
+    const storage = await openStorage({ url: ':memory:' });
+    try {
+      const { db } = storage;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const open = db.transaction().execute(async (trx) => {
+        await trx.insertInto('tenants').values(tenant('m')).execute();
+        await gate;
+      });
+      await turns();
+      const read = watched(db.selectFrom('tenants').select('name').execute());
+      await turns();
+      expect(read.settled).toBe(false);
+      release();
+      await open;
+      expect((await read.promise).map((row) => row.name)).toEqual(['m']);
+    } finally {
+      await storage.close();
+    }
+  });
+});
