@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_TRACE_ROLE_NAME, MAX_TRACE_ROLES, TRACE_MODEL_RELATION_TYPES } from '@rxs/contract';
 import { webClient, type WebClient } from '../web-client.js';
 import { call } from './support/http.js';
 import {
@@ -20,11 +21,12 @@ import { csvWithColumns, csvWithRows, xlsxWithSharedString } from './support/hos
 /**
  * The request budget: one tenant's requests, however expensive, must not cost the others
  * memory or time. A tenant holds large records (RECORDS of RECORD_MB each, one of them with VERSIONS
- * versions); its viewer (or, for imports, its editor) sends each expensive request of the API and
- * the web app, once alone and four at once, while a client of its own process asks /healthz every
- * 20 ms and the server's resident memory is sampled. Targets: alone, /healthz p99 under 250 ms and
- * RSS within 300 MB of idle; four at once, /healthz p99 under 1 s and RSS within 600 MB. Every answer
- * is a documented one (never a 500). Figures: .tmp/reliability/budget.json.
+ * versions); its viewer (or, for imports and bulk writes, its editor; for the trace model, its
+ * owner) sends each expensive request of the API and the web app, once alone and four at once,
+ * while a client of its own process asks /healthz every 20 ms and the server's resident memory is
+ * sampled. Targets: alone, /healthz p99 under 250 ms and RSS within 300 MB of idle; four at once,
+ * /healthz p99 under 1 s and RSS within 600 MB. Every answer is a documented one (never a 500).
+ * Figures: .tmp/reliability/budget.json.
  */
 
 const RECORDS = Number(process.env.RXS_SOAK_BUDGET_RECORDS ?? 200);
@@ -36,6 +38,9 @@ const CSV_COLUMNS = Number(process.env.RXS_SOAK_BUDGET_CSV_COLUMNS ?? 200_000);
 /** One shared string of this many MB in an XLSX of a few hundred KB. */
 const XLSX_STRING_MB = Number(process.env.RXS_SOAK_BUDGET_XLSX_STRING_MB ?? 300);
 const MB = 1024 * 1024;
+/** A bulk write of the most records a request takes, its body just within the default body limit. */
+const BULK_RECORDS = 1000;
+const BULK_BODY_BYTES = 4.9 * MB;
 
 const ALONE = { healthzP99Ms: 250, rssGrowthMb: 300 };
 const FOUR = { healthzP99Ms: 1000, rssGrowthMb: 600 };
@@ -123,6 +128,7 @@ describe('the request budget: one tenant cannot take the server from the others'
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     const users = demo.tenant.users;
     const ownerKey: string = users.owner.apiKey;
+    const editorKey: string = users.editor.apiKey;
     const viewerKey: string = users.viewer.apiKey;
     const api = (method: string, path: string, body?: unknown, key = ownerKey) =>
       call(server.url, method, path, { key, body });
@@ -141,6 +147,19 @@ describe('the request budget: one tenant cannot take the server from the others'
     });
     expect(topic.status).toBe(201);
     const revision: string = (await api('POST', `/kt/${topic.body._id}/approve`)).body._id;
+    // Bulk writes go to a topic of their own, so the records they add change no other request's.
+    const bulkTopic = await api('POST', '/kt/', {
+      knowledge_topic_name: 'Bulk writes',
+      type: 'multi_record',
+      knowledge_topic_schema: {
+        components: [
+          { type: 'textfield', key: 'title', label: 'Title' },
+          { type: 'textarea', key: 'body', label: 'Body' },
+        ],
+      },
+    });
+    expect(bulkTopic.status).toBe(201);
+    const bulkRevision: string = (await api('POST', `/kt/${bulkTopic.body._id}/approve`)).body._id;
     const body = (i: number, v: number) =>
       `${i}/${v} `.padEnd(64, '.') + 'lorem ipsum dolor sit amet '.repeat(Math.ceil((RECORD_MB * MB) / 27));
     const ids: string[] = [];
@@ -194,6 +213,67 @@ describe('the request budget: one tenant cannot take the server from the others'
       }).then(drain);
     const keyGet = (path: string) =>
       fetch(`${server.url}${path}`, { headers: { 'x-api-key': viewerKey } }).then(drain);
+    const keySend = (method: string, path: string, payload: string, key: string) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: payload,
+      }).then(drain);
+
+    let bulkWrites = 0;
+    const bulkBody = () => {
+      const batch = bulkWrites++;
+      const text = 'bulk '.repeat(Math.floor(BULK_BODY_BYTES / BULK_RECORDS / 5) - 40);
+      const records = Array.from({ length: BULK_RECORDS }, (_, i) => ({
+        name: `BULK-${batch}-${i}`,
+        form: {},
+        data: { title: `bulk ${batch}/${i}`, body: text },
+        context: { knowledge_unit_topic_id: bulkRevision },
+      }));
+      const payload = JSON.stringify({ records });
+      expect(payload.length).toBeLessThan(5 * MB);
+      return payload;
+    };
+
+    // The largest trace model: MAX_TRACE_ROLES roles of names as long as allowed, over the demo's
+    // topics (each relation type between each ordered pair, so that no two name the same traces).
+    const topicIds: string[] = Object.values(demo.tenant.topics as Record<string, { historyId: string }>).map(
+      (t) => t.historyId,
+    );
+    const pairs = topicIds.flatMap((from) => topicIds.map((to) => [from, to] as const));
+    const roles = pairs
+      .flatMap(([from, to]) => TRACE_MODEL_RELATION_TYPES.map((relation) => ({ from, to, relation })))
+      .slice(0, MAX_TRACE_ROLES)
+      .map(({ from, to, relation }, k) => ({
+        id: `role-${k}`,
+        forward_name: `forward ${k} `.padEnd(MAX_TRACE_ROLE_NAME, '.'),
+        backward_name: `backward ${k} `.padEnd(MAX_TRACE_ROLE_NAME, '.'),
+        from: { topic_history_id: from },
+        to: { topic_history_id: to },
+        trace_source: 'from',
+        relation_type: relation,
+      }));
+    expect(roles).toHaveLength(MAX_TRACE_ROLES);
+    /**
+     * Replaces the model as a client does: reads its version, sends the whole model in the order
+     * opposite to the one it has (so every PUT is a change and a version), and on 409 (another
+     * replaced it meanwhile) reads it again; the status of the last try.
+     */
+    const replaceTraceModel = async () => {
+      let status = 0;
+      for (let attempt = 0; attempt < 8; attempt++) {
+        const current = await api('GET', '/trace-model');
+        if (current.status !== 200) return current.status;
+        const reversed = current.body.roles[0]?.id === roles[0]!.id;
+        const payload = JSON.stringify({
+          version: current.body.version,
+          roles: reversed ? [...roles].reverse() : roles,
+        });
+        status = await keySend('PUT', '/trace-model', payload, ownerKey);
+        if (status !== 409) return status;
+      }
+      return status;
+    };
 
     const asOf = encodeURIComponent(baseline.body.at);
     const listing = `/records/?context__knowledge_unit_topic_id=${revision}`;
@@ -229,6 +309,18 @@ describe('the request budget: one tenant cannot take the server from the others'
         }),
       },
       {
+        name: `POST /records/bulk (${BULK_RECORDS} records, ${BULK_BODY_BYTES / MB} MB)`,
+        make: () => ({ name: '', send: () => keySend('POST', '/records/bulk', bulkBody(), editorKey) }),
+      },
+      {
+        name: `PUT /trace-model (${MAX_TRACE_ROLES} roles)`,
+        make: () => ({ name: '', send: replaceTraceModel }),
+      },
+      {
+        name: 'GET /trace-model',
+        make: () => ({ name: '', send: () => keyGet('/trace-model') }),
+      },
+      {
         name: 'web record history',
         make: () => ({ name: '', send: () => webGet(viewer, `/api/records/${historied}/history`) }),
       },
@@ -248,6 +340,20 @@ describe('the request budget: one tenant cannot take the server from the others'
         make: () => ({
           name: '',
           send: () => webGet(viewer, `/api/export?revisions=${revision}&format=xlsx`),
+        }),
+      },
+      {
+        name: 'web ReqIF export',
+        make: () => ({
+          name: '',
+          send: () => webGet(viewer, `/api/export?revisions=${revision}&format=reqif`),
+        }),
+      },
+      {
+        name: 'web ReqIFZ export',
+        make: () => ({
+          name: '',
+          send: () => webGet(viewer, `/api/export?revisions=${revision}&format=reqifz`),
         }),
       },
       {
