@@ -1,6 +1,6 @@
 /**
  * Values of the contract that need no schema library: the batch listing's limits and the id
- * check. The client and the exporter import them from here, so they load without TypeBox (a
+ * check, and JSON comparison. The client, the exporter and sync import them from here, so they load without TypeBox (a
  * quarter of a second of start-up for every `rxs` command).
  */
 
@@ -33,3 +33,4 @@ export {
   MAX_OUTLINE_LEVEL,
   type OutlineEntryShape,
 } from './outline-rules.js';
+export { canonicalJson, jsonEqual } from './json-values.js';

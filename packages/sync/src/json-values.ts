@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@rxs/contract';
+import { canonicalJson } from '@rxs/contract/plain';
 
 /** A short fingerprint of a JSON value (sha256 of its canonical form, hex). */
 export function jsonHash(value: unknown): string {

@@ -1,4 +1,4 @@
-import { jsonEqual } from '@rxs/contract';
+import { jsonEqual } from '@rxs/contract/plain';
 import type { Change, FieldChange, RecordChange } from './report.js';
 import type { StoredRecord } from './state.js';
 

@@ -1,5 +1,5 @@
 import type { ExportedField } from '@rxs/exchange/export';
-import { jsonEqual } from '@rxs/contract';
+import { jsonEqual } from '@rxs/contract/plain';
 import type { Change, FieldModification, FieldRef, SchemaChanges } from './report.js';
 
 /** The part of a topic a schema comparison needs. */

@@ -9,7 +9,7 @@ import type {
   RowObserver,
 } from '@rxs/exchange/export';
 import { Generation, removeStrayGenerations } from './generation.js';
-import { jsonEqual } from '@rxs/contract';
+import { jsonEqual } from '@rxs/contract/plain';
 import { compareIds, jsonHash } from './json-values.js';
 import { JsonLinesSink } from './jsonl.js';
 import { goneLine, LayeredLineCursor, type PreviousLines } from './layered-cursor.js';

@@ -15,7 +15,7 @@ import {
 import { RecordMapper } from '@rxs/exchange/export';
 import type { FeedCacheWriter, FeedPlan } from './feed-cache.js';
 import { CHUNK_BYTES, ForwardRanges } from './chunks.js';
-import { jsonEqual } from '@rxs/contract';
+import { jsonEqual } from '@rxs/contract/plain';
 import { compareIds } from './json-values.js';
 import { OutputRows } from './output-rows.js';
 import { PieceWriter } from './pieces.js';

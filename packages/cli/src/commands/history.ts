@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { jsonEqual, type RecordVersion } from '@rxs/contract';
+import type { RecordVersion } from '@rxs/contract';
+import { jsonEqual } from '@rxs/contract/plain';
 import { NotFoundError, type RxsClient } from '@rxs/client';
 import { buildFieldMap, RecordMapper } from '@rxs/exchange/export';
 import { clientFor } from '../client.js';

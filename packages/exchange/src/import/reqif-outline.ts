@@ -1,4 +1,5 @@
-import { keptOutline, MAX_OUTLINE_ENTRIES, MAX_OUTLINE_LEVEL, type OutlineEntry } from '@rxs/contract';
+import type { OutlineEntry } from '@rxs/contract';
+import { keptOutline, MAX_OUTLINE_ENTRIES, MAX_OUTLINE_LEVEL } from '@rxs/contract/plain';
 import type { RecordsClient, TechdocClient } from '@rxs/client';
 import { keepsNoOutlines } from '../export/client-source.js';
 import { readSpecHierarchies } from './reqif-hierarchy.js';

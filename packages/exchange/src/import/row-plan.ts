@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, type FormComponent, type FormSchema } from '@rxs/contract';
+import type { FormComponent, FormSchema } from '@rxs/contract';
+import { canonicalJson } from '@rxs/contract/plain';
 import type { RecordCreate, RecordUpdate, ServiceRecord } from '@rxs/contract';
 import { readableIdOf, type IdentifierRule } from '../export/identity.js';
 import type { ExportedField, TopicPresentation } from '../export/model.js';

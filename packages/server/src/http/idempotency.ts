@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { canonicalJson } from '@rxs/contract';
+import { canonicalJson } from '@rxs/contract/plain';
 import { isUniqueViolation } from '../storage/constraints.js';
 import type { IdempotentRequest, KeptAnswer, RecordDeletion } from '../storage/idempotency-keys.js';
 import { HttpError, unprocessable, validationItem } from './errors.js';
