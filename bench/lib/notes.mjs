@@ -208,7 +208,7 @@ const NOTES = {
       "whole `db.json` on every POST, so it falls behind as the data grows; at small sizes RXS's own cost",
       'per POST shows: the API key lookup, the topic revision and its schema, validation (including',
       "the form's FEEL `conditional.hide` expressions), the insert with its history row, and one fsync",
-      'per commit with `synchronous = FULL`. Group commit (several POSTs per transaction and fsync)',
+      'per commit (the WAL synced before the 201). Group commit (several POSTs per transaction)',
       'would raise it further.',
     ].join('\n');
   },

@@ -455,7 +455,7 @@ function writesSection({ sizes, options }) {
     description: [
       `autocannon, ${options.loadSeconds} s per run, median of ${options.loadRuns} runs per point; every request creates a`,
       "record (201). RXS validates the data against the topic's form and commits with",
-      '`synchronous = FULL` (on disk before the 201). **json-server (db.json)**, the baseline of the',
+      'the WAL synced (on disk before the 201). **json-server (db.json)**, the baseline of the',
       'target: its usual mode, every POST rewrites the whole file. **json-server in memory**: loaded',
       'from a `.cjs` module, nothing persisted, its best case, shown for reference. "> N x": the',
       'baseline completed no request in some run (fewer than one per run), so the ratio is a lower bound.',

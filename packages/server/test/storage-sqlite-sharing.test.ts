@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openStorage } from '@rxs/server';
+import { sql } from 'kysely';
+import { WAL_SIZE_LIMIT_BYTES } from '../src/storage/sqlite/storage.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
@@ -99,6 +101,79 @@ describe('SQLite: a transaction that yields', () => {
       await after;
       const rows = await db.selectFrom('tenants').select('name').execute();
       expect(rows.map((row) => row.name)).toEqual(['y']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a large commit is acknowledged after its WAL sync, which leaves the event loop free', async () => {
+    const storage = await openStorage({ url: join(dir, 'sync.db') });
+    try {
+      const { db } = storage;
+      await sql`create table burn (x text)`.execute(db);
+      const text = 'x'.repeat(2000);
+      // Megabytes in the WAL (far past INLINE_SYNC_BYTES), to be synced before the transaction is done.
+      const write = watched(
+        db.transaction().execute(async (trx) => {
+          for (let i = 0; i < 20; i++)
+            await sql`insert into burn (x) values ${sql.join(Array.from({ length: 100 }, (_, j) => sql`(${`${text}${i}-${j}`})`))}`.execute(
+              trx,
+            );
+        }),
+      );
+      let turnsMeanwhile = 0;
+      while (!write.settled) {
+        await nextTurn();
+        turnsMeanwhile++;
+      }
+      await write.promise;
+      // A sync in the commit itself (synchronous = FULL) would have let only the first turn through,
+      // after the whole transaction.
+      expect(turnsMeanwhile).toBeGreaterThan(1);
+      const { rows } = await sql<{ n: number }>`select count(*) as n from burn`.execute(db);
+      expect(rows[0]!.n).toBe(2_000);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('checkpoints run beside the writer and keep the WAL bounded', async () => {
+    const file = join(dir, 'checkpoints.db');
+    const storage = await openStorage({ url: file });
+    try {
+      const { db } = storage;
+      await sql`create table burn (x text)`.execute(db);
+      const walBytes = () => statSync(`${file}-wal`).size;
+      let largest = 0;
+      // 40 MB written, a megabyte a commit: without checkpoints the WAL would hold all of it.
+      for (let i = 0; i < 40; i++) {
+        await sql`insert into burn with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000) select printf('%.1000c', 'y') || x from c`.execute(
+          db,
+        );
+        largest = Math.max(largest, walBytes());
+        await nextTurn();
+      }
+      expect(largest).toBeLessThan(3 * WAL_SIZE_LIMIT_BYTES);
+      // The database file has the rows (checkpointed), not only the WAL.
+      expect(statSync(file).size).toBeGreaterThan(20 * 1024 * 1024);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a failed statement keeps its SQLite code and message', async () => {
+    const storage = await openStorage({ url: join(dir, 'codes.db') });
+    try {
+      const { db } = storage;
+      await db.insertInto('tenants').values(tenant('k')).execute();
+      const error = await db
+        .insertInto('tenants')
+        .values(tenant('k'))
+        .execute()
+        .catch((e: unknown) => e as Error & { code?: string });
+      expect(error).toBeInstanceOf(Error);
+      expect(error).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+      expect(String((error as Error).message)).toMatch(/UNIQUE constraint failed: tenants\.id/);
     } finally {
       await storage.close();
     }

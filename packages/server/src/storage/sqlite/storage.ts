@@ -5,12 +5,18 @@ import SQLite from 'better-sqlite3';
 import { Kysely, type CompiledQuery } from 'kysely';
 import type { Storage } from '../database.js';
 import type { Database } from '../schema.js';
-import { sharingSqliteDialect, type StatementCache } from './driver.js';
+import { checkpointer } from './checkpointer.js';
+import { sharingSqliteDialect } from './driver.js';
 import { linePages, type NamedStatement } from './line-pages.js';
+import { statementRunner } from './statements.js';
 import { sqliteSyntax } from './syntax.js';
+import { walSync } from './wal-sync.js';
 
-/** The size the SQLite WAL returns to after a long read let it grow (journal_size_limit). */
-export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
+/**
+ * The size the SQLite WAL returns to when it starts afresh (journal_size_limit), and past which it
+ * is due a checkpoint (SQLite's own auto-checkpoint point: 1000 pages of 4 KiB).
+ */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Rows per batch when the caller does not say. */
 const DEFAULT_BATCH = 256;
@@ -42,18 +48,21 @@ export function openSqlite(path: string): Storage {
   }
   const connection = new SQLite(file);
   connection.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before we answer 201/200, so an acknowledged write survives a crash.
-  connection.pragma('synchronous = FULL');
+  // NORMAL: a commit does not sync the WAL itself; wal-sync.ts syncs it (a large write's off the event
+  // loop) before the write is acknowledged (201/200): an acknowledged write survives a crash as with FULL.
+  connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   // A long reader keeps the WAL from being reset, so it grows; once readers end and a checkpoint
   // completes, the next write cuts the file back to this size instead of keeping its largest size.
   connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  const onDisk = file === ':memory:' ? undefined : durability(connection, file);
   // Reads outside a transaction go to a reader of their own while a transaction holds the writer.
   const db = new Kysely<Database>({
     dialect: sharingSqliteDialect(
-      reusingStatements(connection),
-      file === ':memory:' ? undefined : () => reusingStatements(openReader(file)),
+      statementRunner(connection),
+      onDisk && (() => statementRunner(openReader(file))),
+      onDisk,
     ),
   });
 
@@ -163,6 +172,7 @@ export function openSqlite(path: string): Storage {
       try {
         const result = await work();
         connection.exec('COMMIT');
+        await onDisk?.sync(0);
         return result;
       } catch (error) {
         if (connection.inTransaction) connection.exec('ROLLBACK');
@@ -174,46 +184,46 @@ export function openSqlite(path: string): Storage {
       return rows.map((r) => r.integrity_check).filter((r) => r !== 'ok');
     },
     async close() {
+      await onDisk?.closeBeforeConnection();
       await db.destroy();
+      await onDisk?.close();
     },
   };
 }
 
-/** Stands in for ROLLBACK when SQLite has already rolled the transaction back. */
-const ALREADY_ROLLED_BACK = {
-  reader: false,
-  readonly: false,
-  all: () => [],
-  run: () => ({ changes: 0, lastInsertRowid: 0 }),
-  iterate: () => [][Symbol.iterator](),
-};
-
-/** Compiled statements kept per connection; queries with long `in (...)` lists make many texts. */
-const STATEMENT_CACHE_SIZE = 500;
-
 /**
- * Kysely prepares every query anew, and better-sqlite3 compiles SQL on each `prepare` (about half
- * the cost of a point lookup). Statements are reused by SQL text. A streamed query holds its
- * connection until its last row (driver.ts), so a cached statement is never reused mid-iteration;
- * the `busy` check keeps that true should anything else prepare through this object.
+ * What keeps the commits of the file `file` on disk without holding the event loop: the WAL synced
+ * before a write is acknowledged (wal-sync.ts), and checkpoints in a thread of their own
+ * (checkpointer.ts) instead of inside a commit.
  */
-function reusingStatements(connection: SQLite.Database): StatementCache {
-  const statements = new Map<string, SQLite.Statement>();
+function durability(connection: SQLite.Database, file: string) {
+  const wal = walSync(file);
+  const checkpoints = checkpointer(file);
+  connection.pragma('wal_autocheckpoint = 0');
+  let failed = false;
+  const walBytes = () => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
   return {
-    close: () => connection.close(),
-    prepare(sql) {
-      // SQLite rolls a transaction back by itself after some failures (SQLITE_FULL, most I/O
-      // errors); Kysely's ROLLBACK would then fail and hide the error that matters (a full disk: 507).
-      if (sql === 'rollback' && !connection.inTransaction)
-        return ALREADY_ROLLED_BACK as unknown as SQLite.Statement;
-      const known = statements.get(sql);
-      if (known && !known.busy) return known;
-      const statement = connection.prepare(sql);
-      if (!known) {
-        statements.set(sql, statement);
-        if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+    sync: (bytes: number) => wal.sync(bytes),
+    // The WAL file is cut back to WAL_SIZE_LIMIT_BYTES when it starts afresh, and grows past it only
+    // with frames written since.
+    checkpointDue: () => !failed && walBytes() > WAL_SIZE_LIMIT_BYTES,
+    async checkpoint() {
+      try {
+        await checkpoints.checkpoint();
+      } catch {
+        // Without the thread, the connection checkpoints again itself: the WAL must stay bounded.
+        failed = true;
+        if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
       }
-      return statement;
     },
+    /** The checkpoint thread's connection ends before the writer's, which then checkpoints last. */
+    closeBeforeConnection: () => checkpoints.close(),
+    close: () => wal.close(),
   };
 }
