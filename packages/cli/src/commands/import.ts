@@ -6,8 +6,7 @@ import {
   ImportFileError,
   importFormatOf,
   importRecords,
-  importReqifOutline,
-  importReqifRelations,
+  importReqifLinks,
   openRowSource,
   type ImportFormat,
   type ImportReport,
@@ -220,17 +219,12 @@ Examples:
         reports.every((report) => report.complete || report.wrote)
       ) {
         const revisionIds = targets.map((target) => target.revisionId);
-        relations = await importReqifRelations(client, file, {
+        ({ relations, outline } = await importReqifLinks(client, file, {
           revisionIds,
           relationTypes,
           dryRun: options.dryRun,
           entry: options.entry,
-        });
-        outline = await importReqifOutline(client, file, {
-          revisionIds,
-          dryRun: options.dryRun,
-          entry: options.entry,
-        });
+        }));
       }
     } catch (error) {
       if (error instanceof ImportFileError || error instanceof MappingFileError)

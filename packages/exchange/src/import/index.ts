@@ -36,4 +36,11 @@ export {
   type OutlineImportReport,
 } from './reqif-outline.js';
 export { readSpecHierarchies, type SpecHierarchy, type SpecHierarchyEntry } from './reqif-hierarchy.js';
+export {
+  importReqifLinks,
+  readReqifLinks,
+  type LinkImportClient,
+  type ReqifLink,
+  type ReqifLinksReport,
+} from './reqif-links.js';
 export type { ReqifReadOptions } from './reqif-events.js';

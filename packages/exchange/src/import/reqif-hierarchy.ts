@@ -1,6 +1,12 @@
 import { clip } from '@rxs/contract/validation';
 import { limitError, sizeText } from './limits.js';
-import { MAX_QUOTED, readReqif, type ReqifReadOptions } from './reqif-events.js';
+import {
+  MAX_QUOTED,
+  readReqif,
+  type ReqifHandlers,
+  type ReqifReader,
+  type ReqifReadOptions,
+} from './reqif-events.js';
 
 /** An entry of a specification's hierarchy: the spec object it places, at its level. */
 export interface SpecHierarchyEntry {
@@ -30,16 +36,20 @@ export interface SpecHierarchy {
  * maxHierarchyEntries entries whose identifiers are at most maxDefinitionBytes characters together;
  * its depth is bounded by maxDepth, as every element's.
  */
-export async function* readSpecHierarchies(
+export function readSpecHierarchies(
   file: string,
   options: ReqifReadOptions = {},
 ): AsyncGenerator<SpecHierarchy> {
-  let specification: SpecHierarchy | undefined;
-  /** The entries open around the reader's place, innermost last, by their place in `entries`. */
-  const open: number[] = [];
-  let characters = 0;
+  return readReqif(file, options, specHierarchyHandlers(file));
+}
 
-  yield* readReqif<SpecHierarchy>(file, options, (reader) => {
+/** What reads a file's SPECIFICATIONs, for `readReqif` (alone, or beside other readers: reqif-links.ts). */
+export function specHierarchyHandlers(file: string): (reader: ReqifReader) => ReqifHandlers<SpecHierarchy> {
+  return (reader) => {
+    let specification: SpecHierarchy | undefined;
+    /** The entries open around the reader's place, innermost last, by their place in `entries`. */
+    const open: number[] = [];
+    let characters = 0;
     const { limits } = reader;
     const named = () => `${file} has a SPECIFICATION (${clip(specification?.identifier ?? '', MAX_QUOTED)})`;
     const hold = (length: number) => {
@@ -87,5 +97,5 @@ export async function* readSpecHierarchies(
         return undefined;
       },
     };
-  });
+  };
 }

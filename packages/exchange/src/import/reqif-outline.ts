@@ -2,8 +2,8 @@ import type { OutlineEntry } from '@rxs/contract';
 import { keptOutline, MAX_OUTLINE_ENTRIES, MAX_OUTLINE_LEVEL } from '@rxs/contract/plain';
 import type { RecordsClient, TechdocClient } from '@rxs/client';
 import { keepsNoOutlines } from '../export/client-source.js';
-import { readSpecHierarchies } from './reqif-hierarchy.js';
-import { recordsByIdentity } from './reqif-records.js';
+import { readSpecHierarchies, type SpecHierarchy } from './reqif-hierarchy.js';
+import { recordsByIdentity, type RecordIdentities } from './reqif-records.js';
 import type { ReqifReadOptions } from './reqif-events.js';
 
 export interface OutlineImportClient {
@@ -58,11 +58,21 @@ export async function importReqifOutline(
   options: OutlineImportOptions,
 ): Promise<OutlineImportReport> {
   const records = await recordsByIdentity(client, options.revisionIds);
+  return outlinesOfHierarchies(client, readSpecHierarchies(file, options), records, options);
+}
+
+/** `specifications`' hierarchies as the outlines of the topics of the `records` they name (importReqifOutline). */
+export async function outlinesOfHierarchies(
+  client: OutlineImportClient,
+  specifications: AsyncIterable<SpecHierarchy> | Iterable<SpecHierarchy>,
+  records: RecordIdentities,
+  options: Pick<OutlineImportOptions, 'revisionIds' | 'dryRun'>,
+): Promise<OutlineImportReport> {
   const report: OutlineImportReport = { entries: 0, skipped: 0, notes: [] };
   const placed: PlacedEntry[] = [];
   const named = new Set<string>();
   const skipped: string[] = [];
-  for await (const specification of readSpecHierarchies(file, options))
+  for await (const specification of specifications)
     for (const { object, level } of specification.entries) {
       const record = records.get(object);
       // A record stands once in an outline: a second entry for it is left out as one for no record.

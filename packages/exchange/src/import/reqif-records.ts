@@ -1,5 +1,8 @@
 import type { RecordsClient } from '@rxs/client';
 
+/** Records by the identities a file names them by, with their topic (its index in the revisions). */
+export type RecordIdentities = ReadonlyMap<string, { recordId: string; topic: number }>;
+
 /**
  * The records of the topics by the identities a file names them by: their source id
  * (`context.global_element_id`, the spec object's IDENTIFIER) and an rxs export's `R-<_id>`.
@@ -7,7 +10,7 @@ import type { RecordsClient } from '@rxs/client';
 export async function recordsByIdentity(
   client: { records: Pick<RecordsClient, 'listRecords'> },
   revisionIds: readonly string[],
-): Promise<Map<string, { recordId: string; topic: number }>> {
+): Promise<RecordIdentities> {
   const records = new Map<string, { recordId: string; topic: number }>();
   for (const [topic, revisionId] of revisionIds.entries())
     for await (const record of client.records.listRecords({ context__knowledge_unit_topic_id: revisionId })) {

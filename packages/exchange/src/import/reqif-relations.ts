@@ -1,7 +1,13 @@
 import { RELATION_TYPES, type RelationType } from '@rxs/contract';
 import type { RecordsClient, TracerClient } from '@rxs/client';
-import { Declarations, readReqif, type ReqifReadOptions } from './reqif-events.js';
-import { recordsByIdentity } from './reqif-records.js';
+import {
+  Declarations,
+  readReqif,
+  type ReqifHandlers,
+  type ReqifReader,
+  type ReqifReadOptions,
+} from './reqif-events.js';
+import { recordsByIdentity, type RecordIdentities } from './reqif-records.js';
 
 /** A SPEC-RELATION of a ReqIF file: its ends by spec object IDENTIFIER, its type by LONG-NAME. */
 export interface SpecRelation {
@@ -21,21 +27,13 @@ export const DEFAULT_RELATION_TYPE: RelationType = 'is_related';
 /** Relations a note names one by one. */
 const MAX_NAMED = 5;
 
-/**
- * The SPEC-RELATIONs of a ReqIF 1.2 file, streamed in file order, under the limits the spec
- * object reader keeps (ReqifReader): the relation types a file declares count against
- * maxDefinitions and maxDefinitionBytes.
- */
-export async function* readSpecRelations(
-  file: string,
-  options: SpecRelationReadOptions = {},
-): AsyncGenerator<SpecRelation> {
-  const typeNames = new Map<string, string>();
-  let relation: (Partial<SpecRelation> & { identifier: string }) | undefined;
-  /** The end (SOURCE or TARGET) of the relation being read. */
-  let end: 'source' | 'target' | undefined;
-
-  yield* readReqif<SpecRelation>(file, options, ({ limits }) => {
+/** What reads a file's SPEC-RELATIONs, for `readReqif` (alone, or beside other readers: reqif-links.ts). */
+export function specRelationHandlers(file: string): (reader: ReqifReader) => ReqifHandlers<SpecRelation> {
+  return ({ limits }) => {
+    const typeNames = new Map<string, string>();
+    let relation: (Partial<SpecRelation> & { identifier: string }) | undefined;
+    /** The end (SOURCE or TARGET) of the relation being read. */
+    let end: 'source' | 'target' | undefined;
     const declarations = new Declarations(limits, file, 'SPEC-RELATION-TYPEs', 'the relations');
     return {
       open: (name, tag, parent) => {
@@ -69,7 +67,19 @@ export async function* readSpecRelations(
         return undefined;
       },
     };
-  });
+  };
+}
+
+/**
+ * The SPEC-RELATIONs of a ReqIF 1.2 file, streamed in file order, under the limits the spec
+ * object reader keeps (ReqifReader): the relation types a file declares count against
+ * maxDefinitions and maxDefinitionBytes.
+ */
+export function readSpecRelations(
+  file: string,
+  options: SpecRelationReadOptions = {},
+): AsyncGenerator<SpecRelation> {
+  return readReqif(file, options, specRelationHandlers(file));
 }
 
 export interface RelationImportClient {
@@ -127,10 +137,20 @@ export async function importReqifRelations(
   options: RelationImportOptions,
 ): Promise<RelationImportReport> {
   const records = await recordsByIdentity(client, options.revisionIds);
+  return tracesOfRelations(client, readSpecRelations(file, options), records, options);
+}
+
+/** `relations` as traces between the `records` they name (importReqifRelations). */
+export async function tracesOfRelations(
+  client: Pick<RelationImportClient, 'tracer'>,
+  relations: AsyncIterable<SpecRelation> | Iterable<SpecRelation>,
+  records: RecordIdentities,
+  options: Pick<RelationImportOptions, 'relationTypes' | 'dryRun'>,
+): Promise<RelationImportReport> {
   const report: RelationImportReport = { relations: 0, created: 0, existing: 0, skipped: 0, notes: [] };
   const skipped: string[] = [];
   const wanted: { source: string; target: string; type: RelationType; identifier: string }[] = [];
-  for await (const relation of readSpecRelations(file, options)) {
+  for await (const relation of relations) {
     report.relations++;
     const source = records.get(relation.source)?.recordId;
     const target = records.get(relation.target)?.recordId;

@@ -12,14 +12,13 @@ import {
   ImportFileError,
   importFormatOf,
   importRecords,
-  importReqifOutline,
-  importReqifRelations,
+  importReqifLinks,
   openRowSource,
   type ImportClient,
   type ImportReport,
   type OpenSourceOptions,
   type ImportWording,
-  type RelationImportClient,
+  type LinkImportClient,
   type OutlineImportReport,
   type RelationImportReport,
 } from '@rxs/exchange';
@@ -214,14 +213,20 @@ class ChoiceNeeded extends HttpError {
  * principal: the import's record listing, and the tracer's (a batch past the edge limit is asked
  * again in halves, as the export's listing does).
  */
-function inProcessRelationClient(
+function inProcessLinkClient(
   services: Services,
   principal: Principal,
   imports: ImportClient,
-): RelationImportClient {
+): LinkImportClient {
   const traces = inProcessExportSource(services, principal, '');
   return {
-    records: imports.records,
+    techdoc: imports.techdoc,
+    records: {
+      listRecords: (query, options) => imports.records.listRecords(query, options),
+      getOutline: (historyId) => services.outlines.get(principal, historyId),
+      putOutline: (historyId, entries) =>
+        services.outlines.replace(principal, historyId, { entries: [...entries] }),
+    },
     tracer: {
       createTrace: (body) => services.tracer.create(principal, body),
       async listTracesFor(nodes, options = {}) {
@@ -427,24 +432,11 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
               wording: WEB_WORDING,
               limits: readLimits,
             };
-            relations = await importReqifRelations(
-              inProcessRelationClient(services, principal, client),
+            ({ relations, outline } = await importReqifLinks(
+              inProcessLinkClient(services, principal, client),
               file,
               reading,
-            );
-            outline = await importReqifOutline(
-              {
-                techdoc: client.techdoc,
-                records: {
-                  listRecords: (query, options) => client.records.listRecords(query, options),
-                  getOutline: (historyId) => services.outlines.get(principal, historyId),
-                  putOutline: (historyId, entries) =>
-                    services.outlines.replace(principal, historyId, { entries: [...entries] }),
-                },
-              },
-              file,
-              reading,
-            );
+            ));
           }
         } finally {
           release();
