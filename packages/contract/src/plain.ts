@@ -34,3 +34,4 @@ export {
   type OutlineEntryShape,
 } from './outline-rules.js';
 export { canonicalJson, jsonEqual } from './json-values.js';
+export { roleOfTrace, traceCreateOf, traceTopicsOf } from './trace-roles.js';

@@ -4,7 +4,8 @@ import { Nullable } from './common.js';
 import type { ValidationErrorItem } from './errors.js';
 import { ChangeAuthor, ChangeReason } from './history.js';
 import { OBJECT_ID_PATTERN } from './plain.js';
-import type { RelationType, TraceCreate } from './trace.js';
+import type { RelationType } from './trace.js';
+import { traceTopicsOf } from './trace-roles.js';
 
 /**
  * RXS: the trace model of a tenant (`GET`/`PUT /trace-model`): the roles that say what a trace
@@ -171,41 +172,10 @@ export const TraceModelVersion = Type.Composite([
 ]);
 export type TraceModelVersion = Static<typeof TraceModelVersion>;
 
-/** The topics of a trace's two ends under a role: its contract source and target. */
-export function traceTopicsOf(role: TraceRole): { source: string; target: string } {
-  const [from, to] = [role.from.topic_history_id, role.to.topic_history_id];
-  return role.trace_source === 'from' ? { source: from, target: to } : { source: to, target: from };
-}
-
-/** The trace that says "`fromNode` <forward_name> `toNode`" under a role, as `POST /traces/` takes it. */
-export function traceCreateOf(role: TraceRole, fromNodeId: string, toNodeId: string): TraceCreate {
-  const [from, to] = [
-    { node_id: fromNodeId, node_type: 'Record' as const },
-    { node_id: toNodeId, node_type: 'Record' as const },
-  ];
-  return role.trace_source === 'from'
-    ? { source: from, target: to, relation_type: role.relation_type }
-    : { source: to, target: from, relation_type: role.relation_type };
-}
+export { roleOfTrace, traceCreateOf, traceTopicsOf } from './trace-roles.js';
 
 const traceKey = (source: string, target: string, relationType: string) =>
   `${source}\u0000${target}\u0000${relationType}`;
-
-/**
- * The role a trace names, from the topics (history ids) of its source and target records and its
- * relation type; undefined when none does. Unambiguous for a model without traceModelProblems.
- */
-export function roleOfTrace(
-  model: readonly TraceRole[],
-  sourceTopic: string,
-  targetTopic: string,
-  relationType: string,
-): TraceRole | undefined {
-  return model.find((role) => {
-    const ends = traceTopicsOf(role);
-    return ends.source === sourceTopic && ends.target === targetTopic && role.relation_type === relationType;
-  });
-}
 
 /**
  * The model's topics in the order of the V (history ids): per role in order, its `to` topic (what is

@@ -243,7 +243,7 @@ describe('web app end to end', () => {
       await page.getByRole('button', { name: 'Link Requirements-1' }).click();
       const table = page.getByTestId('links-table');
       await expect.poll(() => table.textContent()).toContain('Requirements-1');
-      expect(await table.textContent()).toContain('is related');
+      expect(await table.textContent()).toContain('related to REQ_001');
       expect(await table.textContent()).toContain('System Requirements');
       await shot(page, 'record');
     },

@@ -252,6 +252,8 @@ describe('web app end to end: the workspace at desktop widths, by keyboard, with
     async () => {
       await page.goto(`${t.url}/topics/${requirements.historyId}/records/${requirements.recordIds[0]}`);
       await page.getByTestId('links-panel').getByRole('button', { name: 'Add link' }).click();
+      // A requirement to a requirement: no role of the demo's model, so by relation type.
+      await page.selectOption('#link-role', 'other');
       await page.fill('#link-search', 'Requirements-2');
       const hit = page.getByRole('list', { name: 'Matching records' }).locator('li').first();
       await hit.waitFor();

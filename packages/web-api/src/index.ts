@@ -14,3 +14,5 @@ export * from './traces.js';
 export * from './export.js';
 export * from './import.js';
 export * from './traceability.js';
+export * from './trace-model.js';
+export * from './document.js';

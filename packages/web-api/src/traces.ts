@@ -13,8 +13,12 @@ export const LinkView = Type.Object({
     id: Type.String(),
     type: Type.String(),
     name: Nullable(Type.String()),
+    /** The history id of the record's topic: with the page's own topic, it finds the link's role. */
     historyId: Nullable(Type.String()),
     topicName: Nullable(Type.String()),
+    /** The record's readable id and title, as its topic's table shows them (null when it has none). */
+    readableId: Nullable(Type.String()),
+    title: Nullable(Type.String()),
     deleted: Type.Boolean(),
   }),
 });

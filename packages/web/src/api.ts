@@ -96,6 +96,7 @@ export const api = {
   get: <T>(path: string, query?: Query) => request<T>('GET', withQuery(path, query)),
   post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),
   patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
+  put: <T>(path: string, body: unknown) => request<T>('PUT', path, body),
   delete: <T = void>(path: string) => request<T>('DELETE', path),
   /** POSTs a file's bytes as the body (streamed by the browser), its name and options in the query. */
   upload: <T>(path: string, query: Query, file: Blob) =>

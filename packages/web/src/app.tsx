@@ -13,6 +13,7 @@ import { RecordVersionPage } from './pages/record-history';
 import { RecordsPage } from './pages/records';
 import { AccountPage } from './pages/settings-account';
 import { KeysPage } from './pages/settings-keys';
+import { TraceModelPage } from './pages/settings-trace-model';
 import { UsersPage } from './pages/settings-users';
 import { SignInPage } from './pages/sign-in';
 import { DesignPage, NewTopicPage } from './pages/topic-design';
@@ -54,6 +55,7 @@ const ROUTES: [string, Page][] = [
   ['/settings/account', () => <AccountPage />],
 ];
 
+  ['/settings/trace-model', () => <TraceModelPage />],
 const REDIRECTS: Record<string, string> = {
   '/': paths.topics(),
   '/sign-in': paths.topics(),

@@ -9,3 +9,16 @@ export function recordLabel({ name, readableId }: { name: string; readableId: st
   const carried = name.startsWith(readableId) && !/^[A-Za-z0-9_.-]/.test(name.slice(readableId.length));
   return carried ? name : readableId;
 }
+
+/** A title without the readable id it starts with ("REQ_001 — Pump" after REQ_001: "Pump"). */
+export function titleAfterId({
+  title,
+  readableId,
+}: {
+  title: string | null;
+  readableId: string | null;
+}): string {
+  if (!title) return '';
+  if (!readableId || !title.startsWith(readableId)) return title;
+  return title.slice(readableId.length).replace(/^[\s:–—-]+/, '');
+}

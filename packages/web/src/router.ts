@@ -111,6 +111,7 @@ export const paths = {
   account: () => '/settings/account',
   signIn: () => '/sign-in',
 };
+  traceModel: () => '/settings/trace-model',
 
 export interface Crumb {
   href: string;

@@ -16,6 +16,7 @@ import { sessionRoutes } from './routes/session.js';
 import { topicRoutes } from './routes/topics.js';
 import { traceRoutes } from './routes/traces.js';
 import { Sessions, type SessionLifetime } from './sessions.js';
+import { traceModelRoutes } from './routes/trace-model.js';
 import { DEFAULT_WEB_DIR, registerWebAppFiles } from './static.js';
 import { SignInThrottle, type ThrottleOptions } from './throttle.js';
 import type { RateLimits } from '../http/rate-limit.js';
@@ -81,6 +82,8 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
       await api.register(importRoutes(context));
       await api.register(traceabilityRoutes(context));
     },
+      await api.register(documentRoutes(context));
+      await api.register(traceModelRoutes(context));
     { prefix: '/api' },
   );
   await registerWebAppFiles(app, options.webDir ?? process.env.RXS_WEB_DIR ?? DEFAULT_WEB_DIR);

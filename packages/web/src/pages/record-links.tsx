@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { LinkView, RecordSearchHit, RelationType } from '@rxs/web-api';
+import type { LinkView, RecordSearchHit, RelationType, TraceRole } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
 import { ReviewLinkDialog } from '../components/review-link-dialog';
 import {
@@ -13,25 +13,64 @@ import {
   Notice,
 } from '../components/ui';
 import { useAsync, useDebounced } from '../hooks';
-import { recordLabel } from '../record-label';
+import {
+  isInternalRelation,
+  linkWording,
+  relationLabel,
+  roleChoices,
+  traceOfChoice,
+  traceOfRelation,
+  type RecordTrace,
+} from '../link-roles';
+import { recordLabel, titleAfterId } from '../record-label';
 import { paths } from '../router';
 import { useCan, useSession } from '../session';
-
-export const relationLabel = (relation: string) => relation.replace(/_/g, ' ');
+import { getTraceModel } from '../trace-model-api';
 
 type Direction = 'outgoing' | 'incoming';
 
-/** A hit's title without the readable id it starts with ("REQ_001 — Pump" after REQ_001: "Pump"). */
-function titleAfterId({ title, readableId }: RecordSearchHit): string {
-  if (!title) return '';
-  if (!readableId || !title.startsWith(readableId)) return title;
-  return title.slice(readableId.length).replace(/^[\s:–—-]+/, '');
+/** The choice of the link dialog that offers the raw relation types instead of a role. */
+const OTHER_RELATIONS = 'other';
+
+/** The other record of a link, as a sentence names it: its one id, then its title. */
+const nodeLabel = (node: LinkView['node']) =>
+  node.name === null ? node.id : recordLabel({ name: node.name, readableId: node.readableId });
+
+/** "verified by TC-004", "REQ-1 is related to this record": a link named from this record's side. */
+function linkSentence(roles: readonly TraceRole[], thisTopic: string | null, link: LinkView) {
+  const wording = linkWording(roles, {
+    direction: link.direction,
+    relationType: link.relationType,
+    thisTopic,
+    otherTopic: link.node.historyId,
+  });
+  const title = titleAfterId(link.node);
+  return { ...wording, label: nodeLabel(link.node), title };
 }
 
-/** A record's traces: linked records with relation types; add by search, remove with confirmation. */
-export function LinksPanel({ recordId }: { recordId: string }) {
+/**
+ * A record's traces, each named by its role in the tenant's trace model from this record's side
+ * ("verified by TC-004 — Drop test"), else by its relation type; add by role or relation type,
+ * remove with confirmation. `topicHistoryId` is the record's topic, the roles' ends are topics.
+ */
+export function LinksPanel({
+  recordId,
+  topicHistoryId,
+}: {
+  recordId: string;
+  topicHistoryId: string | null;
+}) {
   const can = useCan();
   const links = useAsync(() => api.get<LinkView[]>(`/records/${recordId}/links`), [recordId]);
+  // Without a model (none yet, or it failed to load) links are named by their relation types.
+  const model = useAsync(() => getTraceModel(), []);
+  const roles = model.data?.roles ?? [];
+  const sentence = (link: LinkView) => linkSentence(roles, topicHistoryId, link);
+  const plainSentence = (link: LinkView | undefined) => {
+    if (!link) return '';
+    const { before, label, title, after } = sentence(link);
+    return [before, label, title && `— ${title}`].filter(Boolean).join(' ') + after;
+  };
   const [adding, setAdding] = useState(false);
   const [removing, setRemoving] = useState<LinkView>();
   const [reviewing, setReviewing] = useState<LinkView>();
@@ -75,6 +114,8 @@ export function LinksPanel({ recordId }: { recordId: string }) {
       {adding && (
         <AddLink
           recordId={recordId}
+          roles={roles}
+          topicHistoryId={topicHistoryId}
           linked={new Set((links.data ?? []).map((l) => l.node.id))}
           onDone={(changed) => {
             setAdding(false);
@@ -102,8 +143,7 @@ export function LinksPanel({ recordId }: { recordId: string }) {
           <table class="table table-compact" data-testid="links-table">
             <thead>
               <tr>
-                <th scope="col">Relation</th>
-                <th scope="col">Record</th>
+                <th scope="col">Link</th>
                 <th scope="col">Topic</th>
                 {can('traces:write') && (
                   <th scope="col">
@@ -116,33 +156,12 @@ export function LinksPanel({ recordId }: { recordId: string }) {
               {links.data.map((link) => (
                 <tr key={link.traceId}>
                   <td>
-                    <span class="relation">
-                      {link.direction === 'outgoing' ? (
-                        <>
-                          this record <strong>{relationLabel(link.relationType)}</strong> →
-                        </>
-                      ) : (
-                        <>
-                          ← <strong>{relationLabel(link.relationType)}</strong> this record
-                        </>
-                      )}
-                    </span>
+                    <LinkCell link={link} wording={sentence(link)} />
                     {link.suspect && (
                       <>
                         {' '}
                         <Badge kind="warning">Suspect</Badge>
                       </>
-                    )}
-                  </td>
-                  <td>
-                    {link.node.deleted ? (
-                      <span class="muted">Deleted record {link.node.id}</span>
-                    ) : link.node.historyId ? (
-                      <Link href={paths.record(link.node.historyId, link.node.id)}>{link.node.name}</Link>
-                    ) : (
-                      <span>
-                        {link.node.name ?? link.node.id} <span class="muted">({link.node.type})</span>
-                      </span>
                     )}
                   </td>
                   <td>{link.node.topicName ?? <span class="muted">—</span>}</td>
@@ -181,9 +200,8 @@ export function LinksPanel({ recordId }: { recordId: string }) {
         onFailed={setError}
       >
         <p>
-          A record changed since the trace “{relationLabel(reviewing?.relationType ?? '')}” to{' '}
-          {reviewing?.node.name ?? reviewing?.node.id} was made or last reviewed. If the link still holds for
-          both records as they are now, confirm: it is no longer suspect.
+          A record changed since the link “{plainSentence(reviewing)}” was made or last reviewed. If the link
+          still holds for both records as they are now, confirm: it is no longer suspect.
         </p>
       </ReviewLinkDialog>
       <ConfirmDialog
@@ -194,49 +212,85 @@ export function LinksPanel({ recordId }: { recordId: string }) {
         onCancel={() => setRemoving(undefined)}
         onConfirm={() => void remove()}
       >
-        <p>
-          The trace “{relationLabel(removing?.relationType ?? '')}” to{' '}
-          {removing?.node.name ?? removing?.node.id} is deleted. Both records stay.
-        </p>
+        <p>The link “{plainSentence(removing)}” is deleted. Both records stay.</p>
       </ConfirmDialog>
     </section>
   );
 }
 
+/** One link as a sentence: the role or relation, the other record (a link to its page) and its title. */
+function LinkCell({ link, wording }: { link: LinkView; wording: ReturnType<typeof linkSentence> }) {
+  const { before, label, title, after } = wording;
+  const record = link.node.deleted ? (
+    <span class="muted">deleted record {link.node.id}</span>
+  ) : link.node.historyId ? (
+    <Link href={paths.record(link.node.historyId, link.node.id)}>{label}</Link>
+  ) : (
+    <span>
+      {label} <span class="muted">({link.node.type})</span>
+    </span>
+  );
+  return (
+    <>
+      <span>
+        {before && <strong>{before}</strong>} {record}
+        {title && <> — {title}</>}
+        {after && <strong>{after}</strong>}
+      </span>
+      {link.node.name !== null && label !== link.node.name && (
+        <div class="cell-sub">Record {link.node.name}</div>
+      )}
+    </>
+  );
+}
+
 function AddLink({
   recordId,
+  roles,
+  topicHistoryId,
   linked,
   onDone,
 }: {
   recordId: string;
+  roles: readonly TraceRole[];
+  topicHistoryId: string | null;
   linked: Set<string>;
   onDone: (changed: boolean) => void;
 }) {
   const { meta } = useSession();
+  const choices = roleChoices(roles, topicHistoryId);
+  // The first role until one is picked: the model may arrive after the dialog opened.
+  const [picked, setChoiceKey] = useState<string>();
+  const choiceKey = picked ?? choices[0]?.key ?? OTHER_RELATIONS;
+  const choice = choices.find((c) => c.key === choiceKey);
   const [relation, setRelation] = useState<RelationType>('is_related');
   const [direction, setDirection] = useState<Direction>('outgoing');
+  const [showInternal, setShowInternal] = useState(false);
   const [search, setSearch] = useState('');
   const [error, setError] = useState<string>();
   const [busyId, setBusyId] = useState<string>();
   const [added, setAdded] = useState(0);
   const q = useDebounced(search.trim(), 200);
   const hits = useAsync(
-    () => (q ? api.get<RecordSearchHit[]>('/records/search', { q, limit: 20 }) : Promise.resolve([])),
+    () => (q ? api.get<RecordSearchHit[]>('/records/search', { q, limit: 50 }) : Promise.resolve([])),
     [q],
   );
-  const candidates = (hits.data ?? []).filter((hit) => hit.id !== recordId);
+  // A role links to records of its other topic only; the search itself spans all topics.
+  const candidates = (hits.data ?? []).filter(
+    (hit) => hit.id !== recordId && (!choice || hit.historyId === choice.otherTopic.historyId),
+  );
+  const relationTypes = meta.relationTypes.filter(
+    (type) => showInternal || !isInternalRelation(type) || type === relation,
+  );
 
   const link = async (hit: RecordSearchHit) => {
     setBusyId(hit.id);
     setError(undefined);
-    const self = { node_id: recordId, node_type: 'Record' };
-    const other = { node_id: hit.id, node_type: 'Record' };
+    const trace: RecordTrace = choice
+      ? traceOfChoice(choice, recordId, hit.id)
+      : traceOfRelation(relation, direction, recordId, hit.id);
     try {
-      await api.post('/traces', {
-        source: direction === 'outgoing' ? self : other,
-        target: direction === 'outgoing' ? other : self,
-        relation_type: relation,
-      });
+      await api.post('/traces', trace);
       setAdded((n) => n + 1);
       onDone(true);
     } catch (failure) {
@@ -246,36 +300,65 @@ function AddLink({
     }
   };
 
+  const otherTopicName = choice && (choice.otherTopic.name ?? 'its topic');
   return (
     <div class="add-link" role="group" aria-labelledby="add-link-title">
       <h3 id="add-link-title" class="add-link-title">
         Add a link
       </h3>
       <div class="add-link-grid">
-        <Field label="Direction" id="link-direction">
-          <select
-            id="link-direction"
-            value={direction}
-            onChange={(e) => setDirection(e.currentTarget.value as Direction)}
+        {choices.length > 0 && (
+          <Field
+            label="This record…"
+            id="link-role"
+            hint={choice ? `Links to a record of ${otherTopicName}` : undefined}
           >
-            <option value="outgoing">This record → the other</option>
-            <option value="incoming">The other → this record</option>
-          </select>
-        </Field>
-        <Field label="Relation" id="link-relation">
-          <select
-            id="link-relation"
-            value={relation}
-            onChange={(e) => setRelation(e.currentTarget.value as RelationType)}
-          >
-            {meta.relationTypes.map((type) => (
-              <option key={type} value={type}>
-                {relationLabel(type)}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Find a record" id="link-search" hint="Part of its name, or its id">
+            <select id="link-role" value={choiceKey} onChange={(e) => setChoiceKey(e.currentTarget.value)}>
+              {choices.map((c) => (
+                <option key={c.key} value={c.key}>
+                  {c.name} ({c.otherTopic.name ?? 'a record'})
+                </option>
+              ))}
+              <option value={OTHER_RELATIONS}>Other relation types…</option>
+            </select>
+          </Field>
+        )}
+        {!choice && (
+          <>
+            <Field label="Direction" id="link-direction">
+              <select
+                id="link-direction"
+                value={direction}
+                onChange={(e) => setDirection(e.currentTarget.value as Direction)}
+              >
+                <option value="outgoing">This record → the other</option>
+                <option value="incoming">The other → this record</option>
+              </select>
+            </Field>
+            <Field label="Relation" id="link-relation">
+              <select
+                id="link-relation"
+                value={relation}
+                onChange={(e) => setRelation(e.currentTarget.value as RelationType)}
+              >
+                {relationTypes.map((type) => (
+                  <option key={type} value={type}>
+                    {relationLabel(type)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </>
+        )}
+        <Field
+          label="Find a record"
+          id="link-search"
+          hint={
+            choice
+              ? `Part of its name, or its id; records of ${otherTopicName}`
+              : 'Part of its name, or its id'
+          }
+        >
           <input
             id="link-search"
             type="search"
@@ -285,9 +368,23 @@ function AddLink({
           />
         </Field>
       </div>
+      {!choice && (
+        <label class="checkbox">
+          <input
+            type="checkbox"
+            checked={showInternal}
+            onChange={(e) => setShowInternal(e.currentTarget.checked)}
+          />
+          Show internal types (those the system makes itself, such as references in the text editor)
+        </label>
+      )}
       {error && <Notice kind="error">{error}</Notice>}
       {q && hits.loading && <Loading label="Searching…" />}
-      {q && hits.data && candidates.length === 0 && <p class="muted">No record matches “{q}”.</p>}
+      {q && hits.data && candidates.length === 0 && (
+        <p class="muted">
+          No record {choice ? `of ${otherTopicName} ` : ''}matches “{q}”.
+        </p>
+      )}
       {candidates.length > 0 && (
         <ul class="hit-list" aria-label="Matching records">
           {candidates.map((hit) => (

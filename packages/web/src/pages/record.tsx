@@ -397,7 +397,7 @@ export function RecordPage({ historyId, recordId }: { historyId: string; recordI
               )}
             </section>
           )}
-          <LinksPanel recordId={record._id} />
+          <LinksPanel recordId={record._id} topicHistoryId={topic?.historyId ?? null} />
           <HistoryPanel historyId={topicHistory} recordId={record._id} reloadKey={record.version} />
         </div>
         <aside class="record-side">

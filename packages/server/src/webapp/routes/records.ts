@@ -12,17 +12,12 @@ import {
   type RecordTable,
 } from '@rxs/web-api';
 import { recordListingTag } from '../../services/records/listing-tag.js';
+import { RecordIdentities } from '../record-identities.js';
 import { signedIn, type WebContext } from '../context.js';
 import { unlessMissing } from '../missing.js';
-import {
-  mapRecordRows,
-  MappedRowsCache,
-  queryRecordTable,
-  RecordIdentity,
-  type SortKey,
-} from '../record-table.js';
+import { mapRecordRows, MappedRowsCache, queryRecordTable, type SortKey } from '../record-table.js';
 import { recordsInPages } from '../record-pages.js';
-import { displayValues, RevisionMaps, semanticRecord } from '../record-values.js';
+import { displayValues } from '../record-values.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 
@@ -88,23 +83,9 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
           request.query.limit,
         );
         // Each hit with its readable id and title, as its topic's table shows them.
-        const maps = new RevisionMaps(techdoc, principal);
-        const identities = new Map<string, RecordIdentity>();
+        const identities = RecordIdentities.now(techdoc, records, principal);
         return Promise.all(
-          hits.map(async (hit) => {
-            const mapped = await maps.get(hit.revisionId);
-            const record = mapped && (await unlessMissing(records.get(principal, hit.id)));
-            if (!mapped || !record) return { ...hit, readableId: null, title: null };
-            let identity = identities.get(mapped.revision._id);
-            if (!identity)
-              identities.set(mapped.revision._id, (identity = new RecordIdentity(mapped.map.fields)));
-            const { values } = semanticRecord(record, mapped.map);
-            return {
-              ...hit,
-              readableId: identity.readableId({ id: record._id, name: record.name, values }),
-              title: identity.title(values),
-            };
-          }),
+          hits.map(async (hit) => ({ ...hit, ...(await identities.of(hit.id, hit.revisionId)) })),
         );
       },
     );

@@ -4,12 +4,17 @@ import { ObjectId, TraceCreate, TraceReview } from '@rxs/contract';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
 import type { LinkView } from '@rxs/web-api';
 import { signedIn, type WebContext } from '../context.js';
+import { RecordIdentities } from '../record-identities.js';
 
 const IdParams = Type.Object({ id: ObjectId });
 
-/** Traces on a record page: its direct links (one hop, either direction), add, review and remove. */
+/**
+ * Traces on a record page: its direct links (one hop, either direction; the record at the other end
+ * with its topic, readable id and title, so the page can name each link by its role), add, review
+ * and remove.
+ */
 export function traceRoutes(context: WebContext): FastifyPluginAsync {
-  const { tracer, records } = context.services;
+  const { tracer, records, techdoc } = context.services;
   return async (fastify) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -28,25 +33,32 @@ export function traceRoutes(context: WebContext): FastifyPluginAsync {
         const edges = graph.results[id]?.edges ?? [];
         const otherIds = edges.map((e) => (e.source === id ? e.target : e.source));
         const hits = await context.queries.recordHits(principal.tenantId, otherIds);
-        return edges.map((edge) => {
-          const outgoing = edge.source === id;
-          const other = outgoing ? edge.target_node : edge.source_node;
-          const hit = hits.get(other.node_id);
-          return {
-            traceId: edge._id,
-            direction: outgoing ? 'outgoing' : 'incoming',
-            relationType: edge.relation_type[0]!,
-            suspect: edge.outdated,
-            node: {
-              id: other.node_id,
-              type: other.type,
-              name: hit?.name ?? null,
-              historyId: hit?.historyId ?? null,
-              topicName: hit?.topicName ?? null,
-              deleted: other.type === 'Record' && !hit,
-            },
-          };
-        });
+        const identities = RecordIdentities.now(techdoc, records, principal);
+        return Promise.all(
+          edges.map(async (edge): Promise<LinkView> => {
+            const outgoing = edge.source === id;
+            const other = outgoing ? edge.target_node : edge.source_node;
+            const hit = hits.get(other.node_id);
+            const identity = hit
+              ? await identities.of(hit.id, hit.revisionId)
+              : { readableId: null, title: null };
+            return {
+              traceId: edge._id,
+              direction: outgoing ? 'outgoing' : 'incoming',
+              relationType: edge.relation_type[0]!,
+              suspect: edge.outdated,
+              node: {
+                id: other.node_id,
+                type: other.type,
+                name: hit?.name ?? null,
+                historyId: hit?.historyId ?? null,
+                topicName: hit?.topicName ?? null,
+                ...identity,
+                deleted: other.type === 'Record' && !hit,
+              },
+            };
+          }),
+        );
       },
     );
 
