@@ -21,6 +21,8 @@ command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 /usr/bin/python3 -c 'import sphinx' >/dev/null 2>&1 || need+=(python3-sphinx)
 /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || need+=(python3-jsonschema)
 /usr/bin/python3 -c 'import requests_file' >/dev/null 2>&1 || need+=(python3-requests-file)
+# The web app's printed documents (PDF through chromium) are read back by poppler's pdftotext.
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 # GNU time measures the peak memory of the commands the benchmarks and memory tests time.
 [ -x /usr/bin/time ] || need+=(time)
 echo "${need[*]}"

@@ -18,6 +18,7 @@ import { UsersPage } from './pages/settings-users';
 import { SignInPage } from './pages/sign-in';
 import { DesignPage, NewTopicPage } from './pages/topic-design';
 import { TopicPage } from './pages/topic';
+import { TopicDocumentPage } from './pages/topic-document';
 import { TopicsPage } from './pages/topics';
 import { requestPageFocus, usePageFocus } from './page-focus';
 import { matchPath, navigate, paths, useLocation } from './router';
@@ -38,6 +39,7 @@ const ROUTES: [string, Page][] = [
   ['/topics/:historyId', (p) => <TopicPage historyId={p.historyId!} />],
   ['/topics/:historyId/design', (p) => <DesignPage historyId={p.historyId!} />],
   ['/topics/:historyId/records', (p) => <RecordsPage historyId={p.historyId!} />],
+  ['/topics/:historyId/document', (p) => <TopicDocumentPage historyId={p.historyId!} />],
   ['/topics/:historyId/records/new', (p) => <RecordCreatePage historyId={p.historyId!} />],
   ['/topics/:historyId/records/import', (p) => <ImportPage historyId={p.historyId!} />],
   [
@@ -53,9 +55,9 @@ const ROUTES: [string, Page][] = [
   ['/settings/keys', () => <KeysPage />],
   ['/settings/users', () => <UsersPage />],
   ['/settings/account', () => <AccountPage />],
+  ['/settings/trace-model', () => <TraceModelPage />],
 ];
 
-  ['/settings/trace-model', () => <TraceModelPage />],
 const REDIRECTS: Record<string, string> = {
   '/': paths.topics(),
   '/sign-in': paths.topics(),

@@ -95,6 +95,8 @@ export const paths = {
   topic: (historyId: string) => `/topics/${historyId}`,
   design: (historyId: string) => `/topics/${historyId}/design`,
   records: (historyId: string) => `/topics/${historyId}/records`,
+  topicDocument: (historyId: string, asOf?: string) =>
+    asOf ? `/topics/${historyId}/document?as_of=${encodeURIComponent(asOf)}` : `/topics/${historyId}/document`,
   newRecord: (historyId: string) => `/topics/${historyId}/records/new`,
   importRecords: (historyId: string) => `/topics/${historyId}/records/import`,
   record: (historyId: string, recordId: string) => `/topics/${historyId}/records/${recordId}`,
@@ -109,9 +111,9 @@ export const paths = {
   keys: () => '/settings/keys',
   users: () => '/settings/users',
   account: () => '/settings/account',
+  traceModel: () => '/settings/trace-model',
   signIn: () => '/sign-in',
 };
-  traceModel: () => '/settings/trace-model',
 
 export interface Crumb {
   href: string;

@@ -7,6 +7,7 @@ import { permissionGuard, secureCookiePolicy, sessionGuard } from './guard.js';
 import { WebQueries } from './queries.js';
 import { accountRoutes } from './routes/accounts.js';
 import { baselineRoutes } from './routes/baselines.js';
+import { documentRoutes } from './routes/document.js';
 import { exportRoutes } from './routes/export.js';
 import { importLimitFromEnv, importRoutes } from './routes/import.js';
 import { traceabilityRoutes } from './routes/traceability.js';
@@ -15,8 +16,8 @@ import { recordRoutes } from './routes/records.js';
 import { sessionRoutes } from './routes/session.js';
 import { topicRoutes } from './routes/topics.js';
 import { traceRoutes } from './routes/traces.js';
-import { Sessions, type SessionLifetime } from './sessions.js';
 import { traceModelRoutes } from './routes/trace-model.js';
+import { Sessions, type SessionLifetime } from './sessions.js';
 import { DEFAULT_WEB_DIR, registerWebAppFiles } from './static.js';
 import { SignInThrottle, type ThrottleOptions } from './throttle.js';
 import type { RateLimits } from '../http/rate-limit.js';
@@ -81,9 +82,9 @@ export const webApp: FastifyPluginAsync<WebAppOptions> = async (app, options) =>
       await api.register(exportRoutes(context));
       await api.register(importRoutes(context));
       await api.register(traceabilityRoutes(context));
-    },
       await api.register(documentRoutes(context));
       await api.register(traceModelRoutes(context));
+    },
     { prefix: '/api' },
   );
   await registerWebAppFiles(app, options.webDir ?? process.env.RXS_WEB_DIR ?? DEFAULT_WEB_DIR);

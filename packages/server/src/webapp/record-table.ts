@@ -50,7 +50,7 @@ const READABLE_ID_RULE: IdentifierRule = {
  * a title "REQ_001 — …"), null for a record without one of its own, and the title field's text.
  */
 export class RecordIdentity {
-  private readonly titleField: string | undefined;
+  readonly titleField: string | undefined;
 
   constructor(fields: readonly ExportedField[]) {
     this.titleField = defaultPresentation('', fields).titleField;

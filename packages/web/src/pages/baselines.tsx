@@ -14,6 +14,7 @@ import {
   ErrorNotice,
   Field,
   formatDateTime,
+  Link,
   Loading,
   Notice,
   PageHeader,
@@ -295,7 +296,15 @@ function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
                 <td>
                   {baseline.topics.map((topic) => (
                     <div key={topic.revisionId}>
-                      {topic.name} {topic.version && <span class="muted">v{topic.version}</span>}
+                      {topic.name} {topic.version && <span class="muted">v{topic.version}</span>}{' '}
+                      {topic.historyId && (
+                        <Link
+                          href={paths.topicDocument(topic.historyId, baseline.at)}
+                          aria-label={`Document of ${topic.name} at ${baseline.name}`}
+                        >
+                          Document
+                        </Link>
+                      )}
                     </div>
                   ))}
                 </td>

@@ -93,6 +93,11 @@ export function TopicPage({ historyId }: { historyId: string }) {
               </Link>
             )}
             {t.currentRevisionId && (
+              <Link class="button" href={paths.topicDocument(t.historyId)}>
+                Document
+              </Link>
+            )}
+            {t.currentRevisionId && (
               <Link class="button" href={paths.baselines(t.historyId)}>
                 Baselines
               </Link>
