@@ -96,7 +96,9 @@ export const paths = {
   design: (historyId: string) => `/topics/${historyId}/design`,
   records: (historyId: string) => `/topics/${historyId}/records`,
   topicDocument: (historyId: string, asOf?: string) =>
-    asOf ? `/topics/${historyId}/document?as_of=${encodeURIComponent(asOf)}` : `/topics/${historyId}/document`,
+    asOf
+      ? `/topics/${historyId}/document?as_of=${encodeURIComponent(asOf)}`
+      : `/topics/${historyId}/document`,
   newRecord: (historyId: string) => `/topics/${historyId}/records/new`,
   importRecords: (historyId: string) => `/topics/${historyId}/records/import`,
   record: (historyId: string, recordId: string) => `/topics/${historyId}/records/${recordId}`,
