@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -159,6 +160,29 @@ describe('SQLite: a transaction that yields', () => {
     } finally {
       await storage.close();
     }
+  });
+
+  it('a process that closes the storage right after a large commit ends once it is closed', () => {
+    // Nothing else keeps this process alive: the checkpoint thread must, until it has ended.
+    const file = join(dir, 'exit.db');
+    // A module file (an eval'd one keeps the process alive for other reasons).
+    const script = join(dir, 'exit.mjs');
+    writeFileSync(
+      script,
+      `import { openStorage } from ${JSON.stringify(join(import.meta.dirname, '..', 'dist', 'index.js'))};
+      const storage = await openStorage({ url: ${JSON.stringify(file)} });
+      await storage.db.schema.createTable('burn').addColumn('x', 'text').execute();
+      await storage.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 80; i++) await trx.insertInto('burn').values({ x: 'x'.repeat(100000) + i }).execute();
+      });
+      await storage.close();
+      console.log('closed');
+      `,
+    );
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('closed');
+    expect(run.status).toBe(0);
   });
 
   it('a failed statement keeps its SQLite code and message', async () => {

@@ -41,13 +41,15 @@ export function checkpointer(file: string): Checkpointer {
   worker.unref();
   const waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
   let failure: Error | undefined;
+  /** Once closing, the thread keeps the process alive until it has ended. */
+  let closing = false;
   const fail = (error: Error) => {
     failure ??= error;
     for (const { reject } of waiting.splice(0)) reject(failure);
   };
   worker.on('message', () => {
     waiting.shift()?.resolve();
-    if (waiting.length === 0) worker.unref();
+    if (waiting.length === 0 && !closing) worker.unref();
   });
   worker.on('error', (error) => fail(new Error(`SQLite checkpoint of ${file} failed: ${error.message}`)));
   const exited = new Promise<void>((resolve) =>
@@ -65,6 +67,7 @@ export function checkpointer(file: string): Checkpointer {
       return done;
     },
     async close() {
+      closing = true;
       if (!failure) {
         worker.ref();
         worker.postMessage('close');
