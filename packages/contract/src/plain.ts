@@ -34,4 +34,14 @@ export {
   type OutlineEntryShape,
 } from './outline-rules.js';
 export { canonicalJson, jsonEqual } from './json-values.js';
-export { roleOfTrace, traceCreateOf, traceTopicsOf } from './trace-roles.js';
+export {
+  linkReading,
+  relationLabel,
+  relationReading,
+  roleOfTrace,
+  traceCreateOf,
+  traceTopicsOf,
+  type LinkReading,
+  type RecordTraceCreate,
+  type TraceRoleShape,
+} from './trace-roles.js';

@@ -172,7 +172,16 @@ export const TraceModelVersion = Type.Composite([
 ]);
 export type TraceModelVersion = Static<typeof TraceModelVersion>;
 
-export { roleOfTrace, traceCreateOf, traceTopicsOf } from './trace-roles.js';
+export {
+  linkReading,
+  relationLabel,
+  relationReading,
+  roleOfTrace,
+  traceCreateOf,
+  traceTopicsOf,
+  type LinkReading,
+  type TraceRoleShape,
+} from './trace-roles.js';
 
 const traceKey = (source: string, target: string, relationType: string) =>
   `${source}\u0000${target}\u0000${relationType}`;

@@ -107,10 +107,10 @@ describe('web app end to end: links named by the trace model’s roles', () => {
       const requirements = topics().systemRequirements!;
       await page.goto(`${t.url}/topics/${requirements.historyId}/records/${requirements.recordIds[0]}`);
       const table = page.getByTestId('links-table');
-      await expect.poll(() => table.innerText()).toMatch(/REQ_002 — .* has parent this record/);
+      await expect.poll(() => table.innerText()).toMatch(/parent of REQ_002 — /);
       expect(await table.innerText()).toContain('verified by TC-001');
       await page.goto(`${t.url}/topics/${requirements.historyId}/records/${requirements.recordIds[1]}`);
-      await expect.poll(() => table.innerText()).toMatch(/has parent REQ_001 — /);
+      await expect.poll(() => table.innerText()).toMatch(/child of REQ_001 — /);
     },
     STEP,
   );

@@ -1,4 +1,10 @@
-import { roleOfTrace, traceCreateOf } from '@rxs/contract/plain';
+import {
+  relationLabel,
+  relationReading,
+  roleOfTrace,
+  traceCreateOf,
+  type RecordTraceCreate,
+} from '@rxs/contract/plain';
 import type { RelationType, TraceRole } from '@rxs/web-api';
 
 /**
@@ -27,11 +33,7 @@ export interface RoleChoice {
 }
 
 /** A trace as `POST /api/traces` takes it, between two records. */
-export interface RecordTrace {
-  source: { node_id: string; node_type: 'Record' };
-  target: { node_id: string; node_type: 'Record' };
-  relation_type: RelationType;
-}
+export type RecordTrace = RecordTraceCreate<RelationType>;
 
 const other = (end: RoleEnd): RoleEnd => (end === 'from' ? 'to' : 'from');
 
@@ -70,7 +72,7 @@ export function roleChoices(roles: readonly TraceRole[], topicHistoryId: string 
 export function traceOfChoice(choice: RoleChoice, thisRecordId: string, otherRecordId: string): RecordTrace {
   const [fromRecord, toRecord] =
     choice.end === 'from' ? [thisRecordId, otherRecordId] : [otherRecordId, thisRecordId];
-  return traceCreateOf(choice.role, fromRecord, toRecord) as RecordTrace;
+  return traceCreateOf(choice.role, fromRecord, toRecord);
 }
 
 /** A trace made with a raw relation type: `outgoing` when this record is its source. */
@@ -116,35 +118,17 @@ export function roleOfLink(
 /** Relation types the reference service makes by itself (mentions in editors, templates, ...). */
 export const isInternalRelation = (type: string) => type.startsWith('auto_');
 
-/** A relation type as the raw list names it: "is related", "auto based on template". */
-export const relationLabel = (type: string) => type.replace(/_/g, ' ');
-
-/** How each relation type people make reads as a sentence "A … B". */
-const RELATION_VERBS: Partial<Record<RelationType, string>> = {
-  is_related: 'is related to',
-  mentions: 'mentions',
-  is_mentioned_by: 'is mentioned by',
-  is_parent: 'is parent of',
-  has_parent: 'has parent',
-  contributes_to: 'contributes to',
-  connected_within_use_case: 'is connected within a use case to',
-};
+export { relationLabel };
 
 /**
  * How a link reads on this record's page, around the other record's label: `before` it, then the
- * label, then `after` it ("verified by" TC-004; "related to" REQ-1; REQ-1 "is related to this
- * record"). A role is named from this record's end; a link no role names says its relation type.
+ * label, then `after` it ("verified by" TC-004; "mentioned by" REQ-1; "linked to" REQ-2 "(auto
+ * based on template)"). A role is named from this record's end; a link no role names reads by its
+ * relation type (the contract's trace-roles module, as the document view and the exports read it).
  */
 export function linkWording(roles: readonly TraceRole[], link: LinkEnds): { before: string; after: string } {
   const found = roleOfLink(roles, link);
   if (found) return { before: roleName(found.role, found.end), after: '' };
-  const verb = RELATION_VERBS[link.relationType];
-  if (verb)
-    return link.direction === 'outgoing'
-      ? { before: verb.replace(/^is /, ''), after: '' }
-      : { before: '', after: ` ${verb} this record` };
-  const kind = ` (${relationLabel(link.relationType)})`;
-  return link.direction === 'outgoing'
-    ? { before: 'linked to', after: kind }
-    : { before: '', after: ` is linked to this record${kind}` };
+  const reading = relationReading(link.relationType, link.direction === 'outgoing');
+  return { before: reading.name, after: reading.qualifier && ` ${reading.qualifier}` };
 }

@@ -129,8 +129,8 @@ describe('roleOfLink and linkWording', () => {
       after: '',
     });
     expect(linkWording(MODEL, { ...base, direction: 'incoming' })).toEqual({
-      before: '',
-      after: ' is related to this record',
+      before: 'related to',
+      after: '',
     });
     // Test → requirement stored the wrong way round is no "verifies".
     const reversed = {
@@ -141,11 +141,12 @@ describe('roleOfLink and linkWording', () => {
     } as const;
     expect(roleOfLink(MODEL, reversed)).toBeUndefined();
     expect(linkWording(MODEL, { ...base, relationType: 'has_parent', direction: 'outgoing' }).before).toBe(
-      'has parent',
+      'child of',
     );
-    expect(linkWording([], { ...base, relationType: 'mentions', direction: 'incoming' }).after).toBe(
-      ' mentions this record',
-    );
+    expect(linkWording([], { ...base, relationType: 'mentions', direction: 'incoming' })).toEqual({
+      before: 'mentioned by',
+      after: '',
+    });
     expect(roleOfLink(MODEL, { ...base, thisTopic: null, direction: 'incoming' })).toBeUndefined();
   });
 
@@ -155,9 +156,10 @@ describe('roleOfLink and linkWording', () => {
       before: 'linked to',
       after: ' (auto based on template)',
     });
-    expect(linkWording(MODEL, { ...link, direction: 'incoming' }).after).toBe(
-      ' is linked to this record (auto based on template)',
-    );
+    expect(linkWording(MODEL, { ...link, direction: 'incoming' })).toEqual({
+      before: 'linked from',
+      after: ' (auto based on template)',
+    });
     expect(isInternalRelation('auto_based_on_template')).toBe(true);
     expect(isInternalRelation('is_related')).toBe(false);
   });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   keptOutline,
   ObjectId,
-  roleOfTrace,
+  linkReading,
   type KnowledgeTopicRevision,
   type Permission,
   type ServiceRecord,
@@ -202,20 +202,17 @@ export function documentRoutes(context: WebContext): FastifyPluginAsync {
         const otherId = outgoing ? edge.target : edge.source;
         const other = known.get(otherId);
         if (!other) continue; // not a record, or not one at the moment
-        const relationType = edge.relation_type[0]!;
-        const [sourceTopic, targetTopic] = outgoing
-          ? [historyId, other.historyId]
-          : [other.historyId, historyId];
-        const role =
-          sourceTopic && targetTopic ? roleOfTrace(roles, sourceTopic, targetTopic, relationType) : undefined;
-        // The role reads forward from its `from` end; its `from` end is the trace's source or target.
-        const fromEnd = role && (role.trace_source === 'from') === outgoing;
+        const reading = linkReading(
+          roles,
+          {
+            sourceTopic: outgoing ? historyId : other.historyId,
+            targetTopic: outgoing ? other.historyId : historyId,
+            relationType: edge.relation_type[0]!,
+          },
+          outgoing,
+        );
         list.push({
-          name: role
-            ? fromEnd
-              ? role.forward_name
-              : role.backward_name
-            : relationName(relationType, outgoing),
+          name: reading.qualifier ? `${reading.name} ${reading.qualifier}` : reading.name,
           recordId: otherId,
           historyId: other.historyId,
           readableId: other.readableId,
@@ -281,28 +278,6 @@ async function documentRecord(
       .map((value) => ({ label: labels.get(value.name) ?? value.name, text: value.text })),
     links: [],
   };
-}
-
-/** How a relation type reads from its source record, and from its target record. */
-const RELATION_NAMES: Record<string, { outgoing: string; incoming: string }> = {
-  is_related: { outgoing: 'related to', incoming: 'related to' },
-  mentions: { outgoing: 'mentions', incoming: 'mentioned by' },
-  is_mentioned_by: { outgoing: 'mentioned by', incoming: 'mentions' },
-  is_parent: { outgoing: 'parent of', incoming: 'child of' },
-  has_parent: { outgoing: 'child of', incoming: 'parent of' },
-  contributes_to: { outgoing: 'contributes to', incoming: 'contributed to by' },
-  connected_within_use_case: {
-    outgoing: 'connected within a use case to',
-    incoming: 'connected within a use case to',
-  },
-};
-
-/** A link no role names, read from this record: its relation type ("mentioned by"). */
-function relationName(relationType: string, outgoing: boolean): string {
-  const names = Object.hasOwn(RELATION_NAMES, relationType) ? RELATION_NAMES[relationType] : undefined;
-  if (names) return outgoing ? names.outgoing : names.incoming;
-  const label = relationType.replace(/_/g, ' ');
-  return outgoing ? label : `${label} (from)`;
 }
 
 /** The least a row needs to be sorted as the records table sorts by readable id. */
