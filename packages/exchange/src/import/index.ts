@@ -20,7 +20,6 @@ export {
 export type { ColumnMapping } from './columns.js';
 export { CLI_WORDING, type ImportWording } from './wording.js';
 export {
-  importReqifRelations,
   readSpecRelations,
   relationTypeOf,
   DEFAULT_RELATION_TYPE,
@@ -30,7 +29,6 @@ export {
   type SpecRelation,
 } from './reqif-relations.js';
 export {
-  importReqifOutline,
   type OutlineImportClient,
   type OutlineImportOptions,
   type OutlineImportReport,

@@ -3,7 +3,7 @@ import { keptOutline, MAX_OUTLINE_ENTRIES, MAX_OUTLINE_LEVEL } from '@rxs/contra
 import type { RecordsClient, TechdocClient } from '@rxs/client';
 import { keepsNoOutlines } from '../export/client-source.js';
 import { readSpecHierarchies, type SpecHierarchy } from './reqif-hierarchy.js';
-import { recordsByIdentity, type RecordIdentities } from './reqif-records.js';
+import type { RecordIdentities } from './reqif-records.js';
 import type { ReqifReadOptions } from './reqif-events.js';
 
 export interface OutlineImportClient {
@@ -52,16 +52,6 @@ const sameOutline = (a: readonly OutlineEntry[], b: readonly OutlineEntry[]) =>
  * outline that would not change is not written, so importing the file again changes nothing. A
  * service without outlines is noted, not an error: the records and traces are in the topics.
  */
-export async function importReqifOutline(
-  client: OutlineImportClient,
-  file: string,
-  options: OutlineImportOptions,
-): Promise<OutlineImportReport> {
-  const records = await recordsByIdentity(client, options.revisionIds);
-  return outlinesOfHierarchies(client, readSpecHierarchies(file, options), records, options);
-}
-
-/** `specifications`' hierarchies as the outlines of the topics of the `records` they name (importReqifOutline). */
 export async function outlinesOfHierarchies(
   client: OutlineImportClient,
   specifications: AsyncIterable<SpecHierarchy> | Iterable<SpecHierarchy>,

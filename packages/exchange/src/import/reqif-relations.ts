@@ -7,7 +7,7 @@ import {
   type ReqifReader,
   type ReqifReadOptions,
 } from './reqif-events.js';
-import { recordsByIdentity, type RecordIdentities } from './reqif-records.js';
+import type { RecordIdentities } from './reqif-records.js';
 
 /** A SPEC-RELATION of a ReqIF file: its ends by spec object IDENTIFIER, its type by LONG-NAME. */
 export interface SpecRelation {
@@ -131,16 +131,6 @@ export function relationTypeOf(
  * export's `R-<_id>` names the record of that _id), listed once per topic. A trace that exists
  * already is not made again, so importing the file again creates only the new relations.
  */
-export async function importReqifRelations(
-  client: RelationImportClient,
-  file: string,
-  options: RelationImportOptions,
-): Promise<RelationImportReport> {
-  const records = await recordsByIdentity(client, options.revisionIds);
-  return tracesOfRelations(client, readSpecRelations(file, options), records, options);
-}
-
-/** `relations` as traces between the `records` they name (importReqifRelations). */
 export async function tracesOfRelations(
   client: Pick<RelationImportClient, 'tracer'>,
   relations: AsyncIterable<SpecRelation> | Iterable<SpecRelation>,
