@@ -488,6 +488,17 @@ describe('web app API', () => {
       const hits = await viewer.request('GET', '/api/records/search?q=requirements-3');
       expect(hits.body.map((h: { id: string }) => h.id)).toEqual([third]);
       expect(hits.body[0].topicName).toBe('System Requirements');
+      // A topic's records only, when asked: the link dialog's role searches its other topic.
+      const everywhere = await viewer.request('GET', '/api/records/search?q=requirements&limit=50');
+      expect(everywhere.body.length).toBeGreaterThan(1);
+      const search = async (topic: string) =>
+        (await viewer.request('GET', `/api/records/search?q=requirements&limit=50&topic=${topic}`)).body;
+      expect(await search(requirements().historyId)).toEqual(everywhere.body);
+      const otherTopic = (await viewer.request('GET', '/api/topics')).body.items.find(
+        (topic: { historyId: string }) => topic.historyId !== requirements().historyId,
+      );
+      expect(await search(otherTopic.historyId)).toEqual([]);
+      expect((await viewer.request('GET', '/api/records/search?q=e&topic=nope')).status).toBe(422);
 
       const body = {
         source: { node_id: third, node_type: 'Record' },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ChangeReason, Dictionary, FormSchema, Nullable, ServiceRecord } from '@rxs/contract';
+import { ChangeReason, Dictionary, FormSchema, Nullable, ObjectId, ServiceRecord } from '@rxs/contract';
 import { NameSourceSchema } from './common.js';
 
 /** `GET /api/revisions/{id}/records`: one page of the revision's records, sorted and filtered. */
@@ -14,10 +14,11 @@ export const RecordTableQuery = Type.Object({
 });
 export type RecordTableQuery = Static<typeof RecordTableQuery>;
 
-/** `GET /api/records/search`: records by name. */
+/** `GET /api/records/search`: records by name (or id), of one topic (history id) when `topic` is given. */
 export const RecordSearchQuery = Type.Object({
   q: Type.String({ maxLength: 200 }),
   limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
+  topic: Type.Optional(ObjectId),
 });
 export type RecordSearchQuery = Static<typeof RecordSearchQuery>;
 

@@ -34,11 +34,19 @@ export class WebQueries {
   }
 
   /** Records whose name contains `text` (case-insensitive) or whose id is `text`, with their topic. */
-  async searchRecords(tenantId: string, text: string, limit: number): Promise<RecordHit[]> {
+  async searchRecords(
+    tenantId: string,
+    text: string,
+    limit: number,
+    topicHistoryId?: string,
+  ): Promise<RecordHit[]> {
     const needle = text.trim().toLowerCase();
     if (!needle) return [];
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = await this.hits(tenantId)
+      .$if(topicHistoryId !== undefined, (query) =>
+        query.where('kt_revisions.history_id', '=', topicHistoryId!),
+      )
       .where((eb) =>
         eb.or([
           eb('records.id', '=', needle),

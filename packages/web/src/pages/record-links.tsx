@@ -271,13 +271,17 @@ function AddLink({
   const [busyId, setBusyId] = useState<string>();
   const [added, setAdded] = useState(0);
   const q = useDebounced(search.trim(), 200);
+  // A role links to records of its other topic only: the search asks for that topic's records.
+  const topic = choice?.otherTopic.historyId;
   const hits = useAsync(
-    () => (q ? api.get<RecordSearchHit[]>('/records/search', { q, limit: 50 }) : Promise.resolve([])),
-    [q],
+    () =>
+      q
+        ? api.get<RecordSearchHit[]>('/records/search', { q, limit: 50, ...(topic && { topic }) })
+        : Promise.resolve([]),
+    [q, topic],
   );
-  // A role links to records of its other topic only; the search itself spans all topics.
   const candidates = (hits.data ?? []).filter(
-    (hit) => hit.id !== recordId && (!choice || hit.historyId === choice.otherTopic.historyId),
+    (hit) => hit.id !== recordId && (!topic || hit.historyId === topic),
   );
   const relationTypes = meta.relationTypes.filter(
     (type) => showInternal || !isInternalRelation(type) || type === relation,

@@ -81,6 +81,7 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
           principal.tenantId,
           request.query.q,
           request.query.limit,
+          request.query.topic,
         );
         // Each hit with its readable id and title, as its topic's table shows them.
         const identities = RecordIdentities.now(techdoc, records, principal);
