@@ -264,6 +264,31 @@ describe('the web app bounds what one request costs the others', () => {
     }
   }, 60_000);
 
+  it("a record's links to 60 records of 2 MB read them one at a time, with their titles", async () => {
+    const revision = await approvedTopic(t, 'Large linked records');
+    await insertLargeRecords(t, revision, 0x7d0000, 60, 2 * MB);
+    const hub = recordId(0x7d0000);
+    for (let i = 1; i < 60; i++) {
+      const trace = await t.api('POST', '/traces/', {
+        body: {
+          source: { node_id: hub, node_type: 'Record' },
+          target: { node_id: recordId(0x7d0000 + i), node_type: 'Record' },
+          relation_type: 'is_related',
+        },
+      });
+      expect(trace.status).toBe(201);
+    }
+    const before = process.memoryUsage().rss;
+    const { peak, result: links } = await peakRss(() => viewer.request('GET', `/api/records/${hub}/links`));
+    expect(links.status).toBe(200);
+    expect(links.body).toHaveLength(59);
+    const names = links.body.map((link: { node: { name: string } }) => link.node.name);
+    expect(new Set(names).size).toBe(59);
+    expect(names).toContain(`BIG-${0x7d0000 + 59}`);
+    // 120 MB of linked records, of which only names, readable ids and titles are kept.
+    expect((peak - before) / MB).toBeLessThan(250);
+  }, 120_000);
+
   it('comparisons, impact checks and exports share the slots: a fifth at once is 429 with Retry-After', async () => {
     const revision = await approvedTopic(t, 'Slow to read');
     const now = new Date().toISOString();

@@ -83,11 +83,12 @@ export function recordRoutes(context: WebContext): FastifyPluginAsync {
           request.query.limit,
           request.query.topic,
         );
-        // Each hit with its readable id and title, as its topic's table shows them.
+        // Each hit with its readable id and title, as its topic's table shows them: one record read
+        // at a time, since each may be megabytes of which only those two values are kept.
         const identities = RecordIdentities.now(techdoc, records, principal);
-        return Promise.all(
-          hits.map(async (hit) => ({ ...hit, ...(await identities.of(hit.id, hit.revisionId)) })),
-        );
+        const found: RecordSearchHit[] = [];
+        for (const hit of hits) found.push({ ...hit, ...(await identities.of(hit.id, hit.revisionId)) });
+        return found;
       },
     );
 

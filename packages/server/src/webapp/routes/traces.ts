@@ -34,31 +34,33 @@ export function traceRoutes(context: WebContext): FastifyPluginAsync {
         const otherIds = edges.map((e) => (e.source === id ? e.target : e.source));
         const hits = await context.queries.recordHits(principal.tenantId, otherIds);
         const identities = RecordIdentities.now(techdoc, records, principal);
-        return Promise.all(
-          edges.map(async (edge): Promise<LinkView> => {
-            const outgoing = edge.source === id;
-            const other = outgoing ? edge.target_node : edge.source_node;
-            const hit = hits.get(other.node_id);
-            const identity = hit
-              ? await identities.of(hit.id, hit.revisionId)
-              : { readableId: null, title: null };
-            return {
-              traceId: edge._id,
-              direction: outgoing ? 'outgoing' : 'incoming',
-              relationType: edge.relation_type[0]!,
-              suspect: edge.outdated,
-              node: {
-                id: other.node_id,
-                type: other.type,
-                name: hit?.name ?? null,
-                historyId: hit?.historyId ?? null,
-                topicName: hit?.topicName ?? null,
-                ...identity,
-                deleted: other.type === 'Record' && !hit,
-              },
-            };
-          }),
-        );
+        // One linked record read at a time: a record may have thousands of links, each to a record
+        // of megabytes, and only its readable id and title are kept.
+        const links: LinkView[] = [];
+        for (const edge of edges) {
+          const outgoing = edge.source === id;
+          const other = outgoing ? edge.target_node : edge.source_node;
+          const hit = hits.get(other.node_id);
+          const identity = hit
+            ? await identities.of(hit.id, hit.revisionId)
+            : { readableId: null, title: null };
+          links.push({
+            traceId: edge._id,
+            direction: outgoing ? 'outgoing' : 'incoming',
+            relationType: edge.relation_type[0]!,
+            suspect: edge.outdated,
+            node: {
+              id: other.node_id,
+              type: other.type,
+              name: hit?.name ?? null,
+              historyId: hit?.historyId ?? null,
+              topicName: hit?.topicName ?? null,
+              ...identity,
+              deleted: other.type === 'Record' && !hit,
+            },
+          });
+        }
+        return links;
       },
     );
 
