@@ -55,6 +55,8 @@ export type RecordRow = Static<typeof RecordRow>;
 export const RecordTable = Type.Object({
   revisionId: Type.String(),
   columns: Type.Array(FieldColumn),
+  /** Semantic names of the columns no record of the revision has a value in. */
+  emptyColumns: Type.Array(Type.String()),
   /** Matches after filtering. */
   total: Type.Integer(),
   /** Records of the revision before filtering. */

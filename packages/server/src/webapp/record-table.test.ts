@@ -66,6 +66,18 @@ describe('record table', () => {
     expect(mapped.rows[1]!.values.extra_key).toBe('kept');
   });
 
+  it('names the columns no record fills, whatever the page, search or filters', async () => {
+    const sparse = [
+      record('1', 'REQ-1', { textfield_a1: 'Pump', select_p: '' }),
+      record('2', 'REQ-2', { textfield_a1: '', extra_key: 'kept' }),
+    ];
+    const mapped = await mapRecordRows(schema, stream(sparse));
+    expect(queryRecordTable('r', mapped, query()).emptyColumns).toEqual(['priority']);
+    // The second record alone fills no Title, but the topic's first does.
+    expect(queryRecordTable('r', mapped, query({ offset: 1 })).emptyColumns).toEqual(['priority']);
+    expect(queryRecordTable('r', mapped, query({ search: 'kept' })).emptyColumns).toEqual(['priority']);
+  });
+
   it('sorts naturally, keeps empty values last in both directions, filters and pages', async () => {
     const mapped = await mapRecordRows(schema, stream(records));
     const names = (q: Partial<TableQuery>) => queryRecordTable('r', mapped, query(q)).rows.map((r) => r.name);

@@ -73,6 +73,8 @@ export class RecordIdentity {
 export interface MappedRows {
   columns: FieldColumn[];
   rows: RecordRow[];
+  /** Semantic names of the columns some record has a value in (the others start hidden). */
+  filled: ReadonlySet<string>;
   /** About the memory the rows take (see `rowBytes`). */
   bytes: number;
 }
@@ -112,14 +114,17 @@ export async function mapRecordRows(
   // One mapper for the whole stream: it builds its lookups once and learns the data-only keys.
   const mapper = new RecordMapper(map, { labels: true });
   const rows: RecordRow[] = [];
+  const filled = new Set<string>();
   let bytes = 0;
   for await (const record of records) {
     const mapped = mapper.map(record);
     if (mapped.newFields.length > 0) map = extendFieldMap(map, mapped.newFields);
     // Column names come from record data: no prototype, so `constructor` or `__proto__` are plain keys.
     const values: Record<string, string> = Object.create(null);
-    for (const [name, value] of Object.entries(mapped.record.values))
+    for (const [name, value] of Object.entries(mapped.record.values)) {
       values[name] = clip(cellText(value), cellChars + 1);
+      if (values[name] !== '') filled.add(name);
+    }
     const row: RecordRow = {
       id: record._id,
       name: record.name,
@@ -134,7 +139,7 @@ export async function mapRecordRows(
     rows.push(row);
     bytes += rowBytes(row);
   }
-  return { columns: toColumns(map.fields), rows, bytes };
+  return { columns: toColumns(map.fields), rows, filled, bytes };
 }
 
 /** One page of the rows after search, column filters and sorting; `mapped.rows` stays untouched. */
@@ -152,6 +157,7 @@ export function queryRecordTable(revisionId: string, mapped: MappedRows, query: 
   return {
     revisionId,
     columns: mapped.columns,
+    emptyColumns: mapped.columns.filter((column) => !mapped.filled.has(column.name)).map((c) => c.name),
     total: rows.length,
     unfilteredTotal: mapped.rows.length,
     offset: query.offset,

@@ -1,6 +1,16 @@
-import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { FieldColumn, RecordRow, RecordTable } from '@rxs/web-api';
 import { api } from '../api';
+import {
+  isHidden,
+  loadLayout,
+  saveLayout,
+  withVisibility,
+  withWidth,
+  type ColumnLayout,
+} from '../column-layout';
+import { ColumnsMenu, ResizeHandle } from '../components/column-controls';
 import { DateTime, EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { useAsync, useDebounced, useTitle, useTopic } from '../hooks';
 import { recordLabel } from '../record-label';
@@ -10,28 +20,46 @@ import { useCan } from '../session';
 type Dir = 'asc' | 'desc';
 const PAGE_SIZES = [25, 50, 100, 200];
 
+/** A width the user set, held by the header and the cells alike; none: the automatic width. */
+const widthStyle = (width: number | undefined) =>
+  width === undefined ? undefined : { width: `${width}px`, minWidth: `${width}px`, maxWidth: `${width}px` };
+
 function SortHeader({
   label,
   sortKey,
   sort,
   dir,
   onSort,
+  width,
+  children,
 }: {
   label: string;
   sortKey: string;
   sort: string;
   dir: Dir;
   onSort: (key: string) => void;
+  /** A width the user set (CSS pixels); the column's automatic width when undefined. */
+  width?: number;
+  /** What follows the sort button in the header (a resize handle). */
+  children?: ComponentChildren;
 }) {
   const active = sort === sortKey;
+  const style =
+    width === undefined ? undefined : { width: `${width}px`, minWidth: `${width}px`, maxWidth: `${width}px` };
   return (
-    <th scope="col" aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+    <th
+      scope="col"
+      aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+      class={children ? 'resizable' : undefined}
+      style={widthStyle(width)}
+    >
       <button type="button" class="sort-button" onClick={() => onSort(sortKey)}>
         <span>{label}</span>
         <span class="sort-mark" aria-hidden="true">
           {active ? (dir === 'asc' ? '▲' : '▼') : '↕'}
         </span>
       </button>
+      {children}
     </th>
   );
 }
@@ -105,6 +133,20 @@ export function RecordsPage({ historyId }: { historyId: string }) {
     navigate(`${paths.records(historyId)}${text ? `?${text}` : ''}`, { replace: true });
   }, [historyId, sort, dir, q, filterText, offset, limit]);
   const revisionId = topic.data?.currentRevisionId ?? null;
+  const [layout, setLayoutState] = useState<ColumnLayout>(() => loadLayout(historyId));
+  const setLayout = useCallback(
+    (change: (current: ColumnLayout) => ColumnLayout) =>
+      setLayoutState((current) => {
+        const next = change(current);
+        saveLayout(historyId, next);
+        return next;
+      }),
+    [historyId],
+  );
+  const resizeTo = useCallback(
+    (name: string) => (width: number | null) => setLayout((current) => withWidth(current, name, width)),
+    [setLayout],
+  );
 
   const table = useAsync(
     () =>
@@ -147,6 +189,15 @@ export function RecordsPage({ historyId }: { historyId: string }) {
   const filtered = q !== '' || filterText !== '{}';
   const columnClasses: Record<string, string | undefined> = Object.fromEntries(
     (data?.columns ?? []).map((column) => [column.name, columnClass(column, data?.rows ?? [])]),
+  );
+  const emptyColumns = new Set(data?.emptyColumns ?? []);
+  const columnChoices = (data?.columns ?? []).map((column) => ({
+    name: column.name,
+    empty: emptyColumns.has(column.name),
+    visible: !isHidden(layout, column.name, emptyColumns.has(column.name)),
+  }));
+  const visibleColumns = (data?.columns ?? []).filter(
+    (column) => !isHidden(layout, column.name, emptyColumns.has(column.name)),
   );
 
   return (
@@ -228,6 +279,13 @@ export function RecordsPage({ historyId }: { historyId: string }) {
             >
               {showFilters ? 'Hide column filters' : 'Filter columns'}
             </button>
+            {data && data.columns.length > 0 && (
+              <ColumnsMenu
+                columns={columnChoices}
+                onToggle={(name, visible) => setLayout((current) => withVisibility(current, name, visible))}
+                onReset={() => setLayout(() => ({ hidden: [], shown: [], widths: {} }))}
+              />
+            )}
             {filtered && (
               <button
                 type="button"
@@ -272,7 +330,7 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                         dir={dir}
                         onSort={onSort}
                       />
-                      {data.columns.map((column) => (
+                      {visibleColumns.map((column) => (
                         <SortHeader
                           key={column.key}
                           label={column.name}
@@ -280,7 +338,14 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                           sort={sort}
                           dir={dir}
                           onSort={onSort}
-                        />
+                          width={layout.widths[column.name]}
+                        >
+                          <ResizeHandle
+                            label={column.name}
+                            width={layout.widths[column.name]}
+                            onWidth={resizeTo(column.name)}
+                          />
+                        </SortHeader>
                       ))}
                       <SortHeader
                         label="Last change"
@@ -293,7 +358,7 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                     {showFilters && (
                       <tr class="filter-row">
                         <td />
-                        {data.columns.map((column) => (
+                        {visibleColumns.map((column) => (
                           <td key={column.key}>
                             <input
                               type="search"
@@ -331,12 +396,13 @@ export function RecordsPage({ historyId }: { historyId: string }) {
                             </>
                           )}
                         </th>
-                        {data.columns.map((column) => {
+                        {visibleColumns.map((column) => {
                           const text = row.values[column.name] ?? '';
                           return (
                             <td
                               key={column.key}
                               class={columnClasses[column.name]}
+                              style={widthStyle(layout.widths[column.name])}
                               title={text.length > 40 ? text : undefined}
                             >
                               <span class="cell-clip">{text}</span>
