@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
@@ -104,30 +105,71 @@ describe('web app end to end: the workspace at desktop widths, by keyboard, with
   );
 
   it(
-    'axe finds no serious or critical violation on the main signed-in pages',
+    'axe finds no serious or critical violation on any page of the app, each route of app.tsx visited',
     async () => {
-      const pages: [string, string][] = [
-        ['/topics', 'Knowledge topics'],
-        [`/topics/${requirements.historyId}`, 'System Requirements'],
-        [`/topics/${requirements.historyId}/records`, 'Records of System Requirements'],
-        [`/topics/${requirements.historyId}/records/${requirements.recordIds[0]}`, 'Requirements-1'],
-        ['/topics/new', 'New knowledge topic'],
-        ['/topics/baselines', 'Baselines'],
-        ['/export', 'Export'],
-        ['/traceability', 'Traceability'],
-        ['/settings/keys', 'Settings'],
-      ];
+      const { historyId, recordIds } = requirements;
+      const record = `/topics/${historyId}/records/${recordIds[0]}`;
+      // Every route the app has, by its pattern in app.tsx, with an address that shows it.
+      const visits: Record<string, string> = {
+        '/topics': '/topics',
+        '/topics/new': '/topics/new',
+        '/topics/baselines': '/topics/baselines',
+        '/topics/:historyId': `/topics/${historyId}`,
+        '/topics/:historyId/design': `/topics/${historyId}/design`,
+        '/topics/:historyId/records': `/topics/${historyId}/records`,
+        '/topics/:historyId/document': `/topics/${historyId}/document`,
+        '/topics/:historyId/records/new': `/topics/${historyId}/records/new`,
+        '/topics/:historyId/records/import': `/topics/${historyId}/records/import`,
+        '/topics/:historyId/records/:recordId': record,
+        '/topics/:historyId/records/:recordId/versions/:n': `${record}/versions/1`,
+        '/export': '/export',
+        '/traceability': '/traceability',
+        '/settings/keys': '/settings/keys',
+        '/settings/users': '/settings/users',
+        '/settings/account': '/settings/account',
+        '/settings/trace-model': '/settings/trace-model',
+      };
+      const appSource = await readFile(new URL('../../web/src/app.tsx', import.meta.url), 'utf8');
+      const routes = appSource.slice(
+        appSource.indexOf('const ROUTES'),
+        appSource.indexOf('];', appSource.indexOf('const ROUTES')),
+      );
+      const patterns = [...routes.matchAll(/\[\s*'([^']+)',/g)].map((m) => m[1]!);
+      expect(patterns.length).toBeGreaterThan(10);
+      expect(Object.keys(visits).sort()).toEqual([...patterns].sort());
+
       const found: Record<string, unknown> = {};
-      for (const [path, heading] of pages) {
-        await page.goto(`${t.url}${path}`);
-        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-        await page.waitForLoadState('networkidle');
-        const violations = await seriousAxeViolations(page);
+      const check = async (on: Page, path: string) => {
+        await on.goto(`${t.url}${path}`);
+        const shown = await on
+          .locator('h1')
+          .first()
+          .waitFor()
+          .then(
+            () => true,
+            () => false,
+          );
+        if (!shown) {
+          found[path] = `no page heading: ${(await on.locator('main').textContent())?.slice(0, 200)}`;
+          return;
+        }
+        await on.waitForLoadState('networkidle');
+        const violations = await seriousAxeViolations(on);
         if (violations.length > 0) found[path] = violations;
-      }
+      };
+      for (const path of [...Object.values(visits), '/no/such/page']) await check(page, path);
+      // The record page while it is edited, and the sign-in page of a signed-out visitor.
+      await page.goto(`${t.url}${record}`);
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      await page.waitForLoadState('networkidle');
+      const editing = await seriousAxeViolations(page);
+      if (editing.length > 0) found[`${record} (editing)`] = editing;
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await check(await context.newPage(), '/sign-in');
+      await context.close();
       expect(found).toEqual({});
     },
-    2 * STEP,
+    3 * STEP,
   );
 
   it(
