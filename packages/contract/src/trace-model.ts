@@ -196,6 +196,23 @@ export function traceModelChain(model: readonly TraceRole[]): string[] {
   return [...chain];
 }
 
+/**
+ * The current revisions of the roles' topics in the order of the V (traceModelChain), as a report
+ * over the model takes them; or the first topic that has no approved revision yet.
+ */
+export function traceChainRevisions(
+  roles: readonly TraceRole[],
+): { revisionIds: string[] } | { unapproved: { historyId: string; name: string | null } } {
+  const topics = new Map(roles.flatMap((role) => [role.from, role.to]).map((t) => [t.topic_history_id, t]));
+  const revisionIds: string[] = [];
+  for (const historyId of traceModelChain(roles)) {
+    const topic = topics.get(historyId)!;
+    if (!topic.current_revision_id) return { unapproved: { historyId, name: topic.topic_name ?? null } };
+    revisionIds.push(topic.current_revision_id);
+  }
+  return { revisionIds };
+}
+
 /** A role as stored and compared: without the names of its topics shown beside. */
 export function storedRole(role: TraceRole): TraceRole {
   return {

@@ -67,6 +67,7 @@ describe.runIf(testDatabase === 'postgres')(
         await sql`DROP INDEX IF EXISTS records_global_element_id`.execute(db);
         await sql`DROP TABLE IF EXISTS trace_model_versions, trace_roles`.execute(db);
         await sql`DROP TABLE IF EXISTS record_outline_entries, record_outlines`.execute(db);
+        await sql`DROP TABLE IF EXISTS traceability_views`.execute(db);
         await sql`DELETE FROM kysely_migration WHERE name >= '010_json_text'`.execute(db);
 
         // What listings sent then: jsonb parsed by the driver, written by recordJson.

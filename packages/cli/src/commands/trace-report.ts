@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Command, Option } from 'commander';
 import { NotFoundError } from '@rxs/client';
-import { traceModelChain, type TraceModel } from '@rxs/contract';
+import { traceChainRevisions, type TraceModel } from '@rxs/contract';
 import {
   CoverageCollector,
   coverageHtml,
@@ -169,17 +169,11 @@ async function tenantTraceModel(
 
 /** The current revisions of the model's topics, in the order of the V. */
 function chainRevisionIds(model: TraceModel): string[] {
-  const topics = new Map(
-    model.roles.flatMap((role) => [role.from, role.to]).map((t) => [t.topic_history_id, t]),
+  const chain = traceChainRevisions(model.roles);
+  if ('revisionIds' in chain) return chain.revisionIds;
+  throw new UserError(
+    `The trace model's topic ${chain.unapproved.name ?? chain.unapproved.historyId} has no approved revision yet: name the topics to report on with --kt.`,
   );
-  return traceModelChain(model.roles).map((historyId) => {
-    const topic = topics.get(historyId)!;
-    if (!topic.current_revision_id)
-      throw new UserError(
-        `The trace model's topic ${topic.topic_name ?? historyId} has no approved revision yet: name the topics to report on with --kt.`,
-      );
-    return topic.current_revision_id;
-  });
 }
 
 /** The report in a text format. */

@@ -329,6 +329,7 @@ async function discardUnfinishedDemo(storage: Storage): Promise<void> {
     // Children before parents: the foreign keys are checked at each statement.
     for (const table of [
       'sessions',
+      'traceability_views',
       'record_outline_entries',
       'record_outlines',
       'trace_roles',

@@ -28,6 +28,7 @@ const TABLES: { name: keyof Database; key: string[]; json: string[]; derived?: b
   { name: 'trace_model_versions', key: ['tenant_id', 'version'], json: ['roles', 'changes'] },
   { name: 'record_outlines', key: ['tenant_id', 'topic_history_id'], json: [] },
   { name: 'record_outline_entries', key: ['tenant_id', 'topic_history_id', 'position'], json: [] },
+  { name: 'traceability_views', key: ['tenant_id', 'name'], json: [] },
   { name: 'record_listing_tags', key: ['tenant_id', 'kt_revision_id'], json: [], derived: true },
   { name: 'trace_listing_tags', key: ['tenant_id'], json: [], derived: true },
   {

@@ -12,6 +12,7 @@ import * as jsonText from './migrations/010_json_text.js';
 import * as sourceIdentity from './migrations/011_source_identity.js';
 import * as traceModel from './migrations/012_trace_model.js';
 import * as recordOutlines from './migrations/013_record_outlines.js';
+import * as traceabilityViews from './migrations/014_traceability_views.js';
 import type { Storage } from './database.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres/storage.js';
 import { openSqlite } from './sqlite/storage.js';
@@ -59,6 +60,7 @@ async function migrate(storage: Storage): Promise<void> {
     '011_source_identity': { up: (db) => sourceIdentity.up(db, storage.dialect) },
     '012_trace_model': { up: (db) => traceModel.up(db, storage.dialect) },
     '013_record_outlines': { up: (db) => recordOutlines.up(db) },
+    '014_traceability_views': { up: (db) => traceabilityViews.up(db) },
   };
   const migrator = new Migrator({
     db: storage.db,

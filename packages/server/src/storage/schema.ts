@@ -30,6 +30,7 @@ export interface Database {
   trace_model_versions: TraceModelVersionTable;
   record_outlines: RecordOutlineTable;
   record_outline_entries: RecordOutlineEntryTable;
+  traceability_views: TraceabilityViewTable;
 }
 
 type Json = ColumnType<unknown, string, string>;
@@ -329,4 +330,18 @@ export interface RecordOutlineEntryTable {
   record_id: string;
   /** 1 is the top of the document. */
   level: number;
+}
+
+/** A saved view of the traceability page (migrations/014_traceability_views.ts). */
+export interface TraceabilityViewTable {
+  tenant_id: string;
+  /** Unique in the tenant; the view's key. */
+  name: string;
+  /** JSON array of trace-model role ids, in the view's order; null for a view of topics. */
+  role_ids: string | null;
+  /** JSON array of topic revision ids, in the view's order; null for a view of roles. */
+  revision_ids: string | null;
+  updated_at: string;
+  /** The user id of the last save. */
+  updated_by: string;
 }

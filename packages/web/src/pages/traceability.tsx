@@ -4,27 +4,18 @@ import { api, errorMessage } from '../api';
 import { MappingField } from '../components/mapping-field';
 import { ReviewLinkDialog } from '../components/review-link-dialog';
 import { TopicChoices, toggled } from '../components/topic-choices';
-import {
-  Badge,
-  ConfirmDialog,
-  EmptyState,
-  ErrorNotice,
-  Loading,
-  Notice,
-  PageHeader,
-  plural,
-} from '../components/ui';
+import { TraceabilityCellDialog } from '../components/traceability-cell-dialog';
+import { RuleMatrix, ruleName, type MatrixCell } from '../components/traceability-matrix';
+import { scopePath, TraceabilityViews, type TraceabilityScope } from '../components/traceability-views';
+import { Badge, EmptyState, ErrorNotice, Link, Loading, Notice, PageHeader } from '../components/ui';
 import { downloadFile } from '../download';
 import { useAsync, useTitle } from '../hooks';
 import { navigate, paths, useLocation } from '../router';
 import { useCan } from '../session';
+import { getTraceModel } from '../trace-model-api';
 import { approvedTopics } from './export';
+import './traceability.css';
 
-type Report = TraceabilityView['report'];
-type Rule = Report['rules'][number];
-
-/** A matrix larger than this is listed as links (as the HTML report does). */
-const MAX_MATRIX_CELLS = 40_000;
 const REPORT_FORMATS = [
   { format: 'html', label: 'HTML' },
   { format: 'xlsx', label: 'XLSX' },
@@ -32,38 +23,46 @@ const REPORT_FORMATS = [
   { format: 'json', label: 'JSON' },
 ] as const;
 
-const ruleName = (rule: Rule['rule']) =>
-  `${rule.source.name} → ${rule.target.name}${rule.linkType ? ` (${rule.linkType})` : ''}`;
+const idsOf = (text: string | null) => (text ?? '').split(',').filter(Boolean);
 
 /**
- * Traceability: the coverage of topics taken in order (requirements first), as `rxs trace-report`
- * computes it: a bar per rule, the matrix with the rows not covered marked (and a filter for them),
- * the suspect links with a review button, and the report as a download. The topics are in the URL
- * (`?revisions=A,B`), so a view can be shared and survives a reload.
+ * Traceability: the coverage of the tenant's trace model, as `rxs trace-report` computes it: by
+ * default its whole V chain, each role a rule; or some of its roles (`?roles=a,b`), or topics taken
+ * in order (`?revisions=A,B`, with a mapping file under "advanced"). A bar per rule, the matrix to
+ * work in (a covered cell shows its trace, an empty one makes it under the rule's role), the rows
+ * not covered marked (and a filter for them), the suspect links with a review button, and the report
+ * as a download. What is shown is in the URL, so it can be shared, saved as a view by name, and
+ * survives a reload.
  */
 export function TraceabilityPage() {
   useTitle('Traceability');
   const location = useLocation();
   const can = useCan();
-  const chosen = (location.query.get('revisions') ?? '').split(',').filter(Boolean);
+  const chosen = idsOf(location.query.get('revisions'));
+  const chosenRoles = idsOf(location.query.get('roles'));
   const topics = useAsync(approvedTopics, []);
+  const model = useAsync(getTraceModel, []);
   const [selected, setSelected] = useState<Set<string>>(() => new Set(chosen));
   const key = chosen.join(',');
+  const roleKey = chosenRoles.join(',');
   // A mapping file's links are the rules; it is not in the URL (it can be long), so it applies from "Show".
   const [mapping, setMapping] = useState('');
   const [applied, setApplied] = useState('');
+  const [advanced, setAdvanced] = useState(() => key !== '');
+  const scope: TraceabilityScope = key ? { revisions: chosen } : roleKey ? { roles: chosenRoles } : {};
+  const query: Record<string, string> = key ? { revisions: key } : roleKey ? { roles: roleKey } : {};
   const view = useAsync(
     () =>
-      !key
-        ? Promise.resolve(undefined)
-        : applied.trim()
-          ? api.post<TraceabilityView>('/traceability', { revisions: key, mapping: applied })
-          : api.get<TraceabilityView>('/traceability', { revisions: key }),
-    [key, applied],
+      key && applied.trim()
+        ? api.post<TraceabilityView>('/traceability', { revisions: key, mapping: applied })
+        : api.get<TraceabilityView>('/traceability', query),
+    [key, roleKey, applied],
   );
   const [onlyUncovered, setOnlyUncovered] = useState(false);
   const [reviewing, setReviewing] = useState<SuspectLinkView>();
+  const [cell, setCell] = useState<MatrixCell>();
   const [message, setMessage] = useState<{ kind: 'success' | 'error'; text: string }>();
+  const roles = model.data?.roles ?? [];
 
   // The order of the V: the topics' order on this page (alphabetical), as ticked.
   const ordered = (topics.data ?? []).map((t) => t.currentRevisionId!).filter((id) => selected.has(id));
@@ -76,7 +75,7 @@ export function TraceabilityPage() {
     try {
       await downloadFile(
         '/api/traceability/report',
-        { revisions: key, format, ...(applied.trim() && { mapping: applied }) },
+        { ...query, format, ...(key && applied.trim() && { mapping: applied }) },
         `rxs-traceability.${format}`,
       );
     } catch (failure) {
@@ -90,27 +89,48 @@ export function TraceabilityPage() {
         <p class="page-lead">
           Is every record of one topic linked to the next (every requirement verified), which records of the
           next are linked from none, and which links are suspect because a record changed since they were
-          reviewed. The same figures as <code>rxs trace-report</code>.
+          reviewed. The same figures as <code>rxs trace-report</code>: by default the whole chain of the trace
+          model, in the order of the V, each of its roles a rule.
         </p>
       </PageHeader>
+      {model.error !== undefined && <ErrorNotice error={model.error} onRetry={model.reload} />}
+      {model.data && (
+        <TraceabilityViews
+          key={`${key}\u0000${roleKey}`}
+          roles={roles}
+          shown={scope}
+          canWrite={can('traces:write')}
+          onOpen={(next) => navigate(scopePath(next))}
+          onMessage={(kind, text) => setMessage({ kind, text })}
+        />
+      )}
       {topics.error !== undefined && <ErrorNotice error={topics.error} onRetry={topics.reload} />}
       {!topics.data && topics.loading && <Loading />}
       {topics.data && (
         <form class="panel" onSubmit={show} data-testid="traceability-topics">
+          <h2 class="panel-title">Topics</h2>
           <p class="muted">
-            Tick two or more topics. Each topic is checked against the next one in this list, unless a mapping
-            file names a link between them.
+            Or tick two or more topics. Each role of the trace model between two of them is a rule; each topic
+            is checked against the next one in this list where no role joins them, unless a mapping file names
+            a link between them.
           </p>
           <TopicChoices
             topics={topics.data as TopicSummary[]}
             selected={selected}
             onToggle={(id) => setSelected(toggled(selected, id))}
           />
-          <MappingField
-            value={mapping}
-            onValue={setMapping}
-            purpose="Its links between two topics (e.g. System Requirements → Verification Tests as verified_by) are the rules, counting only the traces they name, as for rxs trace-report --mapping."
-          />
+          <details
+            class="traceability-advanced"
+            open={advanced}
+            onToggle={(e) => setAdvanced(e.currentTarget.open)}
+          >
+            <summary>Advanced: a mapping file instead of the trace model</summary>
+            <MappingField
+              value={mapping}
+              onValue={setMapping}
+              purpose="Its links between two topics (e.g. System Requirements → Verification Tests as verified_by) are the rules, counting only the traces they name, as for rxs trace-report --mapping."
+            />
+          </details>
           <div class="button-row">
             <button type="submit" class="button button-primary" disabled={ordered.length < 2}>
               Show coverage
@@ -124,10 +144,19 @@ export function TraceabilityPage() {
           {message.text}
         </Notice>
       )}
-      {key && view.error !== undefined && <ErrorNotice error={view.error} onRetry={view.reload} />}
-      {key && !view.data && view.loading && <Loading label="Reading records and traces…" />}
+      {view.error !== undefined && <ErrorNotice error={view.error} onRetry={view.reload} />}
+      {!view.data && view.loading && <Loading label="Reading records and traces…" />}
       {view.data && view.data.report.rules.length === 0 && (
-        <EmptyState title="No rule">Tick at least two topics: each is checked against the next.</EmptyState>
+        <EmptyState title="No rule">
+          {key ? (
+            'Tick at least two topics: each is checked against the next.'
+          ) : (
+            <>
+              The trace model has no role yet: set it up under{' '}
+              <Link href={paths.traceModel()}>Settings → Trace model</Link>, or tick two or more topics.
+            </>
+          )}
+        </EmptyState>
       )}
       {view.data && view.data.report.rules.length > 0 && (
         <>
@@ -225,11 +254,30 @@ export function TraceabilityPage() {
             />
             <span>Only records not covered</span>
           </label>
-          {view.data.report.rules.map((r) => (
-            <RuleMatrix key={ruleName(r.rule)} rule={r} onlyUncovered={onlyUncovered} />
-          ))}
+          {view.data.report.rules.map((r, index) => {
+            const roleId = view.data!.ruleRoles[index];
+            return (
+              <RuleMatrix
+                key={ruleName(r.rule)}
+                rule={r}
+                role={roles.find((role) => role.id === roleId)}
+                records={view.data!.records}
+                onlyUncovered={onlyUncovered}
+                canMake={can('traces:write')}
+                onCell={setCell}
+              />
+            );
+          })}
         </>
       )}
+      <TraceabilityCellDialog
+        cell={cell}
+        onClose={() => setCell(undefined)}
+        onMade={(text) => {
+          setMessage({ kind: 'success', text });
+          view.reload();
+        }}
+      />
       <ReviewLinkDialog
         traceId={reviewing?.traceId}
         onClose={() => setReviewing(undefined)}
@@ -248,75 +296,5 @@ export function TraceabilityPage() {
         </p>
       </ReviewLinkDialog>
     </>
-  );
-}
-
-/** One rule's matrix: source records against target records, rows not covered marked. */
-function RuleMatrix({ rule: r, onlyUncovered }: { rule: Rule; onlyUncovered: boolean }) {
-  const uncovered = new Set(r.uncovered);
-  const rows = [...new Set([...r.links.map(([s]) => s), ...r.uncovered])]
-    .sort()
-    .filter((row) => !onlyUncovered || uncovered.has(row));
-  const columns = [...new Set([...r.links.map(([, t]) => t), ...r.orphans])].sort();
-  const linked = new Set(r.links.map(([s, t]) => `${s}\u0000${t}`));
-  const suspect = new Set(r.suspect.map(([s, t]) => `${s}\u0000${t}`));
-  const title = ruleName(r.rule);
-  return (
-    <section class="panel" aria-label={title} data-testid="rule-matrix">
-      <h2 class="panel-title wrap">{title}</h2>
-      {r.uncovered.length === 0 ? (
-        <p>Every record of {r.rule.source.name} is linked.</p>
-      ) : (
-        <p>
-          <strong>{plural(r.uncovered.length, 'record')} not linked</strong>: {r.uncovered.join(', ')}
-        </p>
-      )}
-      {r.orphans.length > 0 && (
-        <p>
-          Orphans of {r.rule.target.name} ({r.orphans.length}): {r.orphans.join(', ')}
-        </p>
-      )}
-      {rows.length === 0 ? (
-        <p class="muted">No row to show.</p>
-      ) : rows.length * columns.length > MAX_MATRIX_CELLS ? (
-        <p class="muted">
-          {rows.length} × {columns.length} is too large to draw; download the report for the list of links.
-        </p>
-      ) : (
-        <div class="table-wrap">
-          <table class="table table-compact trace-matrix">
-            <thead>
-              <tr>
-                <th scope="col">
-                  {r.rule.source.name} \ {r.rule.target.name}
-                </th>
-                {columns.map((c) => (
-                  <th scope="col" key={c} class="matrix-column">
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row} class={uncovered.has(row) ? 'uncovered' : undefined}>
-                  <th scope="row">{row}</th>
-                  {columns.map((c) => {
-                    const pair = `${row}\u0000${c}`;
-                    return suspect.has(pair) ? (
-                      <td key={c} class="suspect" title="Suspect link">
-                        ⚠
-                      </td>
-                    ) : (
-                      <td key={c}>{linked.has(pair) ? '✓' : ''}</td>
-                    );
-                  })}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
   );
 }
