@@ -4,7 +4,15 @@ import type {
   KnowledgeTopicStatus,
   KnowledgeTopicUpdate,
 } from '@rxs/contract';
-import type { Approval, ApprovalMeaning, Baseline, BaselineCreate } from '@rxs/contract';
+import type {
+  Approval,
+  ApprovalMeaning,
+  Baseline,
+  BaselineCreate,
+  BaselineEvent,
+  BaselineRefusalCreate,
+  BaselineSignatureCreate,
+} from '@rxs/contract';
 import { isObjectId } from '@rxs/contract/plain';
 import { RxsApiError } from './errors.js';
 import { expectArray, expectObject } from './shape.js';
@@ -60,6 +68,15 @@ export interface TechdocClient {
   getBaseline(id: string, options?: RequestOptions): Promise<Baseline>;
   /** A baseline by id or by exact name; an error naming it when there is none. */
   findBaseline(nameOrId: string, options?: RequestOptions): Promise<Baseline>;
+  /**
+   * `POST /baselines/{id}/signatures` (201): signs a proposed baseline with the meaning asked of the
+   * key's user and their web password; the last required signature releases it. Never retried.
+   */
+  signBaseline(id: string, body: BaselineSignatureCreate, options?: RequestOptions): Promise<Baseline>;
+  /** `POST /baselines/{id}/refusals` (201): refuses a proposed baseline, which ends it. Never retried. */
+  refuseBaseline(id: string, body: BaselineRefusalCreate, options?: RequestOptions): Promise<Baseline>;
+  /** `GET /baselines/{id}/history`: every step of the baseline, oldest first. */
+  baselineHistory(id: string, options?: RequestOptions): Promise<BaselineEvent[]>;
 }
 
 /** No baseline has the name or id a caller gave. */
@@ -77,6 +94,7 @@ const revision = expectObject('a knowledge topic revision');
 const approval = expectObject('an approval');
 const baseline = expectObject('a baseline');
 const baselines = expectArray('a list of baselines');
+const baselineEvents = expectArray('the steps of a baseline');
 const revisions = expectArray('a list of knowledge topic revisions');
 
 export function createTechdocClient(transport: Transport, base: URL): TechdocClient {
@@ -90,7 +108,8 @@ export function createTechdocClient(transport: Transport, base: URL): TechdocCli
       revisions,
     );
 
-  const baselinePath = (id: string) => `/baselines/${pathSegment(id, 'The baseline id')}`;
+  const baselinePath = (id: string, suffix = '') =>
+    `/baselines/${pathSegment(id, 'The baseline id')}${suffix}`;
   async function listBaselines(query: { name?: string } = {}, options?: RequestOptions): Promise<Baseline[]> {
     const all: Baseline[] = [];
     let target: string | URL = '/baselines/';
@@ -198,5 +217,23 @@ export function createTechdocClient(transport: Transport, base: URL): TechdocCli
       if (!found) throw new BaselineNotFoundError(nameOrId);
       return found;
     },
+
+    signBaseline: async (id, body, options) =>
+      transport.json(
+        call({ method: 'POST', path: baselinePath(id, '/signatures'), body, signal: options?.signal }),
+        baseline,
+      ),
+
+    refuseBaseline: async (id, body, options) =>
+      transport.json(
+        call({ method: 'POST', path: baselinePath(id, '/refusals'), body, signal: options?.signal }),
+        baseline,
+      ),
+
+    baselineHistory: async (id, options) =>
+      transport.json(
+        call({ method: 'GET', path: baselinePath(id, '/history'), signal: options?.signal }),
+        baselineEvents,
+      ),
   };
 }

@@ -68,6 +68,10 @@ describe.runIf(testDatabase === 'postgres')(
         await sql`DROP TABLE IF EXISTS trace_model_versions, trace_roles`.execute(db);
         await sql`DROP TABLE IF EXISTS record_outline_entries, record_outlines`.execute(db);
         await sql`DROP TABLE IF EXISTS traceability_views`.execute(db);
+        await sql`DROP TABLE IF EXISTS baseline_events`.execute(db);
+        await sql`ALTER TABLE baselines DROP COLUMN IF EXISTS required_signers, DROP COLUMN IF EXISTS supersedes`.execute(
+          db,
+        );
         await sql`DELETE FROM kysely_migration WHERE name >= '010_json_text'`.execute(db);
 
         // What listings sent then: jsonb parsed by the driver, written by recordJson.

@@ -122,6 +122,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '012_trace_model',
         '013_record_outlines',
         '014_traceability_views',
+        '015_baseline_signatures',
       ]);
       await storage.close();
     } finally {
@@ -143,7 +144,7 @@ describe(`a database upgraded by a newer version, on ${testDatabase}`, () => {
       const refused = await openStorage({ url }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(Error);
       expect((refused as Error).message).toMatch(
-        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 014_traceability_views\)\. Run that version or a newer one/,
+        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 015_baseline_signatures\)\. Run that version or a newer one/,
       );
     } finally {
       await cleanup();

@@ -80,7 +80,7 @@ export function parseExpiry(value: string, now = Date.now()): string {
   return new Date(parsed).toISOString();
 }
 
-async function readPassword(options: {
+export async function readPassword(options: {
   password?: string;
   passwordStdin?: boolean;
 }): Promise<string | undefined> {

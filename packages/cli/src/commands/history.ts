@@ -135,7 +135,7 @@ function describe(
  * Text the terminal shows as text: control characters (an escape sequence in a record could move
  * the cursor or rewrite earlier lines) are written as \u escapes; line breaks are left to the caller.
  */
-function printable(text: string): string {
+export function printable(text: string): string {
   return text.replace(
     /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

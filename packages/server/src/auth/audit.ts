@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   'user-deleted',
   'role-changed',
   'password-changed',
+  /** A baseline signature or refusal the server turned down (wrong password, not a signer, ...). */
+  'baseline-signature-refused',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -13,6 +13,7 @@ import * as sourceIdentity from './migrations/011_source_identity.js';
 import * as traceModel from './migrations/012_trace_model.js';
 import * as recordOutlines from './migrations/013_record_outlines.js';
 import * as traceabilityViews from './migrations/014_traceability_views.js';
+import * as baselineSignatures from './migrations/015_baseline_signatures.js';
 import type { Storage } from './database.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres/storage.js';
 import { openSqlite } from './sqlite/storage.js';
@@ -61,6 +62,7 @@ async function migrate(storage: Storage): Promise<void> {
     '012_trace_model': { up: (db) => traceModel.up(db, storage.dialect) },
     '013_record_outlines': { up: (db) => recordOutlines.up(db) },
     '014_traceability_views': { up: (db) => traceabilityViews.up(db) },
+    '015_baseline_signatures': { up: (db) => baselineSignatures.up(db, storage.dialect) },
   };
   const migrator = new Migrator({
     db: storage.db,

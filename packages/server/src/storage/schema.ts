@@ -20,6 +20,7 @@ export interface Database {
   trace_events: TraceEventTable;
   kt_revision_versions: KtRevisionVersionTable;
   baselines: BaselineTable;
+  baseline_events: BaselineEventTable;
   record_listing_tags: RecordListingTagTable;
   trace_listing_tags: TraceListingTagTable;
   record_listing_changes: RecordListingChangeTable;
@@ -235,6 +236,24 @@ export interface BaselineTable {
   revision_ids: Json;
   created_by: string;
   created_at: string;
+  /** JSON array of `{user_id, email, meaning}`; NULL: released at its creation, without signers. */
+  required_signers: Json | null;
+  /** The earlier baseline this one replaces. */
+  supersedes: string | null;
+}
+
+/** One step of a baseline's review, numbered from 1 (migrations/015_baseline_signatures.ts). */
+export interface BaselineEventTable extends ChangeActorColumns {
+  baseline_id: string;
+  n: number;
+  tenant_id: string;
+  /** `proposed`, `signed`, `refused` or `released`. */
+  action: string;
+  /** The actor's e-mail at the moment of the step. */
+  actor_email: string;
+  /** `approved` or `reviewed` for a signature. */
+  meaning: string | null;
+  reason: string | null;
 }
 
 /** How often the records under a KT revision changed (migrations/004_listing_tags.ts). */
