@@ -12,6 +12,7 @@ import {
   type ExportPart,
   type ExportSource,
   type ExportWriter,
+  type LinksBy,
   type RowObserver,
   type WriterOptions,
 } from '@rxs/exchange/export';
@@ -48,6 +49,8 @@ export interface ExportRunOptions {
   onRow?: RowObserver;
   /** Options of the needs format (`--needs-docname`). */
   needs?: WriterOptions['needs'];
+  /** How links are named (`--links-by`; the procedure's default, `role`, without). */
+  linksBy?: LinksBy;
 }
 
 export interface TopicSummary {
@@ -159,6 +162,7 @@ export async function runExport(
     asOf,
     mapping,
     traces: options.traces,
+    ...(options.linksBy !== undefined && { linksBy: options.linksBy }),
     labels: options.labels,
     followLatest: options.followLatest,
     maxColumns: options.maxColumns,

@@ -39,6 +39,7 @@ export {
   relationLabel,
   relationReading,
   roleOfTrace,
+  storedRole,
   traceCreateOf,
   traceTopicsOf,
   type LinkReading,

@@ -5,7 +5,7 @@ import type { ValidationErrorItem } from './errors.js';
 import { ChangeAuthor, ChangeReason } from './history.js';
 import { OBJECT_ID_PATTERN } from './plain.js';
 import type { RelationType } from './trace.js';
-import { traceTopicsOf } from './trace-roles.js';
+import { storedRole, traceTopicsOf } from './trace-roles.js';
 
 /**
  * RXS: the trace model of a tenant (`GET`/`PUT /trace-model`): the roles that say what a trace
@@ -177,6 +177,7 @@ export {
   relationLabel,
   relationReading,
   roleOfTrace,
+  storedRole,
   traceCreateOf,
   traceTopicsOf,
   type LinkReading,
@@ -211,19 +212,6 @@ export function traceChainRevisions(
     revisionIds.push(topic.current_revision_id);
   }
   return { revisionIds };
-}
-
-/** A role as stored and compared: without the names of its topics shown beside. */
-export function storedRole(role: TraceRole): TraceRole {
-  return {
-    id: role.id,
-    forward_name: role.forward_name,
-    backward_name: role.backward_name,
-    from: { topic_history_id: role.from.topic_history_id },
-    to: { topic_history_id: role.to.topic_history_id },
-    trace_source: role.trace_source,
-    relation_type: role.relation_type,
-  };
 }
 
 /** What changed from one model to the next, by role id (names shown beside topics do not count). */

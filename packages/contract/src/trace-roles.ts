@@ -29,6 +29,22 @@ export interface RecordTraceCreate<Relation extends string = string> {
   relation_type: Relation;
 }
 
+/**
+ * A role as the model stores it: without the topic names and revisions an answer shows beside
+ * (trace-model.ts). Its other fields are optional, so the result is still a `Role`.
+ */
+export function storedRole<Role extends TraceRoleShape & { id: string }>(role: Role): Role {
+  return {
+    id: role.id,
+    forward_name: role.forward_name,
+    backward_name: role.backward_name,
+    from: { topic_history_id: role.from.topic_history_id },
+    to: { topic_history_id: role.to.topic_history_id },
+    trace_source: role.trace_source,
+    relation_type: role.relation_type,
+  } as Role;
+}
+
 /** The topics of a trace's two ends under a role: its contract source and target. */
 export function traceTopicsOf(role: TraceRoleShape): { source: string; target: string } {
   const [from, to] = [role.from.topic_history_id, role.to.topic_history_id];

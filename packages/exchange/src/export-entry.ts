@@ -12,6 +12,7 @@ export * from './export/identity.js';
 export * from './export/mapping-file.js';
 export * from './export/limits.js';
 export * from './export/client-source.js';
+export * from './export/trace-roles-as-of.js';
 export * from './export/writers/index.js';
 export * from './files/index.js';
 export * from './event-loop.js';

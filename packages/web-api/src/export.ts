@@ -22,6 +22,11 @@ const exportFields = {
   format: ExportFormatSchema,
   traces: Type.Boolean({ default: false }),
   labels: Type.Boolean({ default: false }),
+  /**
+   * With traces: name links by the roles of the tenant's trace model where one matches (`role`,
+   * the default), or by relation type alone (`relation-type`); the relation type stays either way.
+   */
+  links_by: Type.Optional(Type.Union([Type.Literal('role'), Type.Literal('relation-type')])),
   /** Export what was there at this moment (a baseline's), exactly as an export taken then. */
   as_of: Type.Optional(AsOf),
 };

@@ -11,6 +11,8 @@ export interface ExportRequest {
   as_of?: string;
   /** A mapping file's text; sent in a POST body, since it can be long. */
   mapping?: string;
+  /** `relation-type`: links named by relation type alone, not by the trace model's roles. */
+  links_by?: 'role' | 'relation-type';
 }
 
 /** The export's warnings (values cut or changed to fit the format), sent as URI-encoded JSON. */

@@ -2,8 +2,10 @@ import { Command, Option } from 'commander';
 import {
   DEFAULT_MAX_EXPORT_COLUMNS,
   EXPORT_FORMATS,
+  LINKS_BY,
   sphinxDocnameMistake,
   type ExportFormat,
+  type LinksBy,
 } from '@rxs/exchange/export';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
@@ -28,6 +30,8 @@ export interface ExportCommandOptions extends ConnectionOptions {
   maxColumns?: string;
   /** `rxs export` only: rxs sync's probe does not tell outputs apart by it. */
   needsDocname?: string;
+  /** `rxs export` only: how links are named (default `role` where the tenant has a trace model). */
+  linksBy?: LinksBy;
 }
 
 export const collect = (value: string, previous: string[] = []) => [
@@ -65,6 +69,7 @@ export function exportRunOptions(options: ExportCommandOptions, out: string | un
     ...(options.needsDocname !== undefined && {
       needs: { docname: checkedNeedsDocname(options.needsDocname, options.format) },
     }),
+    ...(options.linksBy !== undefined && { linksBy: options.linksBy }),
   };
 }
 
@@ -147,6 +152,14 @@ revisions, traces, approvals), and its header's export time is that moment: re-t
 --as-of set to the exportedAt of an earlier one gives the same bytes (same format, mapping and rxs).`,
     );
   addExportOptions(command, 'output file, or - for standard output (default: rxs-export.<format extension>)');
+  command.addOption(
+    new Option(
+      '--links-by <naming>',
+      "with --traces: name links by the roles of the tenant's trace model where one matches (role: Sphinx-Needs link types, ReqIF relation types, CSV link columns, a trace's role), or by relation type alone as before trace models (relation-type); the relation type stays in the file either way",
+    )
+      .choices([...LINKS_BY])
+      .default('role'),
+  );
   command.option(
     '--needs-docname <name>',
     "needs format: the Sphinx document the needs are shown in (e.g. requirements/system), so that needs_external_needs links to <base_url>/<name>.html#<id>; overrides the mapping file's docname",

@@ -1,5 +1,5 @@
 import type { FormSchema } from '@rxs/contract';
-import type { NodeType, OutlineEntryShape, RelationType } from '@rxs/contract';
+import type { NodeType, OutlineEntryShape, RelationType, TraceRole } from '@rxs/contract';
 import type { ExportedField, ExportedRecord } from '../mapping/model.js';
 
 export type { ExportedField, ExportedRecord, NameSource } from '../mapping/model.js';
@@ -102,6 +102,15 @@ export interface ExportedTrace {
   /** The named link type of this pair of topics (from the mapping file), when one is set. */
   linkType?: string;
   /**
+   * The tenant's trace model role the trace names (its forward name, as it reads from the record
+   * of the role's `from` topic), when both ends are exported records and a role matches their
+   * topics and one of the relation types (the first, in `relationTypes` order). Absent with
+   * `linksBy: 'relation-type'` or without a model.
+   */
+  role?: string;
+  /** That role's id: the key of `roles` in the traces part. */
+  roleId?: string;
+  /**
    * Suspect: a record at either end changed since the trace was made or last reviewed (the answer's
    * `outdated`), so the link needs a look before it counts as evidence.
    */
@@ -150,6 +159,8 @@ export type ExportPart =
        * not: the rules of a traceability report (a link no trace follows is 0% covered, not absent).
        */
       mappedLinkTypes?: LinkType[];
+      /** The trace model's roles the traces name (`ExportedTrace.roleId`), in the model's order. */
+      roles?: TraceRole[];
     }
   | { kind: 'end'; warnings: string[] };
 
@@ -168,6 +179,13 @@ export interface ExportWriter {
    */
   readonly warnings?: readonly string[];
 }
+
+/**
+ * How exports name links: `role` by the tenant's trace model where a role matches (the contract
+ * relation type stays beside it), `relation-type` by the relation type alone, as before models.
+ */
+export const LINKS_BY = ['role', 'relation-type'] as const;
+export type LinksBy = (typeof LINKS_BY)[number];
 
 export const EXPORT_FORMATS = ['json', 'jsonl', 'csv', 'xlsx', 'reqif', 'reqifz', 'needs'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

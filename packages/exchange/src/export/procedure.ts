@@ -1,7 +1,8 @@
 import type { Approval } from '@rxs/contract';
 import type { KnowledgeTopicRevision } from '@rxs/contract';
 import type { RecordListQuery, RecordOutline, ServiceRecord } from '@rxs/contract';
-import type { BatchRetrieveNode, TraceEdge } from '@rxs/contract';
+import type { BatchRetrieveNode, RelationType, TraceEdge, TraceRole } from '@rxs/contract';
+import { roleOfTrace, storedRole } from '@rxs/contract/plain';
 import { buildFieldMap, extendFieldMap, RecordMapper, type FieldMap } from '../mapping/index.js';
 import { ExportDataError } from './errors.js';
 import { checkExportColumns } from './limits.js';
@@ -21,6 +22,7 @@ import type {
   ExportedTrace,
   ExportPart,
   ExportServers,
+  LinksBy,
   LinkType,
   TopicApproval,
   TopicPresentation,
@@ -54,6 +56,12 @@ export interface ExportSource {
    * undefined from a service that keeps no outlines. Optional: without it every topic is flat.
    */
   getOutline?(knowledgeTopicHistoryId: string): Promise<RecordOutline | undefined>;
+  /**
+   * RXS: the roles of the tenant's trace model (`GET /trace-model`), or as they were at `asOf`
+   * (`traceRolesAsOf`); undefined from a service without one. Optional: without it, links are
+   * named by their relation types.
+   */
+  getTraceRoles?(options?: { asOf?: string }): Promise<readonly TraceRole[] | undefined>;
 }
 
 /** A topic as a mapping file names it: by history id (survives re-approvals) or by name. */
@@ -93,6 +101,11 @@ export interface ExportOptions {
   revisionIds: string[];
   /** Step 4: retrieve the traces between the records. */
   traces?: boolean;
+  /**
+   * How the traces' links are named (default `role`): by the tenant's trace model, read once for
+   * the export when traces are asked for, where a role matches; or by relation type alone.
+   */
+  linksBy?: LinksBy;
   /** Show select, radio and checklist values by their labels. */
   labels?: boolean;
   /**
@@ -351,14 +364,15 @@ export async function* exportPartBatches(
 
   // 4. The traces touching the exported records.
   if (options.traces) {
-    const { traces, linkTypes } = await tracesOf(source, ends, exportedTopics, mapping, at);
+    const model = options.linksBy === 'relation-type' ? undefined : await source.getTraceRoles?.(at);
+    const { traces, linkTypes, roles } = await tracesOf(source, ends, exportedTopics, mapping, model, at);
     const mappedLinkTypes: LinkType[] = [];
     for (const source of exportedTopics)
       for (const target of exportedTopics) {
         const named = mapping.linkType(source, target);
         if (named) mappedLinkTypes.push(named);
       }
-    yield [{ kind: 'traces', traces, linkTypes, mappedLinkTypes }];
+    yield [{ kind: 'traces', traces, linkTypes, mappedLinkTypes, ...(roles.length > 0 && { roles }) }];
   }
   for (const warning of mapping.warningsFor?.(exportedTopics) ?? []) warn(warning);
   yield [{ kind: 'end', warnings }];
@@ -366,20 +380,38 @@ export async function* exportPartBatches(
 
 /**
  * Step 4: the traces between the exported records and beyond, each once, sorted by id, with the
- * named link types they use. Kept as rows of numbers while the batches arrive (TraceTable), when
- * the source hands them over batch by batch; the edges and the table are garbage once it returns.
+ * named link types and the trace model's roles they use. Kept as rows of numbers while the batches
+ * arrive (TraceTable), when the source hands them over batch by batch; the edges and the table are
+ * garbage once it returns.
  */
 async function tracesOf(
   source: ExportSource,
   ends: RecordEnds,
   topics: readonly TopicRef[],
   mapping: ExportMapping,
+  model: readonly TraceRole[] | undefined,
   at: { asOf?: string },
-): Promise<{ traces: ExportedTrace[]; linkTypes: LinkType[] }> {
+): Promise<{ traces: ExportedTrace[]; linkTypes: LinkType[]; roles: TraceRole[] }> {
   const table = new TraceTable(ends);
   const nodes = ends.ids.map((id): BatchRetrieveNode => ({ node_id: id, node_type: 'Record', version: '' }));
   if (source.listTraceBatches)
     await source.listTraceBatches(nodes, (edges, batch) => table.add(edges, batch), at);
   else table.add(await source.listTraces(nodes, at), 0);
-  return table.traces((from, to) => mapping.linkType(topics[from]!, topics[to]!));
+  const roleOf =
+    model && model.length > 0
+      ? (from: number, to: number, relationTypes: readonly RelationType[]) => {
+          const [source, target] = [topics[from]!.historyId, topics[to]!.historyId];
+          for (const relationType of relationTypes) {
+            const role = roleOfTrace(model, source, target, relationType);
+            if (role) return role;
+          }
+          return undefined;
+        }
+      : undefined;
+  const { traces, linkTypes } = table.traces(
+    (from, to) => mapping.linkType(topics[from]!, topics[to]!),
+    roleOf,
+  );
+  const used = new Set(traces.map((trace) => trace.roleId));
+  return { traces, linkTypes, roles: (model ?? []).filter((role) => used.has(role.id)).map(storedRole) };
 }

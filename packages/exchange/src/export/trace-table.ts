@@ -1,4 +1,4 @@
-import type { RelationType, TraceEdge } from '@rxs/contract';
+import type { RelationType, TraceEdge, TraceRole } from '@rxs/contract';
 import { IntColumn } from './int-column.js';
 import type { ExportedTrace, LinkType, TraceEnd } from './model.js';
 import type { RecordEnds } from './record-ends.js';
@@ -37,14 +37,33 @@ export class TraceTable {
   /**
    * Each trace once, sorted by id, as the listing's order first meets it (a trace is listed with
    * both its ends, often in two batches), and the named link types the traces use, in the order
-   * first met. `linkTypeOf` names the link between two topics, by number.
+   * first met. `linkTypeOf` names the link between two topics, by number; `roleOf` the trace
+   * model's role of a trace between records of two topics with these relation types.
    */
-  traces(linkTypeOf: (source: number, target: number) => LinkType | undefined): {
+  traces(
+    linkTypeOf: (source: number, target: number) => LinkType | undefined,
+    roleOf?: (
+      source: number,
+      target: number,
+      relationTypes: readonly RelationType[],
+    ) => TraceRole | undefined,
+  ): {
     traces: ExportedTrace[];
     linkTypes: LinkType[];
   } {
     const { ids, sources, targets, batches, kinds } = this;
     const named = new Map<number, LinkType | undefined>();
+    // By pair of topics and list of relation types: a model has few roles, an export few pairs.
+    const roles = new Map<string, TraceRole | undefined>();
+    const roleAt = (row: number): TraceRole | undefined => {
+      const s = sources.at(row);
+      const t = targets.at(row);
+      if (!roleOf || s < 0 || t < 0) return undefined;
+      const [from, to, list] = [this.ends.topicOf(s), this.ends.topicOf(t), kinds.at(row) >> 1];
+      const key = `${from}/${to}/${list}`;
+      if (!roles.has(key)) roles.set(key, roleOf(from, to, this.relationLists[list]!));
+      return roles.get(key);
+    };
     const linkTypeAt = (row: number): LinkType | undefined => {
       const s = sources.at(row);
       const t = targets.at(row);
@@ -79,12 +98,14 @@ export class TraceTable {
         }
       }
       const kind = kinds.at(row);
+      const role = roleAt(row);
       traces.push({
         id: ids[row]!,
         source: this.end(sources.at(row), made),
         target: this.end(targets.at(row), made),
         relationTypes: this.relationLists[kind >> 1]!,
         ...(linkType && { linkType: linkType.name }),
+        ...(role && { role: role.forward_name, roleId: role.id }),
         suspect: (kind & 1) === 1,
       });
     }

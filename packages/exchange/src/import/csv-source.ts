@@ -4,7 +4,7 @@ import { csvRecords } from './csv-rows.js';
 import { importLimits, type ImportLimits } from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError } from './errors.js';
-import { FIXED_COLUMNS, type RowSource, type SourceRow } from './source-row.js';
+import { fixedColumnOf, ROLE_LINKS_PREFIX, type RowSource, type SourceRow } from './source-row.js';
 
 /**
  * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
@@ -37,7 +37,8 @@ export class CsvSource implements RowSource {
     )) {
       if (!header) {
         header = checkHeader(cells, this.file);
-        if (header.includes('links') && !this.notes.some((n) => n.startsWith('links')))
+        const links = header.some((column) => column === 'links' || column.startsWith(ROLE_LINKS_PREFIX));
+        if (links && !this.notes.some((n) => n.startsWith('links')))
           this.notes.push('links: traces are not imported (rxs import writes records only).');
       } else yield rowOf(header, cells, `line ${line}`);
       await turn();
@@ -62,7 +63,7 @@ function rowOf(header: readonly string[], cells: readonly string[], where: strin
       );
     // The apostrophes `rxs export` adds against formulas (csv-text.ts protectedText) come off again.
     const text = restoredText(cell);
-    const fixed = FIXED_COLUMNS.get(column);
+    const fixed = fixedColumnOf(column);
     if (fixed === 'skip') continue;
     if (fixed) {
       if (text !== '') row.facts[fixed] = text;

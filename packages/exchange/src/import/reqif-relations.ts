@@ -8,6 +8,7 @@ import {
   type ReqifReadOptions,
 } from './reqif-events.js';
 import type { RecordIdentities } from './reqif-records.js';
+import { roleRelationTypeOf } from '../reqif/relation-types.js';
 
 /** A SPEC-RELATION of a ReqIF file: its ends by spec object IDENTIFIER, its type by LONG-NAME. */
 export interface SpecRelation {
@@ -16,6 +17,8 @@ export interface SpecRelation {
   target: string;
   /** The SPEC-RELATION-TYPE's LONG-NAME, else its IDENTIFIER; '' when the relation names none. */
   type: string;
+  /** The relation type an rxs export's role type names by its IDENTIFIER (reqif/relation-types.ts). */
+  relationType?: string;
 }
 
 /** Which file of an archive to read, and under which limits. */
@@ -55,11 +58,14 @@ export function specRelationHandlers(file: string): (reader: ReqifReader) => Req
         else if (name === 'SOURCE' || name === 'TARGET') end = undefined;
         else if (name === 'SPEC-RELATION') {
           const type = relation.type ?? '';
+          // A role's relation runs from its `from` record: its trace may run the other way.
+          const role = roleRelationTypeOf(type);
+          const [source, target] = [relation.source ?? '', relation.target ?? ''];
           const found = {
             identifier: relation.identifier,
-            source: relation.source ?? '',
-            target: relation.target ?? '',
+            ...(role?.reversed ? { source: target, target: source } : { source, target }),
             type: typeNames.get(type) ?? type,
+            ...(role && { relationType: role.relationType }),
           };
           relation = undefined;
           return found;
@@ -113,15 +119,17 @@ export interface RelationImportReport {
 
 const traceKey = (source: string, target: string, type: string) => `${source}\u0000${target}\u0000${type}`;
 
-/** The relation type a SPEC-RELATION-TYPE's traces get. */
+/** The relation type a SPEC-RELATION-TYPE's traces get (`named`: the one its IDENTIFIER names). */
 export function relationTypeOf(
   type: string,
   mapping: ReadonlyMap<string, RelationType> = new Map(),
+  named?: string,
 ): RelationType {
   const mapped = mapping.get(type);
   if (mapped) return mapped;
-  return (RELATION_TYPES as readonly string[]).includes(type)
-    ? (type as RelationType)
+  const relationType = named ?? type;
+  return (RELATION_TYPES as readonly string[]).includes(relationType)
+    ? (relationType as RelationType)
     : DEFAULT_RELATION_TYPE;
 }
 
@@ -160,7 +168,7 @@ export async function tracesOfRelations(
     wanted.push({
       source,
       target,
-      type: relationTypeOf(relation.type, options.relationTypes),
+      type: relationTypeOf(relation.type, options.relationTypes, relation.relationType),
       identifier: relation.identifier,
     });
   }

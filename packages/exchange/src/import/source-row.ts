@@ -83,3 +83,11 @@ export const FIXED_COLUMNS: ReadonlyMap<string, FactColumn> = new Map([
   ['topic', 'skip'],
   ['links', 'skip'],
 ]);
+
+/** Headers of an export's link columns named by the trace model's roles ("links: verified by"). */
+export const ROLE_LINKS_PREFIX = 'links: ';
+
+/** What a column of a CSV or XLSX file is: a fixed column's fact, 'skip', or undefined for a field's value. */
+export function fixedColumnOf(column: string): FactColumn | undefined {
+  return FIXED_COLUMNS.get(column) ?? (column.startsWith(ROLE_LINKS_PREFIX) ? 'skip' : undefined);
+}

@@ -4,7 +4,7 @@ import { restoredText } from '../export/writers/csv-text.js';
 import { EXPORT_SHEET, SheetNames, TRACES_SHEET } from '../export/writers/xlsx.js';
 import { importLimits, RowBytes, tooManyColumns, type ImportLimits } from './limits.js';
 import { ImportChoiceError, ImportFileError } from './errors.js';
-import { FIXED_COLUMNS, type Cell, type RowSource, type SourceRow } from './source-row.js';
+import { fixedColumnOf, type Cell, type RowSource, type SourceRow } from './source-row.js';
 import { openBoundedWorkbook, type BoundedWorkbook, type WorkbookSheet } from './xlsx-bounds.js';
 import { CLI_WORDING, type ImportWording } from './wording.js';
 
@@ -159,7 +159,7 @@ function rowOf(
     let cell = cellOf(raw, column, row.problems);
     if (fromCsvExport && 'text' in cell) cell = { text: restoredText(cell.text) };
     if ('text' in cell) bytes.add(cell.text, column);
-    const fixed = FIXED_COLUMNS.get(column);
+    const fixed = fixedColumnOf(column);
     if (fixed === 'skip') continue;
     if (fixed) {
       const text = 'text' in cell ? cell.text : String(cell.value);

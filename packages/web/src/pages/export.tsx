@@ -43,6 +43,8 @@ export function ExportPage() {
   const [format, setFormat] = useState<ExportFormat>('csv');
   const [traces, setTraces] = useState(true);
   const [labels, setLabels] = useState(false);
+  // Links named by relation type alone, as before trace models (the default names them by role).
+  const [byRelationType, setByRelationType] = useState(false);
   // A mapping file's text (uploaded or pasted): need types, id prefixes, link names (docs/mapping.md).
   const [mapping, setMapping] = useState('');
   const [busy, setBusy] = useState(false);
@@ -65,6 +67,7 @@ export function ExportPage() {
         traces: traces && canTraces,
         labels,
         mapping,
+        ...(byRelationType && { links_by: 'relation-type' as const }),
       });
       setResult({ kind: 'success', text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB).`, warnings });
     } catch (error) {
@@ -155,6 +158,15 @@ export function ExportPage() {
                 onChange={(e) => setTraces(e.currentTarget.checked)}
               />
               Include the traces between the records
+            </label>
+            <label class="checkbox">
+              <input
+                type="checkbox"
+                checked={byRelationType}
+                disabled={!(traces && canTraces)}
+                onChange={(e) => setByRelationType(e.currentTarget.checked)}
+              />
+              Name the links by their relation types only, not by the roles of the trace model
             </label>
             <label class="checkbox">
               <input type="checkbox" checked={labels} onChange={(e) => setLabels(e.currentTarget.checked)} />

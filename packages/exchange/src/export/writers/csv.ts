@@ -9,9 +9,10 @@ import { cellText } from './cells.js';
 import { RECORD_COLUMNS, recordFacts, SemanticColumns } from './columns.js';
 import { csvRow, CsvRowSplitter, csvText } from './csv-text.js';
 import { closeOutput, endOutput, writeAndWait, writeChunk } from './output.js';
+import { linkEndText, RoleColumns, SUSPECT_MARK } from './role-columns.js';
 import { Spool } from './spool.js';
 import { ExportTracker } from './tracker.js';
-import { linksBySource, RECORD_NODE_TYPE, type Link } from './traces.js';
+import { linksBySource, type Link } from './traces.js';
 
 export interface CsvWriterOptions {
   /** Where rows and records wait until the header is written (default: the system temp folder). */
@@ -24,8 +25,7 @@ export interface CsvWriterOptions {
 export const TOPIC_COLUMN = 'topic';
 /** Trailing column with each record's outgoing traces, present when traces were exported. */
 export const LINKS_COLUMN = 'links';
-/** After a link in the links column: a record at either end changed since it was reviewed. */
-export const SUSPECT_MARK = ' [suspect]';
+export { SUSPECT_MARK };
 
 /** Rows are written to the body file in pieces of about this many characters. */
 const FLUSH_AT = 64 * 1024;
@@ -50,8 +50,9 @@ interface Body {
 
 /**
  * One table, one row per record: `_id`, `readable_id`, `name`, `version`, `topic_revision_id`, then
- * one column per semantic name, then `links` when traces were exported. Several topics share the table: a leading
- * `topic` column tells them apart and the columns are the union of their names.
+ * one column per semantic name, then `links` when traces were exported, and after it the link
+ * columns named by the trace model's roles the traces name (`RoleColumns`). Several topics share
+ * the table: a leading `topic` column tells them apart and the columns are the union of their names.
  *
  * The header comes first but depends on every topic's columns (including keys met only in record
  * data) and on the traces. An export of one topic without traces, whose records carry only the
@@ -170,13 +171,14 @@ export class CsvWriter implements ExportWriter {
     const columns = tableColumns();
     for (const { fields } of topics) columns.add(fields);
     const outgoing = linksBySource(this.tracker.traces);
+    const fixed = [...(withTopic ? [TOPIC_COLUMN] : []), ...RECORD_COLUMNS, ...columns.headers];
+    const roleColumns = new RoleColumns(
+      this.tracker.roles,
+      this.tracker.traces,
+      new Set([...fixed, LINKS_COLUMN]),
+    );
 
-    const header = [
-      ...(withTopic ? [TOPIC_COLUMN] : []),
-      ...RECORD_COLUMNS,
-      ...columns.headers,
-      ...(withLinks ? [LINKS_COLUMN] : []),
-    ];
+    const header = [...fixed, ...(withLinks ? [LINKS_COLUMN, ...roleColumns.headers] : [])];
     await writeChunk(this.out, `\uFEFF${csvRow(header)}`);
 
     const body = this.body;
@@ -189,7 +191,7 @@ export class CsvWriter implements ExportWriter {
         columns.names.length === body.names.length &&
         columns.names.every((name, i) => name === body.names[i]);
       if (unchanged) await this.copyBody(body);
-      else await this.rearrangeBody(body, columns.names, withTopic, withLinks, outgoing);
+      else await this.rearrangeBody(body, columns.names, withTopic, withLinks, outgoing, roleColumns);
     }
 
     let pending = '';
@@ -198,7 +200,7 @@ export class CsvWriter implements ExportWriter {
         ...(withTopic ? [topics[topic]?.topic.name ?? ''] : []),
         ...recordFacts(record),
         ...columns.values(record).map(csvCell),
-        ...(withLinks ? [linksText(outgoing.get(record.id) ?? [])] : []),
+        ...(withLinks ? [linksText(outgoing.get(record.id) ?? []), ...roleColumns.of(record.id)] : []),
       ]);
       if (pending.length >= FLUSH_AT) {
         await writeChunk(this.out, pending);
@@ -244,6 +246,7 @@ export class CsvWriter implements ExportWriter {
     withTopic: boolean,
     withLinks: boolean,
     outgoing: Map<string, Link[]>,
+    roleColumns: RoleColumns,
   ): Promise<void> {
     const fixed = RECORD_COLUMNS.length;
     const position = new Map<string, number>();
@@ -254,6 +257,13 @@ export class CsvWriter implements ExportWriter {
     const links = new Map<string, string>();
     if (withLinks)
       for (const [id, list] of outgoing) if (!links.has(csvText(id))) links.set(csvText(id), linksText(list));
+    const roleCells = new Map<string, string>();
+    if (withLinks && roleColumns.headers.length > 0)
+      for (const { source, target } of this.tracker.traces)
+        for (const { id } of [source, target])
+          if (!roleCells.has(csvText(id)))
+            roleCells.set(csvText(id), roleColumns.of(id).map(csvText).join(','));
+    const noRoleCells = roleColumns.headers.map(() => '').join(',');
 
     const splitter = new CsvRowSplitter();
     const input = createReadStream(body.file, { encoding: 'utf8', highWaterMark: FLUSH_AT });
@@ -264,6 +274,8 @@ export class CsvWriter implements ExportWriter {
         for (let i = 0; i < fixed; i++) row.push(cells[i] ?? '');
         for (const index of from) row.push(index === undefined ? '' : (cells[index] ?? ''));
         if (withLinks) row.push(csvText(links.get(cells[0] ?? '') ?? ''));
+        if (withLinks && roleColumns.headers.length > 0)
+          row.push(roleCells.get(cells[0] ?? '') ?? noRoleCells);
         pending += `${row.join(',')}\r\n`;
       }
       if (pending !== '') await writeChunk(this.out, pending);
@@ -313,19 +325,12 @@ function csvCell(value: unknown): string | number {
 }
 
 /**
- * Each outgoing link as "relation:READABLE_ID (recordId)" for a record of this export (the readable
- * id for people, the `_id` for round trips), "relation:recordId" for a record outside it and
- * "relation:Type/id" for any other node, followed by " [suspect]" for a suspect link; links are
- * separated by "; ".
+ * Each outgoing link as "relation:" and its target's `linkEndText` ("relation:READABLE_ID (recordId)"
+ * for a record of this export, "relation:recordId" for one outside it, "relation:Type/id" for any
+ * other node, " [suspect]" after a suspect link); links are separated by "; ".
  */
 function linksText(links: readonly Link[]): string {
   return links
-    .map(({ trace: { target, suspect }, relationType }) => {
-      const mark = suspect ? SUSPECT_MARK : '';
-      if (target.type !== RECORD_NODE_TYPE) return `${relationType}:${target.type}/${target.id}${mark}`;
-      return target.readableId === undefined
-        ? `${relationType}:${target.id}${mark}`
-        : `${relationType}:${target.readableId} (${target.id})${mark}`;
-    })
+    .map(({ trace: { target, suspect }, relationType }) => `${relationType}:${linkEndText(target, suspect)}`)
     .join('; ');
 }

@@ -11,7 +11,10 @@ export const JSON_FORMAT_VERSION = 1;
  *
  *   { "format": "rxs-export", "formatVersion": 1, "exportedAt", "servers", "revisionIds",
  *     "topics": [ { ...topic, "approval"?, "records": [ ... ], "recordCount", "fields" } ],
- *     "traces": [ ... ] | null, "linkTypes": [ ... ], "warnings": [ ... ] }
+ *     "traces": [ ... ] | null, "linkTypes": [ ... ], "roles"?: [ ... ], "warnings": [ ... ] }
+ *
+ * A trace a role of the tenant's trace model names carries `role` (its forward name) and `roleId`;
+ * `roles` lists those roles as the model has them, present only when a trace names one.
  *
  * A topic's `fields` come after its records because keys met only in record data are known only
  * then; JSON readers do not care about key order.
@@ -72,7 +75,11 @@ export class JsonWriter implements ExportWriter {
           ? `${this.traceCount > 0 ? '\n' : ''}]`
           : `${this.closeTopics()},"traces":${this.tracker.withTraces ? '[]' : 'null'}`;
         const linkTypes = JSON.stringify(this.linkTypes);
-        return this.emit(`${traces},"linkTypes":${linkTypes},"warnings":${JSON.stringify(part.warnings)}}\n`);
+        const roles = this.tracker.roles.all;
+        const named = roles.length > 0 ? `,"roles":${JSON.stringify(roles)}` : '';
+        return this.emit(
+          `${traces},"linkTypes":${linkTypes}${named},"warnings":${JSON.stringify(part.warnings)}}\n`,
+        );
       }
     }
   }

@@ -1,7 +1,14 @@
 import type { Writable } from 'node:stream';
 import { ExportDataError } from '../errors.js';
 import { LEADING_ID_PATTERN } from '../identity.js';
-import type { ExportedField, ExportedRecord, ExportedTopic, ExportPart, LinkType } from '../model.js';
+import type {
+  ExportedField,
+  ExportedRecord,
+  ExportedTopic,
+  ExportPart,
+  LinkType,
+  TraceEnd,
+} from '../model.js';
 import { cellText } from './cells.js';
 import { valueOf } from './columns.js';
 import { writeChunk } from './output.js';
@@ -183,18 +190,24 @@ export function rstLiteralText(text: string): string {
   return ['.. code:: text', '   :class: rxs-text', '', ...lines.map((line) => `   ${line}`)].join('\n');
 }
 
-/** A named link type as it appears in the file: its option name and how the reverse reads. */
+/** A named link type as it appears in the file: its option name and how it reads both ways. */
 interface LinkOption {
   option: string;
   incoming: string;
+  /** How the link reads from the need that holds it, for a role's link type (its forward name). */
+  outgoing?: string;
 }
+
+/** The key of a trace model role's link option among the link options (apart from link type names). */
+const roleKey = (roleId: string) => `\u0000role:${roleId}`;
 
 /**
  * A needs.json (the Sphinx-Needs exchange format) that `needimport` and `needs_external_needs`
  * read: one need per record,
  * with the record's readable id as need id, type, title, description and status from the topic's
  * presentation, the topic as tag, links from traces between exported records (under the link type
- * a mapping file names for the pair of topics, else `links`), and every semantic field as an extra
+ * a mapping file names for the pair of topics, else `links`; and under the link type of the trace
+ * model's role that names a trace, at the record of the role's `from` end), and every semantic field as an extra
  * option on every need ("" where a record has no value, as Sphinx-Needs writes them itself).
  * A docname (the option, else the topic's mapping) tells `needs_external_needs` where each need is
  * shown. The description is reStructuredText that shows the record's text literally (`rstLiteralText`).
@@ -239,7 +252,11 @@ export class NeedsWriter extends SpooledWriter {
     return needId(madeUp ? `${idPrefix}_${recordId}` : readableId);
   }
 
-  /** The link options: `links`, then one per named link type, in order of first use. */
+  /**
+   * The link options: `links`, then one per named link type, in order of first use, then one per
+   * trace model role the traces name, after its id (`verifies`, incoming "verified by"), in the
+   * model's order; a role whose option name is taken gets `_link` (then a number) appended.
+   */
   private linkOptions(): Map<string, LinkOption> {
     const options = new Map<string, LinkOption>([
       [DEFAULT_LINK_OPTION, { option: DEFAULT_LINK_OPTION, incoming: 'links incoming' }],
@@ -252,6 +269,14 @@ export class NeedsWriter extends SpooledWriter {
           `The link type "${name}" would take the Sphinx-Needs field "${option}". Name the link type otherwise in the mapping file (for example "${option}_link").`,
         );
       options.set(name, { option, incoming });
+    }
+    const taken = new Set([...CORE_NEED_FIELDS, ...[...options.values()].map(({ option }) => option)]);
+    for (const role of this.tracker.roles.all) {
+      const base = optionName(role.id);
+      let option = taken.has(base) ? `${base}_link` : base;
+      for (let n = 2; taken.has(option); n++) option = `${base}_link_${n}`;
+      taken.add(option);
+      options.set(roleKey(role.id), { option, incoming: role.backward_name, outgoing: role.forward_name });
     }
     return options;
   }
@@ -367,21 +392,33 @@ export class NeedsWriter extends SpooledWriter {
     return need;
   }
 
-  /** Outgoing links of each record to other exported records, by link option, and the suspect ones. */
+  /**
+   * Outgoing links of each record to other exported records, by link option, and the suspect ones:
+   * each trace held by its source under the link type a mapping file names, else `links`, as
+   * without a trace model; a trace a role names (and no link type) also by the record at the
+   * role's `from` end under the role's option, so that it reads with the forward name there and the
+   * backward name (Sphinx-Needs' incoming) at the other end.
+   */
   private linksBetweenNeeds(linkOptions: Map<string, LinkOption>): Map<string, NeedLinks> {
     const result = new Map<string, NeedLinks>();
-    for (const { source, target, linkType, suspect } of this.tracker.traces) {
+    const add = (source: TraceEnd, target: TraceEnd, key: string, suspect: boolean) => {
       // Only traces between records of this export: Sphinx would report others as dead links.
-      if (source.type !== RECORD_NODE_TYPE || target.type !== RECORD_NODE_TYPE) continue;
+      if (source.type !== RECORD_NODE_TYPE || target.type !== RECORD_NODE_TYPE) return;
       const targetId = this.needIds.get(target.id);
-      if (targetId === undefined || !this.needIds.has(source.id)) continue;
-      const option = linkOptions.get(linkType ?? DEFAULT_LINK_OPTION)?.option ?? DEFAULT_LINK_OPTION;
+      if (targetId === undefined || !this.needIds.has(source.id)) return;
+      const option = linkOptions.get(key)?.option ?? DEFAULT_LINK_OPTION;
       let links = result.get(source.id);
       if (!links) result.set(source.id, (links = { byOption: new Map(), suspect: [] }));
       const targets = links.byOption.get(option) ?? [];
       if (!targets.includes(targetId)) targets.push(targetId);
       links.byOption.set(option, targets);
       if (suspect && !links.suspect.includes(targetId)) links.suspect.push(targetId);
+    };
+    for (const trace of this.tracker.traces) {
+      const { linkType, suspect } = trace;
+      add(trace.source, trace.target, linkType ?? DEFAULT_LINK_OPTION, suspect);
+      const role = linkType === undefined ? this.tracker.roles.of(trace) : undefined;
+      if (role) add(role.from, role.to, roleKey(role.role.id), suspect);
     }
     return result;
   }
@@ -448,13 +485,18 @@ function needsSchema(
     field_type: 'extra',
     default: '',
   };
-  for (const { option, incoming } of linkOptions) {
+  for (const { option, incoming, outgoing } of linkOptions) {
     properties[option] = {
       type: 'array',
       items: { type: 'string' },
-      description: `Traces from this record (${incoming} in the other direction)`,
+      description: sphinxSafe(
+        outgoing === undefined
+          ? `Traces from this record (${incoming} in the other direction)`
+          : `Records this record ${outgoing} (${incoming} in the other direction)`,
+      ),
       field_type: 'links',
       incoming: sphinxSafe(incoming),
+      ...(outgoing !== undefined && { outgoing: sphinxSafe(outgoing) }),
       default: [],
     };
   }

@@ -5,6 +5,7 @@ import type { FormComponent } from '@rxs/contract';
 import { keptOutline, type OutlineEntryShape } from '@rxs/contract/plain';
 import { MULTI_VALUE_TYPES, OPTION_TYPES } from '../../mapping/options.js';
 import { componentsByKey } from '../../reqif/form-components.js';
+import { roleRelationTypeId } from '../../reqif/relation-types.js';
 import type {
   ExportedField,
   ExportedOutline,
@@ -227,7 +228,7 @@ const BOOLEAN_DATATYPE_ID = 'DT-boolean';
  * uses the string datatype every file has. It is the relation's only value.
  */
 export const SUSPECT_ATTRIBUTE = 'Suspect';
-const suspectDefinitionId = (relationType: string) => `${readableId('RT', relationType)}-suspect`;
+const suspectDefinitionId = (relationTypeId: string) => `${relationTypeId}-suspect`;
 const DATE_DATATYPE_ID = 'DT-date';
 const INTEGER_DATATYPE_ID = 'DT-integer';
 const realDatatypeId = (accuracy: number) => `DT-real-${accuracy}`;
@@ -392,7 +393,8 @@ interface TopicPlan {
  * ReqIF 1.2: one SPEC-OBJECT-TYPE and one SPECIFICATION per topic, one SPEC-OBJECT per record
  * (IDENTIFIER its source id, else "R-<record id>", see `SpecObjectIds`; LONG-NAME its readable
  * id), SPEC-RELATIONs for the traces whose
- * both ends are exported records, one SPEC-RELATION-TYPE per relation type or named link type.
+ * both ends are exported records, one SPEC-RELATION-TYPE per relation type, named link type or
+ * trace model role (see reqif/relation-types.ts).
  * Attributes are typed after the form (see `fieldTyping`); a value that does not fit its type goes,
  * as text, to a STRING twin attribute "<name> (as text)" and is reported in `warnings`.
  *
@@ -512,7 +514,9 @@ export class ReqifWriter extends SpooledWriter {
     await this.identifiers.settle(this.spool.replay());
     const identifierOf = (recordId: string) => this.identifiers.of(recordId);
     const relations = await this.exportedRelations();
-    const relationTypes = [...new Set(relations.map((link) => link.relationType))];
+    const relationTypes = [
+      ...new Map(relations.map((link) => [relationTypeOf(link).id, relationTypeOf(link)])).values(),
+    ];
     const emit = (text: string) => writeChunk(this.out, text);
 
     await emit(`<?xml version="1.0" encoding="UTF-8"?>\n<REQ-IF xmlns="${REQIF_NAMESPACE}">\n`);
@@ -604,13 +608,14 @@ export class ReqifWriter extends SpooledWriter {
 
   /**
    * Links between two exported records: a trace whose pair of topics has a named link type is one
-   * relation of that type; any other trace is one relation per relation type it carries.
+   * relation of that type; any other trace is one relation per relation type it carries, the one
+   * its trace model role stands on of the role's type.
    */
   private async exportedRelations(): Promise<Link[]> {
     const exported = await this.exportedTraceEnds();
     const seen = new Set<string>();
     const links = this.tracker.traces.flatMap((trace) =>
-      trace.linkType ? [{ trace, relationType: trace.linkType }] : linksOf(trace),
+      trace.linkType ? [{ trace, relationType: trace.linkType }] : linksOf(trace, this.tracker.roles),
     );
     return links.filter(({ trace: { id, source, target }, relationType }) => {
       const key = `${id}\u0000${relationType}`;
@@ -810,8 +815,23 @@ function definitionXml(
   );
 }
 
+/** A SPEC-RELATION-TYPE: its IDENTIFIER and LONG-NAME. */
+interface RelationTypePlan {
+  id: string;
+  longName: string;
+}
+
+/**
+ * The SPEC-RELATION-TYPE of a link: a role's (LONG-NAME its forward name, IDENTIFIER
+ * `roleRelationTypeId`), else the relation type's or named link type's, by its name.
+ */
+function relationTypeOf(link: Link): RelationTypePlan {
+  if (link.role) return { id: roleRelationTypeId(link.role.role), longName: link.role.role.forward_name };
+  return { id: readableId('RT', link.relationType), longName: link.relationType };
+}
+
 /** The SPECIFICATION-TYPE and the SPEC-RELATION-TYPEs, which follow the object types. */
-function otherTypesXml(relationTypes: string[], exportedAt: string): XMLBuilder {
+function otherTypesXml(relationTypes: RelationTypePlan[], exportedAt: string): XMLBuilder {
   const types = newFragment();
   const specificationType = types.ele(
     'SPECIFICATION-TYPE',
@@ -825,19 +845,19 @@ function otherTypesXml(relationTypes: string[], exportedAt: string): XMLBuilder 
   for (const { id, name } of TOPIC_ATTRIBUTES) {
     stringDefinition(topicDefinitions, { IDENTIFIER: id, 'LAST-CHANGE': exportedAt, 'LONG-NAME': name });
   }
-  for (const relationType of relationTypes) {
+  for (const { id, longName } of relationTypes) {
     const relationDefinitions = types
       .ele(
         'SPEC-RELATION-TYPE',
         xmlAttributes({
-          IDENTIFIER: readableId('RT', relationType),
+          IDENTIFIER: id,
           'LAST-CHANGE': exportedAt,
-          'LONG-NAME': relationType,
+          'LONG-NAME': longName,
         }),
       )
       .ele('SPEC-ATTRIBUTES');
     stringDefinition(relationDefinitions, {
-      IDENTIFIER: suspectDefinitionId(relationType),
+      IDENTIFIER: suspectDefinitionId(id),
       'LAST-CHANGE': exportedAt,
       'LONG-NAME': SUSPECT_ATTRIBUTE,
     });
@@ -930,7 +950,11 @@ function specRelationsXml(
 ): XMLBuilder {
   const root = newFragment();
   const list = root.ele('SPEC-RELATIONS');
-  for (const { trace, relationType } of relations) {
+  for (const link of relations) {
+    const { trace, relationType, role } = link;
+    const type = relationTypeOf(link);
+    // A role's relation runs from the record at its `from` end (its type's name reads from there).
+    const [source, target] = role ? [role.from, role.to] : [trace.source, trace.target];
     const relation = list.ele(
       'SPEC-RELATION',
       xmlAttributes({
@@ -939,14 +963,10 @@ function specRelationsXml(
         'LONG-NAME': relationType,
       }),
     );
-    stringValueElement(
-      relation.ele('VALUES'),
-      suspectDefinitionId(relationType),
-      String(trace.suspect === true),
-    );
-    relation.ele('TYPE').ele('SPEC-RELATION-TYPE-REF').txt(readableId('RT', relationType));
-    relation.ele('SOURCE').ele('SPEC-OBJECT-REF').txt(identifierOf(trace.source.id));
-    relation.ele('TARGET').ele('SPEC-OBJECT-REF').txt(identifierOf(trace.target.id));
+    stringValueElement(relation.ele('VALUES'), suspectDefinitionId(type.id), String(trace.suspect === true));
+    relation.ele('TYPE').ele('SPEC-RELATION-TYPE-REF').txt(type.id);
+    relation.ele('SOURCE').ele('SPEC-OBJECT-REF').txt(identifierOf(source.id));
+    relation.ele('TARGET').ele('SPEC-OBJECT-REF').txt(identifierOf(target.id));
   }
   return root;
 }

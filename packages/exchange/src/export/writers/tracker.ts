@@ -1,4 +1,5 @@
 import type { ExportedField, ExportedTopic, ExportedTrace, ExportHeader, ExportPart } from '../model.js';
+import { TraceRoles } from './traces.js';
 
 /** A finished topic: its final columns and how many records it had. */
 export interface TopicSummary {
@@ -20,6 +21,8 @@ export class ExportTracker {
   header: ExportHeader | undefined;
   readonly topics: TopicSummary[] = [];
   readonly traces: ExportedTrace[] = [];
+  /** The trace model's roles the traces name (none when links are named by relation type). */
+  readonly roles = new TraceRoles();
   warnings: string[] = [];
   /** The `end` part arrived: the export is complete (else a close means it failed). */
   ended = false;
@@ -52,6 +55,7 @@ export class ExportTracker {
       }
       case 'traces':
         this.traces.push(...part.traces);
+        this.roles.add(part.roles ?? []);
         break;
       case 'end':
         this.warnings = part.warnings;

@@ -36,6 +36,11 @@ const TRACE_COLUMNS = [
   'target_type',
   'suspect',
 ];
+/**
+ * After them when the traces name roles of the tenant's trace model: the trace as the role reads it,
+ * "<role_from> <role> <role_to>" (TC_001 verifies REQ_001), and how it reads back (`role_backward`).
+ */
+const ROLE_COLUMNS = ['role_from', 'role', 'role_to', 'role_backward'];
 
 /** A topic needs more columns than an XLSX sheet has; nothing usable was written. */
 export class SheetTooWideError extends ExportDataError {
@@ -60,7 +65,8 @@ type Cell = string | number | boolean | null | { richText: { text: string }[] };
 /**
  * A workbook written with exceljs's streaming writer: one sheet per topic (header row bold and
  * frozen, one column per semantic name after `_id`, `name`, `version`, `topic_revision_id`), a
- * `Traces` sheet when traces were exported, and an `Export` sheet last with the export time,
+ * `Traces` sheet when traces were exported (with the trace model's role of each trace, when the
+ * traces name roles), and an `Export` sheet last with the export time,
  * servers, revision ids, per-topic counts and warnings.
  *
  * A topic's records wait in a temporary file until its `topic-end` (when keys met only in record
@@ -185,8 +191,16 @@ export class XlsxWriter implements ExportWriter {
   }
 
   private async addTraceRows(traces: readonly ExportedTrace[]): Promise<void> {
-    this.tracesSheet ??= this.addSheet(TRACES_SHEET, TRACE_COLUMNS, [26, 24, 16, 26, 16, 14, 26, 16, 14, 9]);
-    for (const { id, relationTypes, linkType, source, target, suspect } of traces) {
+    const { roles } = this.tracker;
+    const withRoles = roles.all.length > 0;
+    this.tracesSheet ??= this.addSheet(
+      TRACES_SHEET,
+      withRoles ? [...TRACE_COLUMNS, ...ROLE_COLUMNS] : TRACE_COLUMNS,
+      [26, 24, 16, 26, 16, 14, 26, 16, 14, 9, 16, 16, 16, 16],
+    );
+    for (const trace of traces) {
+      const { id, relationTypes, linkType, source, target, suspect } = trace;
+      const link = withRoles ? roles.of(trace) : undefined;
       addRow(this.tracesSheet, [
         id,
         relationTypes.join('; '),
@@ -198,6 +212,14 @@ export class XlsxWriter implements ExportWriter {
         target.readableId ?? null,
         target.type,
         suspect,
+        ...(link
+          ? [
+              link.from.readableId ?? link.from.id,
+              link.role.forward_name,
+              link.to.readableId ?? link.to.id,
+              link.role.backward_name,
+            ]
+          : []),
       ]);
     }
     await whenDrained(this.zip);

@@ -19,6 +19,7 @@ import {
   exportParts,
   MappingFileError,
   makeScratchFolder,
+  traceRolesAsOf,
   writeExport,
   type ExportFormat,
   type ExportMapping,
@@ -105,6 +106,12 @@ export function inProcessExportSource(
       return edges;
     },
     getOutline: (historyId) => services.outlines.get(principal, historyId),
+    getTraceRoles: async () =>
+      asOf === undefined
+        ? (await services.tracer.model.get(principal)).roles
+        : await traceRolesAsOf(asOf, ({ limit, before }) =>
+            services.tracer.model.history(principal, limit, before),
+          ),
   };
 }
 
@@ -239,7 +246,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
     ) {
       {
         const { principal } = signedIn(request);
-        const { format, traces, labels } = query;
+        const { format, traces, labels, links_by } = query;
         if (traces) requirePermission(principal, 'traces:read');
         const mapping = parseMapping(query.mapping);
         const revisionIds = revisionIdList(query.revisions);
@@ -260,6 +267,7 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
         const parts = exportParts(inProcessExportSource(services, principal, baseUrl, asOf), {
           revisionIds,
           traces,
+          ...(links_by !== undefined && { linksBy: links_by }),
           labels,
           followLatest: true,
           mapping,
