@@ -158,9 +158,7 @@ export class HideConditions {
     if (!reads) {
       reads = {
         rootKeys: (this.rootKeys ??= Object.keys(this.root)).filter((key) => expression.includes(key)),
-        this: expression.includes('this'),
-        parent: expression.includes('parent'),
-        i: /(?<![A-Za-z0-9$])_?i_?(?![A-Za-z0-9$])/.test(expression),
+        ...scopeReadsOf(expression),
       };
       this.reads.set(expression, reads);
     }
@@ -179,13 +177,40 @@ export class HideConditions {
   }
 }
 
+/** Which of `this`, `parent` and `i` an expression text can read. */
+type ScopeReads = Omit<Reads, 'rootKeys'>;
+
 /**
- * Outcomes of FEEL evaluations by expression and context, shared by every validation of the
+ * What each expression text reads of the scope, shared by every validation of the process (a
+ * form's few expressions are met again in each record it checks). Bounded: past the bound it
+ * starts afresh.
+ */
+const scopeReads = new Map<string, ScopeReads>();
+const MAX_EXPRESSIONS = 1_000;
+
+function scopeReadsOf(expression: string): ScopeReads {
+  let reads = scopeReads.get(expression);
+  if (!reads) {
+    reads = {
+      this: expression.includes('this'),
+      parent: expression.includes('parent'),
+      i: /(?<![A-Za-z0-9$])_?i_?(?![A-Za-z0-9$])/.test(expression),
+    };
+    if (scopeReads.size >= MAX_EXPRESSIONS) scopeReads.clear();
+    scopeReads.set(expression, reads);
+  }
+  return reads;
+}
+
+/**
+ * Outcomes of FEEL evaluations by expression, then by context, shared by every validation of the
  * process: feelin parses the expression on each call (about 0.2 ms), and records of one form mostly
  * hand the same few values to its conditions (a select's options), so an import of a million rows
- * or a busy service evaluates each pair once. Bounded; contexts too large to key are not kept.
+ * or a busy service evaluates each pair once. Bounded (past the bound it starts afresh); contexts
+ * too large to key are not kept.
  */
-const outcomes = new Map<string, boolean | string>();
+const outcomes = new Map<string, Map<string, boolean | string>>();
+let keptOutcomes = 0;
 const MAX_OUTCOMES = 10_000;
 const MAX_KEYED_CONTEXT = 2_048;
 
@@ -202,12 +227,14 @@ function evaluateOnce(
   let key: string | undefined;
   try {
     // `undefined` (no such key) is kept apart from `null`: no JSON text is "~".
-    const json = values.map((value) => JSON.stringify(value) ?? '~').join(',');
-    if (json.length <= MAX_KEYED_CONTEXT) key = `${expression}\u0000${json}`;
+    let json = '';
+    for (const [index, value] of values.entries())
+      json += `${index === 0 ? '' : ','}${JSON.stringify(value) ?? '~'}`;
+    if (json.length <= MAX_KEYED_CONTEXT) key = json;
   } catch {
     // A context JSON cannot hold is evaluated each time.
   }
-  const known = key === undefined ? undefined : outcomes.get(key);
+  const known = key === undefined ? undefined : outcomes.get(expression)?.get(key);
   if (known !== undefined) return known;
   let outcome: boolean | string;
   try {
@@ -216,8 +243,14 @@ function evaluateOnce(
     outcome = error instanceof Error ? error.message : String(error);
   }
   if (key !== undefined) {
-    if (outcomes.size >= MAX_OUTCOMES) outcomes.delete(outcomes.keys().next().value!);
-    outcomes.set(key, outcome);
+    if (keptOutcomes >= MAX_OUTCOMES) {
+      outcomes.clear();
+      keptOutcomes = 0;
+    }
+    let ofExpression = outcomes.get(expression);
+    if (!ofExpression) outcomes.set(expression, (ofExpression = new Map()));
+    ofExpression.set(key, outcome);
+    keptOutcomes++;
   }
   return outcome;
 }

@@ -10,9 +10,22 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** form-js keys and container paths with dots are paths: `a.b` is `{a: {b: ...}}`. */
-export function splitPath(path: string): string[] {
-  return path.split('.');
+/**
+ * Paths split once, shared by every validation of the process: a form's few keys are split again
+ * for each record it checks. Bounded: past the bound it starts afresh.
+ */
+const splitPaths = new Map<string, readonly string[]>();
+const MAX_SPLIT_PATHS = 10_000;
+
+/** form-js keys and container paths with dots are paths: `a.b` is `{a: {b: ...}}`. Shared: never change it. */
+export function splitPath(path: string): readonly string[] {
+  let segments = splitPaths.get(path);
+  if (!segments) {
+    segments = Object.freeze(path.split('.'));
+    if (splitPaths.size >= MAX_SPLIT_PATHS) splitPaths.clear();
+    splitPaths.set(path, segments);
+  }
+  return segments;
 }
 
 /** The own property `key` of `object`, or undefined. */

@@ -123,7 +123,7 @@ function walkList(component: FormComponent, pathText: string, scope: Scope, walk
  * The value at `segments` below the scope's data. When a step on the way holds something other
  * than an object (`{"a": 1}` for the key `a.b`), that step is reported once and `found` is false.
  */
-function valueAt(scope: Scope, segments: string[], walk: Walk): { found: boolean; value?: unknown } {
+function valueAt(scope: Scope, segments: readonly string[], walk: Walk): { found: boolean; value?: unknown } {
   const resolved = resolvePath(scope.data, segments);
   if (resolved.ok) return { found: true, value: resolved.value };
   const stepPath = segments.slice(0, resolved.at);

@@ -84,6 +84,23 @@ describe('the import spool', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('gives back lines longer than a chunk and characters cut by a chunk boundary', async () => {
+    const spool = await ImportSpool.open(dir);
+    const file = spool.file<string>('t.jsonl', JSON.stringify, (line) => JSON.parse(line) as string);
+    // Multi-byte characters (2, 3 and 4 bytes) at every offset against the 256 KiB chunks, and a
+    // line spanning several chunks.
+    const lines = [
+      ...Array.from({ length: 3000 }, (_, i) => `${'é'.repeat(i % 7)}€${'x'.repeat(i)}😀 ${i}`),
+      '∑'.repeat(600_000),
+      'last',
+    ];
+    for (const line of lines) await file.write(line);
+    const back: string[] = [];
+    for await (const line of file.read()) back.push(line);
+    expect(back).toEqual(lines);
+    await spool.close();
+  });
+
   it('says where it could not write, and what to do', async () => {
     const missing = join(dir, 'no', 'such', 'folder');
     const error = await ImportSpool.open(missing).catch((e: unknown) => e);

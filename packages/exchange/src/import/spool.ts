@@ -37,6 +37,8 @@ export class ImportSpool {
   }
 }
 
+const NEWLINE = 0x0a;
+
 export class SpoolFile<T> {
   private out: WriteStream | undefined;
   private failure: Error | undefined;
@@ -66,18 +68,28 @@ export class SpoolFile<T> {
     }
     if (this.failure) throw scratchError(this.path, this.failure);
     if (this.count === 0) return;
-    let rest = '';
+    // Lines are found in the bytes and each decoded alone: a newline byte is never part of another
+    // UTF-8 character, and decoding line by line costs a fraction of decoding whole chunks into
+    // strings and searching those. The start of a line a chunk cuts waits, in pieces (a long line
+    // is copied once), for the chunk with its end.
+    let start: Buffer[] = [];
     // Lines of a chunk arrive without waiting: other work of the process gets its turns between.
     const turn = eventLoopSlices();
-    for await (const chunk of createReadStream(this.path, { encoding: 'utf8', highWaterMark: 1 << 18 })) {
-      const text = rest + (chunk as string);
+    for await (const chunk of createReadStream(this.path, {
+      highWaterMark: 1 << 18,
+    }) as AsyncIterable<Buffer>) {
       let from = 0;
-      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', from)) {
-        yield this.decode(text.slice(from, end));
+      for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
+        const line =
+          start.length === 0
+            ? chunk.toString('utf8', from, end)
+            : Buffer.concat([...start, chunk.subarray(0, end)]).toString('utf8');
+        start = [];
+        yield this.decode(line);
         from = end + 1;
         await turn();
       }
-      rest = text.slice(from);
+      if (from < chunk.length) start.push(chunk.subarray(from));
     }
   }
 }

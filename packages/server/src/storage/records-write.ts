@@ -48,25 +48,32 @@ export async function insertRecords(
       trx,
       batch.map((row) => row.id),
     );
-    const actorValues = actorColumns(actor);
     await insertRows(
       trx,
       'record_versions',
       VERSION_COLUMNS,
-      batch.map(({ id, ...row }) => {
-        const version: Record<(typeof VERSION_COLUMNS)[number], unknown> = {
-          ...row,
-          record_id: id,
-          n: (used.get(id) ?? 0) + 1,
-          action: 'created',
-          reason: actor.reason,
-          ...actorValues,
-        };
-        return VERSION_COLUMNS.map((column) => version[column]);
-      }),
+      batch.map((row) => firstVersion(row, (used.get(row.id) ?? 0) + 1, actor)),
     );
     await turn();
   }
+}
+
+/**
+ * The values of a new record's first version, in the order of VERSION_COLUMNS: the record's row as
+ * inserted, and who created it. Read column by column, without copying the row (a bulk write makes
+ * thousands of these).
+ */
+function firstVersion(row: RecordRow, n: number, actor: ChangeActor): unknown[] {
+  const event: Partial<Record<(typeof VERSION_COLUMNS)[number], unknown>> = {
+    record_id: row.id,
+    n,
+    action: 'created',
+    reason: actor.reason,
+    ...actorColumns(actor),
+  };
+  return VERSION_COLUMNS.map((column) =>
+    column in event ? event[column] : row[column as Exclude<keyof RecordRow, 'id'>],
+  );
 }
 
 /** The highest version number of each of these ids that has versions already (an id used before). */
