@@ -14,6 +14,9 @@ command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
 /usr/bin/python3 -c 'import docutils' >/dev/null 2>&1 || need+=(python3-docutils)
 # Exports are edited by a Python script with openpyxl, and workbooks written by it imported.
 /usr/bin/python3 -c 'import openpyxl' >/dev/null 2>&1 || need+=(python3-openpyxl)
+# Baseline documents: the DOCX is read by python-docx and converted to PDF by LibreOffice Writer.
+/usr/bin/python3 -c 'import docx' >/dev/null 2>&1 || need+=(python3-docx)
+[ -e /usr/lib/libreoffice/share/registry/writer.xcd ] || need+=(libreoffice-writer-nogui)
 # ReqIF exports are read back by StrictDoc's reqif library (vendored in packages/exchange/test/vendor).
 /usr/bin/python3 -c 'import lxml.etree, lxml.html' >/dev/null 2>&1 || need+=(python3-lxml)
 # needs.json exports are loaded by Sphinx-Needs (vendored in packages/exchange/test/vendor/sphinx-needs)

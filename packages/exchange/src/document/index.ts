@@ -1,0 +1,3 @@
+export * from './model.js';
+export { renderDocx } from './docx.js';
+export { renderPdf } from './pdf.js';
