@@ -146,7 +146,9 @@ describe('the request budget: one tenant cannot take the server from the others'
       },
     });
     expect(topic.status).toBe(201);
-    const revision: string = (await api('POST', `/kt/${topic.body._id}/approve`)).body._id;
+    const approved = (await api('POST', `/kt/${topic.body._id}/approve`)).body;
+    const revision: string = approved._id;
+    const historyId: string = approved.knowledge_topic_history_id;
     // Bulk writes go to a topic of their own, so the records they add change no other request's.
     const bulkTopic = await api('POST', '/kt/', {
       knowledge_topic_name: 'Bulk writes',
@@ -355,6 +357,21 @@ describe('the request budget: one tenant cannot take the server from the others'
           name: '',
           send: () => webGet(viewer, `/api/export?revisions=${revision}&format=reqifz`),
         }),
+      },
+      {
+        name: 'web document view',
+        make: () => ({ name: '', send: () => webGet(viewer, `/api/topics/${historyId}/document`) }),
+      },
+      {
+        name: 'web document view at the baseline',
+        make: () => ({
+          name: '',
+          send: () => webGet(viewer, `/api/topics/${historyId}/document?as_of=${asOf}`),
+        }),
+      },
+      {
+        name: 'web trace model',
+        make: () => ({ name: '', send: () => webGet(viewer, '/api/trace-model') }),
       },
       {
         name: 'web approval impact',
