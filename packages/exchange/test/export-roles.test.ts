@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { CsvSource } from '../src/import/csv-source.js';
+import { missingSphinx, sphinxBuild } from './support/sphinx.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KnowledgeTopicRevision, ServiceRecord, TraceEdge, TraceRole } from '@rxs/contract';
 import { readSpecRelations, relationTypeOf } from '../src/import/reqif-relations.js';
@@ -11,7 +12,6 @@ import { exportParts, type ExportSource } from '../src/export/procedure.js';
 import { referenceSample } from './support/hostile-corpus.js';
 import {
   missingReader,
-  PYTHON,
   pythonCsvRows,
   scratchDir,
   shouldSkip,
@@ -353,17 +353,7 @@ describe.skipIf(shouldSkip(xmllint))(
   },
 );
 
-const SPHINX_NEEDS = new URL('./vendor/sphinx-needs', import.meta.url).pathname;
-const SPHINX_ENV = { ...process.env, PYTHONPATH: SPHINX_NEEDS, PYTHONDONTWRITEBYTECODE: '1' };
-const sphinx = (() => {
-  const run = spawnSync(PYTHON, ['-B', '-c', 'import sphinx, sphinx_needs'], {
-    encoding: 'utf8',
-    env: SPHINX_ENV,
-  });
-  return run.status === 0
-    ? undefined
-    : 'Sphinx with the vendored Sphinx-Needs (Debian: python3-sphinx python3-jsonschema python3-requests-file)';
-})();
+const sphinx = missingSphinx();
 
 /** The conf.py of docs/formats/needs.md: extra options and link types declared from the file's needs_schema. */
 const CONF = `project = "Roles"
@@ -388,30 +378,13 @@ describe.skipIf(shouldSkip(sphinx))('Sphinx-Needs builds the role link types (sp
     const dir = join(scratch.path, 'sphinx');
     const file = join(scratch.path, 'sphinx.needs.json');
     await writeFile('needs', await partsOf(modelSource(ROLES)), file);
-    mkdirSync(join(dir, 'src'), { recursive: true });
-    writeFileSync(join(dir, 'src', 'conf.py'), CONF);
-    writeFileSync(join(dir, 'src', 'needs.json'), readFileSync(file));
-    writeFileSync(join(dir, 'src', 'index.rst'), 'Roles\n=====\n\n.. needimport:: /needs.json\n');
-    const out = join(dir, 'html');
-    const run = spawnSync(
-      PYTHON,
-      [
-        '-B',
-        '-m',
-        'sphinx',
-        '-W',
-        '-E',
-        '-q',
-        '-b',
-        'html',
-        '-d',
-        join(dir, 'doctrees'),
-        join(dir, 'src'),
-        out,
-      ],
-      { encoding: 'utf8', env: SPHINX_ENV, maxBuffer: 1 << 26 },
-    );
-    expect({ status: run.status, log: `${run.stdout}${run.stderr}` }).toEqual({ status: 0, log: '' });
+    const run = sphinxBuild(dir, {
+      'conf.py': CONF,
+      'needs.json': readFileSync(file),
+      'index.rst': 'Roles\n=====\n\n.. needimport:: /needs.json\n',
+    });
+    const out = run.out;
+    expect({ status: run.status, log: run.log }).toEqual({ status: 0, log: '' });
     const html = readFileSync(join(out, 'index.html'), 'utf8');
     for (const name of ['verifies', 'verified by', 'motivated by', 'motivates']) expect(html).toContain(name);
   }, 180_000);

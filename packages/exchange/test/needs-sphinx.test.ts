@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,8 @@ import type { ExportPart } from '../src/export/model.js';
 import { exportParts } from '../src/export/procedure.js';
 import { createWriter, writeExport } from '../src/export/writers/index.js';
 import { sphinxDocnameMistake } from '../src/export/writers/needs.js';
-import { PYTHON, referenceSource, scratchDir, shouldSkip } from './support/spreadsheet-readers.js';
+import { missingSphinx, sphinxBuild } from './support/sphinx.js';
+import { referenceSource, scratchDir, shouldSkip } from './support/spreadsheet-readers.js';
 
 /**
  * The Sphinx-Needs export loaded by Sphinx-Needs itself (vendored in vendor/sphinx-needs, see its
@@ -21,24 +21,9 @@ import { PYTHON, referenceSource, scratchDir, shouldSkip } from './support/sprea
  *   at base_url.
  */
 
-const VENDORED = new URL('./vendor/sphinx-needs', import.meta.url).pathname;
-const PYTHON_ENV = { ...process.env, PYTHONPATH: VENDORED, PYTHONDONTWRITEBYTECODE: '1' };
 const scratch = scratchDir();
 afterAll(() => scratch.dispose());
 
-/** Why Sphinx with the vendored Sphinx-Needs cannot run here, or undefined when it can. */
-function missingSphinx(): string | undefined {
-  const run = spawnSync(PYTHON, ['-B', '-c', 'import sphinx, sphinx_needs'], {
-    encoding: 'utf8',
-    env: PYTHON_ENV,
-  });
-  if (run.status === 0) return undefined;
-  return (
-    `Sphinx cannot load the vendored Sphinx-Needs under ${PYTHON}: install the Debian packages ` +
-    'python3-sphinx python3-jsonschema python3-requests-file (apt-get install --no-install-recommends ' +
-    `python3-sphinx python3-jsonschema python3-requests-file), as .ci/run does. ${run.error?.message ?? run.stderr.trim()}`
-  );
-}
 const missing = missingSphinx();
 
 const DOCNAME = 'requirements/system';
@@ -90,37 +75,6 @@ needs_extra_links = [
     if f.get("field_type") == "links" and name != "links"
 ]
 `;
-
-/** Writes a Sphinx project's files (path → text) under `dir`/src, builds it as HTML with -W. */
-function sphinxBuild(
-  dir: string,
-  files: Record<string, string>,
-): { out: string; status: number | null; log: string } {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(dir, 'src', path, '..'), { recursive: true });
-    writeFileSync(join(dir, 'src', path), text);
-  }
-  const out = join(dir, 'html');
-  const run = spawnSync(
-    PYTHON,
-    [
-      '-B',
-      '-m',
-      'sphinx',
-      '-W',
-      '-E',
-      '-q',
-      '-b',
-      'html',
-      '-d',
-      join(dir, 'doctrees'),
-      join(dir, 'src'),
-      out,
-    ],
-    { encoding: 'utf8', env: PYTHON_ENV, maxBuffer: 1 << 26 },
-  );
-  return { out, status: run.status, log: `${run.error?.message ?? ''}${run.stdout}${run.stderr}` };
-}
 
 /** The project that publishes the needs: `needimport` on the page the docname names. */
 function publish(dir: string, needsJson: string) {
