@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, ObjectId } from '@rxs/contract';
-import { KeysetPage } from './common.js';
+import { BASELINE_STATUSES, Nullable, ObjectId } from '@rxs/contract';
+import { ApprovalMeaningSchema, KeysetPage, OneOf, RoleSchema } from './common.js';
 import { RecordChanges } from './history.js';
 
 /** `GET /api/baselines`: a page of baselines, after the id `after`. */
@@ -25,6 +25,21 @@ export const BaselineTopic = Type.Object({
 });
 export type BaselineTopic = Static<typeof BaselineTopic>;
 
+/**
+ * A required signer and where they stand: `signed` (with the meaning asked, `at` and an optional
+ * reason), `refused` (with its reason, which ended the proposal) or `waiting`.
+ */
+export const BaselineSignerView = Type.Object({
+  userId: Type.String(),
+  /** The e-mail the user had when the baseline was proposed. */
+  email: Type.String(),
+  meaning: ApprovalMeaningSchema,
+  state: OneOf(['signed', 'refused', 'waiting'] as const),
+  at: Nullable(Type.String()),
+  reason: Nullable(Type.String()),
+});
+export type BaselineSignerView = Static<typeof BaselineSignerView>;
+
 export const BaselineView = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -35,12 +50,36 @@ export const BaselineView = Type.Object({
   /** E-mail of the creator, else their user id. */
   createdBy: Type.String(),
   topics: Type.Array(BaselineTopic),
+  /** proposed until every signer has signed, then released; one refusal makes it refused. */
+  status: OneOf(BASELINE_STATUSES),
+  releasedAt: Nullable(Type.String()),
+  /** The earlier baseline this one replaces (its name as it is now). */
+  supersedes: Nullable(Type.Object({ id: Type.String(), name: Type.String() })),
+  /** Empty for a baseline made without signers. */
+  signers: Type.Array(BaselineSignerView),
 });
 export type BaselineView = Static<typeof BaselineView>;
 
 /** `GET /api/baselines`. */
 export const BaselineList = KeysetPage(BaselineView);
 export type BaselineList = Static<typeof BaselineList>;
+
+/**
+ * `GET /api/baselines/signers`: the tenant's users a proposal may ask to sign; `mayApprove` users
+ * may be asked for `approved`, every one for `reviewed`.
+ */
+export const BaselineSignerChoices = Type.Object({
+  users: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      email: Type.String(),
+      name: Type.String(),
+      role: RoleSchema,
+      mayApprove: Type.Boolean(),
+    }),
+  ),
+});
+export type BaselineSignerChoices = Static<typeof BaselineSignerChoices>;
 
 /** A record that differs between the two sides of a comparison. */
 export const RecordDifference = Type.Object({

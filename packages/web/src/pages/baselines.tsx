@@ -1,7 +1,10 @@
 import { useState } from 'preact/hooks';
 import type {
+  ApprovalMeaning,
   BaselineComparison,
   BaselineList,
+  BaselineSignerChoices,
+  BaselineSignerView,
   BaselineView,
   ExportFormat,
   TopicComparison,
@@ -21,6 +24,8 @@ import {
   plural,
 } from '../components/ui';
 import { ExportResultNotice, type ExportResult } from '../components/export-result';
+import { MEANING_LABELS } from '../components/approve-dialog';
+import { BaselineDecisionDialog, type BaselineDecision } from '../components/baseline-decision-dialog';
 import { TopicChoices, toggled } from '../components/topic-choices';
 import { ReasonField } from '../components/reason-field';
 import { downloadExport } from '../download';
@@ -29,6 +34,7 @@ import { paths, useLocation } from '../router';
 import { useCan, useSession } from '../session';
 import { approvedTopics } from './export';
 import { ChangesTable } from './record-history';
+import './baselines.css';
 
 /** Every baseline of the tenant, across pages. */
 async function allBaselines(): Promise<BaselineView[]> {
@@ -49,12 +55,21 @@ function localToIso(value: string): string | undefined {
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
 }
 
-/** Baselines: named moments over some topics, to export again exactly and to compare. */
+/** The tenant's users a proposal may ask to sign. */
+async function signerChoices(): Promise<BaselineSignerChoices['users']> {
+  return (await api.get<BaselineSignerChoices>('/baselines/signers')).users;
+}
+
+/**
+ * Baselines: named moments over some topics, to export again exactly and to compare. A baseline
+ * proposed for review is released when each of its signers has signed, or ends at one refusal.
+ */
 export function BaselinesPage() {
   useTitle('Baselines');
   const can = useCan();
   const list = useAsync(allBaselines, []);
   const [created, setCreated] = useState<BaselineView>();
+  const [decided, setDecided] = useState<BaselineView>();
 
   return (
     <>
@@ -66,13 +81,34 @@ export function BaselinesPage() {
         </p>
       </PageHeader>
       {created && (
-        <Notice kind="success" title="Baseline created" onDismiss={() => setCreated(undefined)}>
+        <Notice
+          kind="success"
+          title={created.status === 'proposed' ? 'Baseline proposed' : 'Baseline created'}
+          onDismiss={() => setCreated(undefined)}
+        >
           “{created.name}” names {plural(created.topics.length, 'topic')} as of{' '}
-          <DateTime value={created.at} />.
+          <DateTime value={created.at} />
+          {created.status === 'proposed' ? '; it is released once all its signers have signed.' : '.'}
+        </Notice>
+      )}
+      {decided && (
+        <Notice kind="success" title={decidedTitle(decided)} onDismiss={() => setDecided(undefined)}>
+          {decided.status === 'released' && (
+            <>
+              “{decided.name}” was released <DateTime value={decided.releasedAt} />.
+            </>
+          )}
+          {decided.status === 'proposed' && (
+            <>
+              “{decided.name}” waits for {plural(waitingFor(decided), 'more signature')}.
+            </>
+          )}
+          {decided.status === 'refused' && <>“{decided.name}” is refused; a new proposal can supersede it.</>}
         </Notice>
       )}
       {can('kt:write') && (
         <CreateBaseline
+          baselines={list.data ?? []}
           onCreated={(baseline) => {
             setCreated(baseline);
             list.reload();
@@ -88,7 +124,14 @@ export function BaselinesPage() {
       )}
       {list.data && list.data.length > 0 && (
         <>
-          <BaselineTable baselines={list.data} />
+          <BaselineTable
+            baselines={list.data}
+            onDecided={(baseline) => {
+              setDecided(baseline);
+              list.reload();
+            }}
+            onOutdated={list.reload}
+          />
           <CompareBaselines baselines={list.data} />
         </>
       )}
@@ -96,7 +139,31 @@ export function BaselinesPage() {
   );
 }
 
-function CreateBaseline({ onCreated }: { onCreated: (baseline: BaselineView) => void }) {
+function decidedTitle(baseline: BaselineView): string {
+  if (baseline.status === 'released') return 'Signed: the baseline is released';
+  if (baseline.status === 'refused') return 'Refused';
+  return 'Signed';
+}
+
+function waitingFor(baseline: BaselineView): number {
+  return baseline.signers.filter((signer) => signer.state === 'waiting').length;
+}
+
+/** A signer the proposal will ask for, with the meaning asked of them. */
+interface ChosenSigner {
+  userId: string;
+  email: string;
+  meaning: ApprovalMeaning;
+}
+
+function CreateBaseline({
+  baselines,
+  onCreated,
+}: {
+  /** The baselines a new one may supersede. */
+  baselines: BaselineView[];
+  onCreated: (baseline: BaselineView) => void;
+}) {
   const location = useLocation();
   const topics = useAsync(approvedTopics, []);
   const preselected = location.query.get('topic');
@@ -104,6 +171,8 @@ function CreateBaseline({ onCreated }: { onCreated: (baseline: BaselineView) => 
   const [description, setDescription] = useState('');
   const [at, setAt] = useState('');
   const [chosen, setChosen] = useState<Set<string>>();
+  const [signers, setSigners] = useState<ChosenSigner[]>([]);
+  const [supersedes, setSupersedes] = useState('');
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string>();
@@ -126,11 +195,16 @@ function CreateBaseline({ onCreated }: { onCreated: (baseline: BaselineView) => 
         description: description.trim() || undefined,
         knowledge_topic_revision_ids: [...selected],
         at: localToIso(at),
+        signers:
+          signers.length > 0 ? signers.map((s) => ({ user: s.userId, meaning: s.meaning })) : undefined,
+        supersedes: supersedes || undefined,
       });
       setName('');
       setDescription('');
       setAt('');
       setChosen(new Set());
+      setSigners([]);
+      setSupersedes('');
       onCreated(baseline);
     } catch (error) {
       const fields = fieldErrorsOf(error);
@@ -205,25 +279,205 @@ function CreateBaseline({ onCreated }: { onCreated: (baseline: BaselineView) => 
         {topics.data && topics.data.length === 0 && <p class="muted">No topic is approved yet.</p>}
         <TopicChoices topics={topics.data ?? []} selected={selected} onToggle={toggle} />
       </fieldset>
+      <SignerChoice signers={signers} onSigners={setSigners} error={errors.signers} />
+      {baselines.length > 0 && (
+        <Field
+          label="Supersedes (optional)"
+          id="baseline-supersedes"
+          error={errors.supersedes}
+          hint="An earlier baseline this one replaces, e.g. a refused proposal; the earlier one stays as it is."
+        >
+          <select
+            id="baseline-supersedes"
+            value={supersedes}
+            onChange={(e) => setSupersedes(e.currentTarget.value)}
+          >
+            <option value="">None</option>
+            {baselines.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.name} ({STATUS_LABELS[b.status].toLowerCase()})
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
       <div class="button-row">
         <button
           type="submit"
           class="button button-primary"
           disabled={busy || selected.size === 0 || !name.trim()}
         >
-          {busy ? 'Creating…' : 'Create baseline'}
+          {busy
+            ? signers.length > 0
+              ? 'Proposing…'
+              : 'Creating…'
+            : signers.length > 0
+              ? 'Propose for review'
+              : 'Create baseline'}
         </button>
+        <span class="muted small">
+          {signers.length > 0
+            ? 'Proposed: released when every signer has signed, ended by one refusal.'
+            : 'Without signers the baseline is released at once.'}
+        </span>
       </div>
     </form>
   );
 }
 
-function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
+/**
+ * The signers a proposal asks for: a user of the tenant and the meaning asked of them, added one
+ * at a time. Only owners and admins may be asked for `approved`; anyone for `reviewed`.
+ */
+function SignerChoice({
+  signers,
+  onSigners,
+  error,
+}: {
+  signers: ChosenSigner[];
+  onSigners: (signers: ChosenSigner[]) => void;
+  error?: string;
+}) {
+  const users = useAsync(signerChoices, []);
+  const [userId, setUserId] = useState('');
+  const [meaning, setMeaning] = useState<ApprovalMeaning>('approved');
+  const available = (users.data ?? []).filter((u) => !signers.some((s) => s.userId === u.id));
+  const user = available.find((u) => u.id === userId) ?? available[0];
+  const meaningAllowed = user !== undefined && (meaning === 'reviewed' || user.mayApprove);
+
+  const add = () => {
+    if (!user || !meaningAllowed) return;
+    onSigners([...signers, { userId: user.id, email: user.email, meaning }]);
+    setUserId('');
+  };
+
+  return (
+    <fieldset class="baseline-signers">
+      <legend>Signers (to propose for review)</legend>
+      {error && (
+        <div class="field-error" role="alert">
+          {error}
+        </div>
+      )}
+      {users.error !== undefined && <ErrorNotice error={users.error} onRetry={users.reload} />}
+      {signers.length > 0 && (
+        <ul class="signer-list" data-testid="chosen-signers">
+          {signers.map((signer) => (
+            <li key={signer.userId}>
+              {signer.email} <Badge kind="info">{MEANING_LABELS[signer.meaning]}</Badge>{' '}
+              <button
+                type="button"
+                class="button button-small"
+                aria-label={`Remove ${signer.email} from the signers`}
+                onClick={() => onSigners(signers.filter((s) => s.userId !== signer.userId))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {available.length > 0 && (
+        <div class="compare-form">
+          <label class="inline-field">
+            <span>User</span>
+            <select
+              id="baseline-signer-user"
+              value={user?.id}
+              onChange={(e) => setUserId(e.currentTarget.value)}
+            >
+              {available.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.email} ({u.role})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="inline-field">
+            <span>Signs as</span>
+            <select
+              id="baseline-signer-meaning"
+              value={meaning}
+              onChange={(e) => setMeaning(e.currentTarget.value as ApprovalMeaning)}
+            >
+              <option value="approved">{MEANING_LABELS.approved}</option>
+              <option value="reviewed">{MEANING_LABELS.reviewed}</option>
+            </select>
+          </label>
+          <button type="button" class="button" disabled={!meaningAllowed} onClick={add}>
+            Add signer
+          </button>
+        </div>
+      )}
+      {user && !meaningAllowed && (
+        <p class="muted small">
+          {user.email} is an {user.role}: only owners and admins may sign as Approved.
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+const STATUS_LABELS = { proposed: 'Proposed', released: 'Released', refused: 'Refused' } as const;
+const STATUS_BADGES = { proposed: 'warning', released: 'success', refused: 'danger' } as const;
+
+/** A baseline's status, when it was released, and the baseline it supersedes. */
+function BaselineStatus({ baseline }: { baseline: BaselineView }) {
+  return (
+    <>
+      <Badge kind={STATUS_BADGES[baseline.status]}>{STATUS_LABELS[baseline.status]}</Badge>
+      {baseline.releasedAt && (
+        <div class="cell-sub">
+          <DateTime value={baseline.releasedAt} />
+        </div>
+      )}
+      {baseline.supersedes && <div class="cell-sub">Supersedes {baseline.supersedes.name}</div>}
+    </>
+  );
+}
+
+/** One required signer: the meaning asked, and signed (when, why), refused (why) or waiting. */
+function SignerState({ signer }: { signer: BaselineSignerView }) {
+  return (
+    <li>
+      {signer.email} <span class="muted">({MEANING_LABELS[signer.meaning].toLowerCase()})</span>:{' '}
+      {signer.state === 'signed' && (
+        <>
+          signed <DateTime value={signer.at} />
+        </>
+      )}
+      {signer.state === 'refused' && (
+        <>
+          refused <DateTime value={signer.at} />
+        </>
+      )}
+      {signer.state === 'waiting' && <span class="muted">waiting</span>}
+      {signer.reason && <div class="cell-sub">“{signer.reason}”</div>}
+    </li>
+  );
+}
+
+function BaselineTable({
+  baselines,
+  onDecided,
+  onOutdated,
+}: {
+  baselines: BaselineView[];
+  onDecided: (baseline: BaselineView) => void;
+  /** Reads the baselines again: one changed since the page read them. */
+  onOutdated: () => void;
+}) {
   const { meta, info } = useSession();
   const [format, setFormat] = useState<ExportFormat>('csv');
   const [busy, setBusy] = useState<string>();
   const [result, setResult] = useState<ExportResult>();
+  const [deciding, setDeciding] = useState<{ baseline: BaselineView; decision: BaselineDecision }>();
   const canTraces = info.permissions.includes('traces:read');
+  /** What the signed-in user is asked to sign on a baseline still proposed, if anything. */
+  const askedOf = (baseline: BaselineView) =>
+    baseline.status === 'proposed'
+      ? baseline.signers.find((s) => s.userId === info.user.id && s.state === 'waiting')
+      : undefined;
 
   const download = async (baseline: BaselineView) => {
     setBusy(baseline.id);
@@ -275,8 +529,10 @@ function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
           <thead>
             <tr>
               <th scope="col">Name</th>
+              <th scope="col">Status</th>
               <th scope="col">Moment</th>
               <th scope="col">Topics</th>
+              <th scope="col">Signers</th>
               <th scope="col">Created by</th>
               <th scope="col" class="actions">
                 <span class="visually-hidden">Actions</span>
@@ -291,11 +547,14 @@ function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
                   {baseline.description && <div class="cell-sub">{baseline.description}</div>}
                 </th>
                 <td>
+                  <BaselineStatus baseline={baseline} />
+                </td>
+                <td>
                   <DateTime value={baseline.at} />
                 </td>
                 <td>
                   {baseline.topics.map((topic) => (
-                    <div key={topic.revisionId}>
+                    <div key={topic.revisionId} class="baseline-topic">
                       {topic.name} {topic.version && <span class="muted">v{topic.version}</span>}{' '}
                       {topic.historyId && (
                         <Link
@@ -307,6 +566,17 @@ function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
                       )}
                     </div>
                   ))}
+                </td>
+                <td>
+                  {baseline.signers.length === 0 ? (
+                    <span class="muted">None: released when made</span>
+                  ) : (
+                    <ul class="signer-list">
+                      {baseline.signers.map((signer) => (
+                        <SignerState key={signer.userId} signer={signer} />
+                      ))}
+                    </ul>
+                  )}
                 </td>
                 <td>
                   {baseline.createdBy}
@@ -324,12 +594,48 @@ function BaselineTable({ baselines }: { baselines: BaselineView[] }) {
                   >
                     {busy === baseline.id ? 'Exporting…' : 'Download'}
                   </button>
+                  {askedOf(baseline) && (
+                    <>
+                      {' '}
+                      <button
+                        type="button"
+                        class="button button-small button-primary"
+                        aria-label={`Sign ${baseline.name}`}
+                        onClick={() =>
+                          setDeciding({
+                            baseline,
+                            decision: { kind: 'sign', meaning: askedOf(baseline)!.meaning },
+                          })
+                        }
+                      >
+                        Sign
+                      </button>{' '}
+                      <button
+                        type="button"
+                        class="button button-small button-danger"
+                        aria-label={`Refuse ${baseline.name}`}
+                        onClick={() => setDeciding({ baseline, decision: { kind: 'refuse' } })}
+                      >
+                        Refuse
+                      </button>
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      <BaselineDecisionDialog
+        baseline={deciding?.baseline}
+        decision={deciding?.decision ?? { kind: 'refuse' }}
+        onCancel={() => setDeciding(undefined)}
+        onOutdated={onOutdated}
+        onDecided={(baseline) => {
+          setDeciding(undefined);
+          onDecided(baseline);
+        }}
+      />
     </section>
   );
 }

@@ -16,6 +16,7 @@ const ACTION_LABELS: Record<string, string> = {
   'user-deleted': 'User removed',
   'role-changed': 'Role changed',
   'password-changed': 'Password changed',
+  'baseline-signature-refused': 'Baseline signature turned down',
 };
 
 /** The tenant's security audit log, newest first; read-only (owners and admins). */

@@ -1,12 +1,23 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { BaselineCreate, ObjectId, type Baseline, type Permission } from '@rxs/contract';
+import {
+  BaselineCreate,
+  BaselineRefusalCreate,
+  BaselineSignatureCreate,
+  ObjectId,
+  roleAllows,
+  type Baseline,
+  type Permission,
+} from '@rxs/contract';
+import { clientAddressResolver, type ClientAddressOf } from '../../auth/client-address.js';
 import type { Principal } from '../../auth/principal.js';
 import {
   BaselineCompareQuery,
   BaselineListQuery,
   type BaselineComparison,
   type BaselineList,
+  type BaselineSignerChoices,
+  type BaselineSignerView,
   type BaselineTopic,
   type BaselineView,
   type TopicComparison,
@@ -19,8 +30,31 @@ import { RevisionMaps } from '../record-values.js';
 
 const PAGE = 100;
 
-/** Baselines in the web app: create, list, one, and the comparison of two (or of one and now). */
-export function baselineRoutes(context: WebContext): FastifyPluginAsync {
+/** Where each required signer stands, from the signatures and the refusal the baseline carries. */
+function signerViews(baseline: Baseline): BaselineSignerView[] {
+  return baseline.required_signers.map((signer) => {
+    const signature = baseline.signatures.find((s) => s.user_id === signer.user_id);
+    const refusal = baseline.refusal?.user_id === signer.user_id ? baseline.refusal : null;
+    return {
+      userId: signer.user_id,
+      email: signer.email,
+      meaning: signer.meaning,
+      state: signature ? 'signed' : refusal ? 'refused' : 'waiting',
+      at: signature?.signed_at ?? refusal?.refused_at ?? null,
+      reason: signature?.reason ?? refusal?.reason ?? null,
+    };
+  });
+}
+
+/**
+ * Baselines in the web app: create or propose, list, one, sign or refuse, and the comparison of two
+ * (or of one and now). Signing and refusing are the API's service methods, which check the password
+ * the signer re-enters.
+ */
+export function baselineRoutes(
+  context: WebContext,
+  clientAddress: ClientAddressOf = clientAddressResolver(),
+): FastifyPluginAsync {
   const { baselines, techdoc, records, accounts } = context.services;
 
   /** A baseline's topics as they were at its moment: names and versions then. */
@@ -42,6 +76,9 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
 
   async function views(principal: Principal, items: Baseline[]): Promise<BaselineView[]> {
     const users = new Map((await accounts.listUsers(principal.tenantId)).map((u) => [u.id, u.email]));
+    const names = new Map(items.map((b) => [b._id, b.name]));
+    const nameOf = async (id: string) =>
+      names.get(id) ?? (await unlessMissing(baselines.get(principal, id)))?.name ?? id;
     return Promise.all(
       items.map(async (baseline) => ({
         id: baseline._id,
@@ -51,6 +88,12 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
         createdAt: baseline.created_at,
         createdBy: users.get(baseline.created_by) ?? baseline.created_by,
         topics: await topicsOf(principal, baseline),
+        status: baseline.status,
+        releasedAt: baseline.released_at,
+        supersedes: baseline.supersedes
+          ? { id: baseline.supersedes, name: await nameOf(baseline.supersedes) }
+          : null,
+        signers: signerViews(baseline),
       })),
     );
   }
@@ -148,6 +191,61 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
     );
 
     app.get(
+      '/baselines/signers',
+      { config: { permission: 'kt:write' } },
+      async (request): Promise<BaselineSignerChoices> => {
+        const { principal } = signedIn(request);
+        const users = await accounts.listUsers(principal.tenantId);
+        return {
+          users: users.map((user) => ({
+            id: user.id,
+            email: user.email,
+            name: user.name,
+            role: user.role,
+            mayApprove: roleAllows(user.role, 'kt:approve'),
+          })),
+        };
+      },
+    );
+
+    const BaselineParams = Type.Object({ id: ObjectId });
+
+    app.post(
+      '/baselines/:id/signatures',
+      {
+        config: { permission: 'kt:read' },
+        schema: { params: BaselineParams, body: BaselineSignatureCreate },
+      },
+      async (request, reply): Promise<BaselineView> => {
+        const { principal } = signedIn(request);
+        const signed = await baselines.sign(
+          principal,
+          request.params.id,
+          request.body,
+          clientAddress(request),
+        );
+        reply.code(201);
+        return (await views(principal, [signed]))[0]!;
+      },
+    );
+
+    app.post(
+      '/baselines/:id/refusals',
+      { config: { permission: 'kt:read' }, schema: { params: BaselineParams, body: BaselineRefusalCreate } },
+      async (request, reply): Promise<BaselineView> => {
+        const { principal } = signedIn(request);
+        const refused = await baselines.refuse(
+          principal,
+          request.params.id,
+          request.body,
+          clientAddress(request),
+        );
+        reply.code(201);
+        return (await views(principal, [refused]))[0]!;
+      },
+    );
+
+    app.get(
       '/baselines/compare',
       {
         config: { permission: ['kt:read', 'records:read'] satisfies Permission[] },
@@ -165,7 +263,7 @@ export function baselineRoutes(context: WebContext): FastifyPluginAsync {
 
     app.get(
       '/baselines/:id',
-      { config: { permission: 'kt:read' }, schema: { params: Type.Object({ id: ObjectId }) } },
+      { config: { permission: 'kt:read' }, schema: { params: BaselineParams } },
       async (request): Promise<BaselineView> => {
         const { principal } = signedIn(request);
         return (await views(principal, [await baselines.get(principal, request.params.id)]))[0]!;
