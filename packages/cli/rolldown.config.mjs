@@ -4,7 +4,17 @@
 // assets beside its modules and loads native drivers), and so do packages that are resolved from
 // where they are installed (exceljs, found from the bundle's folder: hence a dependency of the CLI
 // too) or are native (better-sqlite3, pg).
-const EXTERNAL = [/^node:/, /^@rxs\/server(\/|$)/, /^better-sqlite3$/, /^pg(\/|$)/, /^exceljs(\/|$)/];
+// pdfkit finds its standard fonts through its package.json "imports", which a bundle does not have,
+// and the document fonts (@fontsource/*) are files found from the bundle's folder: both are
+// dependencies of the CLI too.
+const EXTERNAL = [
+  /^node:/,
+  /^@rxs\/server(\/|$)/,
+  /^better-sqlite3$/,
+  /^pg(\/|$)/,
+  /^exceljs(\/|$)/,
+  /^pdfkit(\/|$)/,
+];
 
 export default {
   input: { bin: 'dist/bin.js' },

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
 import { BaselineNotFoundError, type RxsClient } from '@rxs/client';
+import type { DocumentFormat } from '@rxs/exchange';
 import {
   createWriter,
   exportPartBatches,
@@ -22,9 +23,16 @@ import type { Connection } from './connection.js';
 import { standardOutputFailure, UserError } from './errors.js';
 import type { Progress } from './progress.js';
 
+/** The formats of `rxs export` that are documents for people (`DocumentWriter`), not data files. */
+export const DOCUMENT_FORMATS: readonly DocumentFormat[] = ['docx', 'pdf'];
+
+export const isDocumentFormat = (format: string): format is DocumentFormat =>
+  (DOCUMENT_FORMATS as readonly string[]).includes(format);
+
 export interface ExportRunOptions {
   revisionIds: string[];
-  format: ExportFormat;
+  /** A document format always reads the traces and shows select values by their labels. */
+  format: ExportFormat | DocumentFormat;
   /** A file path, or '-' for standard output, or undefined for no output (sync without --out). */
   out?: string;
   /** `out` is written under rxs sync's lock: temporary files of it that are there are a killed run's. */
@@ -63,7 +71,7 @@ export interface TopicSummary {
 
 export interface ExportSummary {
   output: string | null;
-  format: ExportFormat;
+  format: ExportFormat | DocumentFormat;
   /** The moment the export shows: `rxs export --as-of` with it gives the same bytes later. */
   exportedAt: string;
   /** The moment exported, when it was a past one (--as-of, --baseline). */
@@ -131,13 +139,31 @@ export async function runExport(
       'Name the topics to export with --kt REVISION_ID (or a --baseline, which names them).',
     );
   const asOf = baseline?.at ?? options.asOf;
+  const source = exportSourceOf(client);
+  const { format } = options;
+  const isDocument = isDocumentFormat(format);
   let file: AtomicFile | undefined;
   let writer: ExportWriter | undefined;
-  if (options.out === '-') {
-    writer = createWriter(options.format, process.stdout, { needs: options.needs });
+  if (isDocument) {
+    // What the document needs from the services is read before the output file is begun.
+    const documentWriterOn = await documentWriterFor(format, {
+      connection,
+      client,
+      source,
+      baseline,
+      asOf,
+      hasMapping: mapping !== undefined,
+    });
+    if (options.out === '-') writer = documentWriterOn(process.stdout);
+    else if (options.out) {
+      file = await createAtomicFile(options.out, options.outLocked);
+      writer = documentWriterOn(file.stream, file.scratchDir);
+    }
+  } else if (options.out === '-') {
+    writer = createWriter(format, process.stdout, { needs: options.needs });
   } else if (options.out) {
     file = await createAtomicFile(options.out, options.outLocked);
-    writer = createWriter(options.format, file.stream, {
+    writer = createWriter(format, file.stream, {
       tempDir: file.scratchDir,
       onRow: options.onRow,
       fileName: basename(options.out),
@@ -156,14 +182,13 @@ export async function runExport(
     warnings: [],
     durationMs: 0,
   };
-  const source = exportSourceOf(client);
   const batches = exportPartBatches(options.wrapSource ? options.wrapSource(source) : source, {
     revisionIds: [...new Set(revisionIds)],
     asOf,
     mapping,
-    traces: options.traces,
+    traces: options.traces || isDocument,
     ...(options.linksBy !== undefined && { linksBy: options.linksBy }),
-    labels: options.labels,
+    labels: options.labels || isDocument,
     followLatest: options.followLatest,
     maxColumns: options.maxColumns,
     onWarning: (message) => progress.note(`rxs: warning: ${message}`),
@@ -245,6 +270,37 @@ export function summarize(summary: ExportSummary, part: ExportPart): void {
   } else if (part.kind === 'end') {
     summary.warnings = part.warnings;
   }
+}
+
+/**
+ * The writer of a DOCX or PDF document, loaded only for one (it brings the fonts and renderers),
+ * for an output given later: the baseline's status and signatures as `GET /baselines/{id}` has
+ * them now, and coverage by the tenant's trace model as it was at the export's moment, unless a
+ * mapping file names the links.
+ */
+async function documentWriterFor(
+  format: DocumentFormat,
+  run: {
+    connection: Connection;
+    client: RxsClient;
+    source: ExportSource;
+    baseline: Baseline | undefined;
+    asOf: string | undefined;
+    hasMapping: boolean;
+  },
+): Promise<(out: Writable, tempDir?: string) => ExportWriter> {
+  const { DocumentWriter } = await import('@rxs/exchange');
+  const baseline = run.baseline && (await run.client.techdoc.getBaseline(run.baseline._id));
+  const model = run.hasMapping
+    ? undefined
+    : await run.source.getTraceRoles?.(run.asOf === undefined ? {} : { asOf: run.asOf });
+  return (out, tempDir) =>
+    new DocumentWriter(format, out, {
+      tenant: new URL(run.connection.techdocUrl).host,
+      ...(baseline && { baseline }),
+      ...(model && model.length > 0 && { coverage: { model } }),
+      ...(tempDir !== undefined && { tempDir }),
+    });
 }
 
 /** A baseline by name or id; not finding it is the user's to correct. */

@@ -14,6 +14,7 @@ import { createAtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
 import {
   exportClient,
+  isDocumentFormat,
   loadMapping,
   summarize,
   type ExportRunOptions,
@@ -25,6 +26,7 @@ import type { Progress } from './progress.js';
 export function canSplice(options: ExportRunOptions): boolean {
   const revisionIds = [...new Set(options.revisionIds)];
   if (options.out === undefined || options.out === '-' || options.baseline !== undefined) return false;
+  if (isDocumentFormat(options.format)) return false;
   return spliceable(options.format, { ...options, revisionIds });
 }
 

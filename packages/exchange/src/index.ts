@@ -4,3 +4,5 @@ export * from './trace-report/coverage.js';
 export * from './trace-report/coverage-types.js';
 export * from './trace-report/html.js';
 export * from './trace-report/xlsx.js';
+// The document writer only: the document model's names (BaselineStatus, ...) are the contract's too.
+export { DocumentWriter, type DocumentContext, type DocumentFormat } from './document/from-export.js';

@@ -7,16 +7,18 @@ import {
   type ExportFormat,
   type LinksBy,
 } from '@rxs/exchange/export';
+import type { DocumentFormat } from '@rxs/exchange';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
-import { describeSummary, runExport, type ExportRunOptions } from '../export-run.js';
+import { describeSummary, DOCUMENT_FORMATS, runExport, type ExportRunOptions } from '../export-run.js';
 import { Progress } from '../progress.js';
 
 export interface ExportCommandOptions extends ConnectionOptions {
   kt?: string[];
   asOf?: string;
   baseline?: string;
-  format: ExportFormat;
+  /** A document format (docx, pdf) only with `rxs export`. */
+  format: ExportFormat | DocumentFormat;
   out?: string;
   traces?: boolean;
   labels?: boolean;
@@ -74,15 +76,19 @@ export function exportRunOptions(options: ExportCommandOptions, out: string | un
 }
 
 /** `--needs-docname`, checked: an option of the needs format, a Sphinx document name a link can carry. */
-function checkedNeedsDocname(docname: string, format: ExportFormat): string {
+function checkedNeedsDocname(docname: string, format: ExportFormat | DocumentFormat): string {
   if (format !== 'needs') throw new UserError(`--needs-docname goes with --format needs, not ${format}.`);
   const mistake = sphinxDocnameMistake(docname);
   if (mistake) throw new UserError(`--needs-docname: ${mistake}`);
   return docname;
 }
 
-/** Options shared by export and sync: what to export and how. */
-export function addExportOptions(command: Command, outDescription: string): Command {
+/** Options shared by export and sync: what to export and how (`formats`: the --format choices). */
+export function addExportOptions(
+  command: Command,
+  outDescription: string,
+  formats: readonly string[] = EXPORT_FORMATS,
+): Command {
   return addConnectionOptions(
     command
       .option(
@@ -98,9 +104,7 @@ export function addExportOptions(command: Command, outDescription: string): Comm
         '--baseline <name>',
         'a baseline (name or id): its moment, and its topics unless --kt names some (rxs baseline list)',
       )
-      .addOption(
-        new Option('--format <format>', 'output format').choices([...EXPORT_FORMATS]).default('json'),
-      )
+      .addOption(new Option('--format <format>', 'output format').choices([...formats]).default('json'))
       .option('--out <file>', outDescription)
       .option('--traces', 'also retrieve the traces between the records (step 4)')
       .option(
@@ -135,6 +139,10 @@ revision id, (3) map form keys to semantic names (service-key, label, key), (4) 
 
 Formats: json (full snapshot), jsonl, csv, xlsx (a sheet per topic), reqif (ReqIF 1.2), reqifz
 (a zip holding that ReqIF file as <name>.reqif), needs (Sphinx-Needs needs.json). See docs/formats/.
+Documents for people: docx and pdf, of a --baseline (its status and signatures) or of now (--kt;
+"NOT RELEASED" on every page): each topic's records with their fields and links, a traceability
+matrix and coverage summary per rule (the tenant's trace model, or the mapping file's links). They
+always read the traces and show select values by their labels.
 
 Connection: --url or --techdoc-url/--records-url/--tracer-url, or RXS_TECHDOC_URL, RXS_RECORDS_URL,
 RXS_TRACER_URL; the key from --api-key-file, RXS_API_KEY or a profile of the config file.
@@ -146,12 +154,18 @@ Examples:
   rxs export --profile prod --kt REQS --kt TESTS --traces --mapping docs/mapping.example.jsonc --format needs
   rxs export --profile prod --baseline v1.0 --traces --format reqif --out v1.0.reqif
   rxs export --profile prod --kt REV --as-of 2026-11-01T12:00:00Z --format csv --out audit.csv
+  rxs export --profile prod --baseline v1.0 --format pdf --out v1.0.pdf
+  rxs export --profile prod --kt REQS --kt TESTS --format docx --out current.docx
 
 With --as-of or --baseline the export reads what the services held at that moment (records, topic
 revisions, traces, approvals), and its header's export time is that moment: re-taking an export with
 --as-of set to the exportedAt of an earlier one gives the same bytes (same format, mapping and rxs).`,
     );
-  addExportOptions(command, 'output file, or - for standard output (default: rxs-export.<format extension>)');
+  addExportOptions(
+    command,
+    'output file, or - for standard output (default: rxs-export.<format extension>)',
+    [...EXPORT_FORMATS, ...DOCUMENT_FORMATS],
+  );
   command.addOption(
     new Option(
       '--links-by <naming>',
@@ -177,6 +191,6 @@ revisions, traces, approvals), and its header's export time is that moment: re-t
   });
 }
 
-export function extensionOf(format: ExportFormat): string {
+export function extensionOf(format: ExportFormat | DocumentFormat): string {
   return format === 'needs' ? 'needs.json' : format;
 }

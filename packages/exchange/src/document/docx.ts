@@ -186,23 +186,30 @@ async function writeBody(document: BaselineDocument, body: Writable): Promise<vo
         );
   }
 
-  await write(PAGE_BREAK + paragraph(`${++section}. ${HEADINGS.changes}`, 'Heading1'));
-  await write(paragraph(changesIntro(document.changes.against)));
-  const counts = { added: 0, removed: 0, changed: 0 };
-  for await (const change of document.changes.changes) {
-    counts[change.kind] += 1;
-    let xml = paragraph(`${change.kind}: ${change.readableId} ${change.title} (${change.topic})`, undefined, {
-      bold: true,
-    });
-    if (change.kind === 'changed')
-      for (const field of change.fields)
-        xml +=
-          paragraph(field.label, 'Label') +
-          paragraph(`was: ${field.before}`, 'Value') +
-          paragraph(`now: ${field.after}`, 'Value');
-    await write(xml);
+  const { changes } = document;
+  if (changes) {
+    await write(PAGE_BREAK + paragraph(`${++section}. ${HEADINGS.changes}`, 'Heading1'));
+    await write(paragraph(changesIntro(changes.against)));
+    const counts = { added: 0, removed: 0, changed: 0 };
+    for await (const change of changes.changes) {
+      counts[change.kind] += 1;
+      let xml = paragraph(
+        `${change.kind}: ${change.readableId} ${change.title} (${change.topic})`,
+        undefined,
+        {
+          bold: true,
+        },
+      );
+      if (change.kind === 'changed')
+        for (const field of change.fields)
+          xml +=
+            paragraph(field.label, 'Label') +
+            paragraph(`was: ${field.before}`, 'Value') +
+            paragraph(`now: ${field.after}`, 'Value');
+      await write(xml);
+    }
+    await write(paragraph(`${counts.added} added, ${counts.removed} removed, ${counts.changed} changed.`));
   }
-  await write(paragraph(`${counts.added} added, ${counts.removed} removed, ${counts.changed} changed.`));
 
   // A4, 2 cm margins, the header on every page.
   await write(

@@ -1,7 +1,7 @@
 /**
  * What a baseline document holds, as the DOCX and PDF renderers read it: the cover, the signatures,
  * each topic's records, the traceability matrices with the coverage summary, and the changes since
- * the previous released baseline. Records, matrix rows and changes arrive as async iterables and
+ * the previous released baseline (when computed). Records, matrix rows and changes arrive as async iterables and
  * are read once, in order, so that a renderer never holds more than the one it is writing.
  * All texts are user text: renderers show them literally (see `visibleText`).
  */
@@ -104,7 +104,8 @@ export interface BaselineDocument {
   topics: AsyncIterable<DocumentTopic> | Iterable<DocumentTopic>;
   matrices: TraceMatrix[];
   coverage: CoverageLine[];
-  changes: ChangeSummary;
+  /** Absent where the changes were not computed: the document then has no change summary section. */
+  changes?: ChangeSummary;
 }
 
 /** Whether the document is of a released baseline; every other one says "not released" on each page. */

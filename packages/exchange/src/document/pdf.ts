@@ -322,9 +322,10 @@ class PdfRenderer {
   }
 
   private async changes(): Promise<void> {
+    if (!this.document.changes) return;
+    const { against, changes } = this.document.changes;
     this.newPage();
     this.heading(`${++this.section}. ${HEADINGS.changes}`, SIZE.h1);
-    const { against, changes } = this.document.changes;
     this.write(changesIntro(against), { size: SIZE.body, color: GREY });
     this.pdf.moveDown(0.6);
     const counts = { added: 0, removed: 0, changed: 0 };

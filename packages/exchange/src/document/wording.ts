@@ -29,7 +29,7 @@ export function coverLines(document: BaselineDocument): [string, string][] {
     ['Tenant', document.tenant],
     ['Baseline', subject.kind === 'baseline' ? subject.name : 'none: the records as they are now'],
     ['Moment', momentText(subject.moment)],
-    ['Status', subject.kind === 'baseline' ? subject.status : 'not a baseline'],
+    ['Status', subject.kind === 'baseline' ? subject.status : NOT_RELEASED.toLowerCase()],
     ['Generated', momentText(document.generatedAt)],
   ];
 }

@@ -1,0 +1,169 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo, type DemoInfo } from '@rxs/server';
+import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { PYTHON, shouldSkip } from '../../exchange/test/support/spreadsheet-readers.js';
+import { cliBin, runCli } from './run-cli.js';
+
+/**
+ * `rxs export --format pdf|docx` of the demo V-model, against the real server: a proposed
+ * baseline's document, read by pdftotext and python-docx, names every record of the baseline's
+ * topics by its readable id, its status and its signers; a document of now streams to standard
+ * output and says it is not released.
+ */
+
+/** pdftotext answers `-v`, not `--version`. */
+const pdftotext =
+  spawnSync('pdftotext', ['-v'], { encoding: 'utf8' }).status === 0
+    ? undefined
+    : 'pdftotext is not installed: install the Debian package poppler-utils.';
+const pythonDocx =
+  spawnSync(PYTHON, ['-c', 'import docx'], { encoding: 'utf8' }).status === 0
+    ? undefined
+    : 'python-docx is not installed: install the Debian package python3-docx.';
+
+/** The paragraphs and table rows of a DOCX body, in document order, as python-docx reads them. */
+const DOCX_TEXT = `
+import docx, docx.table, docx.text.paragraph, sys
+from docx.oxml.ns import qn
+d = docx.Document(sys.argv[1])
+for block in d.element.body.iterchildren():
+    if block.tag == qn('w:p'):
+        print(docx.text.paragraph.Paragraph(block, d).text)
+    elif block.tag == qn('w:tbl'):
+        for row in docx.table.Table(block, d).rows:
+            print('\\t'.join(cell.text for cell in row.cells))
+print('\\n'.join(p.text for p in d.sections[0].header.paragraphs))
+`;
+
+/** Runs `rxs` with its standard output going to `file` byte for byte; resolves with the exit code. */
+function runCliToFile(args: string[], file: string): Promise<number | null> {
+  const fd = openSync(file, 'w');
+  return new Promise((resolve) => {
+    const child = spawn(cliBin, args, {
+      env: { ...process.env, HOME: dirname(file), RXS_API_KEY: '' },
+      stdio: ['ignore', fd, 'inherit'],
+    });
+    child.on('close', (code) => {
+      closeSync(fd);
+      resolve(code);
+    });
+  });
+}
+
+describe('rxs export --format pdf and docx', () => {
+  let t: TestServer;
+  let demo: DemoInfo;
+  let dir: string;
+  let keyFile: string;
+  /** Readable ids of the baseline's records, from its JSON export. */
+  let readableIds: string[];
+  const rxs = (...args: string[]) => runCli([...args, '--url', t.url, '--api-key-file', keyFile]);
+  const revisions = () =>
+    Object.values(demo.tenant.topics).flatMap((topic) => ['--kt', topic.currentRevisionId]);
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'rxs-export-document-'));
+    demo = await seedDemo(t.server.app.services, {
+      dataDir: join(dir, 'demo'),
+      baseUrl: t.url,
+      vModel: true,
+    });
+    keyFile = join(dir, 'owner.key');
+    writeFileSync(keyFile, `${demo.tenant.users.owner.apiKey}\n`);
+    const proposed = await rxs(
+      'baseline',
+      'propose',
+      'R1',
+      ...revisions(),
+      '--signer',
+      demo.tenant.users.owner.email,
+    );
+    expect(proposed.code, proposed.stderr).toBe(0);
+    const json = await rxs('export', '--baseline', 'R1', '--format', 'json', '--out', '-', '--quiet');
+    expect(json.code, json.stderr).toBe(0);
+    const topics = JSON.parse(json.stdout).topics as { records: { readableId: string }[] }[];
+    readableIds = topics.flatMap((topic) => topic.records.map((record) => record.readableId));
+    expect(readableIds.length).toBeGreaterThan(10);
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(shouldSkip(pdftotext))(
+    "PDF of a baseline: every record's readable id, the status and the signer who has not signed",
+    async () => {
+      const file = join(dir, 'R1.pdf');
+      const run = await rxs('export', '--baseline', 'R1', '--format', 'pdf', '--out', file, '--quiet');
+      expect(run.code, run.stderr).toBe(0);
+      const read = spawnSync('pdftotext', ['-enc', 'UTF-8', file, '-'], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
+      expect(read.status, read.stderr).toBe(0);
+      const text = read.stdout;
+      expect(readableIds.filter((id) => !text.includes(id))).toEqual([]);
+      expect(text).toContain('Baseline R1');
+      expect(text).toContain('proposed');
+      expect(text).toContain('NOT RELEASED');
+      expect(text).toContain(demo.tenant.users.owner.email);
+      expect(text).toContain('not signed yet');
+      expect(text).toContain('Traceability matrix');
+      expect(text).toContain('Coverage summary');
+      expect(text).not.toContain('Change summary');
+    },
+    120_000,
+  );
+
+  it.skipIf(shouldSkip(pythonDocx))(
+    "DOCX of a baseline: python-docx opens it and finds every record's readable id",
+    async () => {
+      const file = join(dir, 'R1.docx');
+      const run = await rxs('export', '--baseline', 'R1', '--format', 'docx', '--out', file, '--quiet');
+      expect(run.code, run.stderr).toBe(0);
+      const read = spawnSync(PYTHON, ['-c', DOCX_TEXT, file], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      expect(read.status, read.stderr).toBe(0);
+      expect(readableIds.filter((id) => !read.stdout.includes(id))).toEqual([]);
+      expect(read.stdout).toContain('proposed');
+      expect(read.stdout).toContain('NOT RELEASED');
+    },
+    120_000,
+  );
+
+  it.skipIf(shouldSkip(pdftotext))(
+    'PDF of now (--kt) streams with --out - and says it is not released',
+    async () => {
+      const file = join(dir, 'now.pdf');
+      const streamed = await runCliToFile(
+        [
+          'export',
+          ...revisions(),
+          '--format',
+          'pdf',
+          '--out',
+          '-',
+          '--url',
+          t.url,
+          '--api-key-file',
+          keyFile,
+        ],
+        file,
+      );
+      expect(streamed, 'exit code').toBe(0);
+      expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
+      const text = spawnSync('pdftotext', ['-enc', 'UTF-8', file, '-'], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      }).stdout;
+      expect(text).toContain('Current state (no baseline)');
+      expect(text).toContain('not released');
+      expect(readableIds.filter((id) => !text.includes(id))).toEqual([]);
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,264 @@
+import { PassThrough, type Writable } from 'node:stream';
+import type { Baseline } from '@rxs/contract';
+import type {
+  ExportedRecord,
+  ExportedTopic,
+  ExportPart,
+  ExportWriter,
+  LinkType,
+  TraceEnd,
+} from '../export/model.js';
+import { cellText } from '../export/writers/cells.js';
+import { closeOutput, writeChunk } from '../export/writers/output.js';
+import { Spool } from '../export/writers/spool.js';
+import { RECORD_NODE_TYPE, TraceRoles } from '../export/writers/traces.js';
+import { CoverageCollector, ruleName, type CoverageOptions } from '../trace-report/coverage.js';
+import type { CoverageReport, RuleCoverage } from '../trace-report/coverage-types.js';
+import { renderDocx } from './docx.js';
+import type {
+  BaselineDocument,
+  DocumentLinks,
+  DocumentRecord,
+  DocumentSignature,
+  DocumentSubject,
+  DocumentTopic,
+  LinkedRecord,
+  MatrixRow,
+  TraceMatrix,
+} from './model.js';
+import { renderPdf } from './pdf.js';
+
+/**
+ * A baseline document made from an export with traces: per topic its records as the export gives
+ * them, with their fields by label and their links by role; a matrix and the coverage of each
+ * coverage rule; the baseline's status and signatures. Records wait on disk, a spool per topic,
+ * because a record's links are known only once the traces part came, and a matrix reads its
+ * topic's records a second time. No change summary: the model leaves it out.
+ */
+
+export const DOCUMENT_FORMATS = ['docx', 'pdf'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+export interface DocumentContext {
+  /** Whose records these are, as the cover names it. */
+  tenant: string;
+  /** The baseline the export read (`GET /baselines/{id}`); without one, the records as they are now. */
+  baseline?: Baseline;
+  /** Which links the coverage counts (the tenant's trace model); the export's link types without. */
+  coverage?: CoverageOptions;
+  /** Where the spools go (the system's temporary folder when not given). */
+  tempDir?: string;
+  /** Clock of the "generated" moment, for reproducible documents in tests. */
+  now?: () => Date;
+}
+
+/** What a required signer who has not signed yet shows in place of the moment of their signature. */
+export const NOT_SIGNED_YET = 'not signed yet';
+
+/** A baseline's signatures as a document shows them: those given, then the required ones still missing. */
+export function baselineSignatures(baseline: Baseline): DocumentSignature[] {
+  const given = baseline.signatures.map((s) => ({
+    signer: s.email,
+    meaning: s.meaning,
+    signedAt: s.signed_at,
+  }));
+  const missing = baseline.required_signers
+    .filter((r) => !baseline.signatures.some((s) => s.user_id === r.user_id && s.meaning === r.meaning))
+    .map((r) => ({ signer: r.email, meaning: r.meaning, signedAt: NOT_SIGNED_YET }));
+  return [...given, ...missing];
+}
+
+interface TopicSpool {
+  topic: ExportedTopic;
+  records: Spool<ExportedRecord>;
+}
+
+/** A record's links: per role name, the records at the other end, in trace order. */
+type LinksByRole = Map<string, LinkedRecord[]>;
+
+/** A trace end as a document names it: its readable id, else its id (and type, for what is no record). */
+function endText(end: TraceEnd): string {
+  if (end.type !== RECORD_NODE_TYPE) return `${end.type}/${end.id}`;
+  return end.readableId ?? end.id;
+}
+
+/**
+ * Each exported record's links, both ways: a role's trace reads by the role's forward name from its
+ * `from` record and by its backward name from its `to` record; a trace without a role by its link
+ * type (its incoming name from the target) or its relation types.
+ */
+function linksOfRecords(part: Extract<ExportPart, { kind: 'traces' }>): Map<string, LinksByRole> {
+  const roles = new TraceRoles();
+  roles.add(part.roles ?? []);
+  const incoming = new Map<string, string>(part.linkTypes.map((t: LinkType) => [t.name, t.incoming]));
+  const byRecord = new Map<string, LinksByRole>();
+  const add = (at: TraceEnd, role: string, other: TraceEnd, suspect: boolean) => {
+    if (at.type !== RECORD_NODE_TYPE || at.readableId === undefined) return;
+    const links = byRecord.get(at.id) ?? new Map<string, LinkedRecord[]>();
+    byRecord.set(at.id, links);
+    const records = links.get(role) ?? [];
+    links.set(role, records);
+    records.push({ readableId: endText(other), suspect });
+  };
+  for (const trace of part.traces) {
+    const byRole = roles.of(trace);
+    if (byRole) {
+      add(byRole.from, byRole.role.forward_name, byRole.to, trace.suspect);
+      add(byRole.to, byRole.role.backward_name, byRole.from, trace.suspect);
+      continue;
+    }
+    const name = trace.linkType ?? trace.relationTypes.join(', ');
+    add(trace.source, name, trace.target, trace.suspect);
+    add(trace.target, incoming.get(name) ?? `${name} (incoming)`, trace.source, trace.suspect);
+  }
+  return byRecord;
+}
+
+function documentRecord(
+  record: ExportedRecord,
+  topic: ExportedTopic,
+  links: LinksByRole | undefined,
+): DocumentRecord {
+  const titleField = topic.presentation.titleField;
+  const title = cellText(titleField === undefined ? undefined : record.values[titleField]) || record.name;
+  const fields = topic.fields
+    .map((field) => ({ label: field.label ?? field.name, value: cellText(record.values[field.name]) }))
+    .filter((field) => field.value !== '');
+  const byRole: DocumentLinks[] = [...(links ?? [])].map(([role, records]) => ({ role, records }));
+  return { readableId: record.readableId, title, fields, links: byRole };
+}
+
+/** A rule's matrix: the source topic's records (read again from its spool) against the rule's link. */
+function ruleMatrix(rule: RuleCoverage, spool: TopicSpool): TraceMatrix {
+  const suspect = new Set(rule.suspect.map(([s, t]) => `${s}\u0000${t}`));
+  const linked = new Map<string, LinkedRecord[]>();
+  for (const [source, target] of rule.links) {
+    const cell = linked.get(source) ?? [];
+    linked.set(source, cell);
+    cell.push({ readableId: target, suspect: suspect.has(`${source}\u0000${target}`) });
+  }
+  async function* rows(): AsyncIterable<MatrixRow> {
+    for await (const record of spool.records.replay())
+      yield { readableId: record.readableId, cells: [linked.get(record.readableId) ?? []] };
+  }
+  return {
+    title: ruleName(rule.rule),
+    rowHeader: rule.rule.source.name,
+    columns: [
+      rule.rule.linkType ? `${rule.rule.linkType} (${rule.rule.target.name})` : rule.rule.target.name,
+    ],
+    rows: rows(),
+  };
+}
+
+/**
+ * An export writer that renders the export as a DOCX or PDF baseline document on close. The export
+ * must carry traces (`ExportOptions.traces`): without them every record shows no links.
+ */
+export class DocumentWriter implements ExportWriter {
+  readonly extension: DocumentFormat;
+  private readonly topics: TopicSpool[] = [];
+  private readonly coverage: CoverageCollector;
+  private links = new Map<string, LinksByRole>();
+  private exportedAt = '';
+  private ended = false;
+
+  constructor(
+    readonly format: DocumentFormat,
+    private readonly out: Writable,
+    private readonly context: DocumentContext,
+  ) {
+    this.extension = format;
+    this.coverage = new CoverageCollector(context.coverage);
+  }
+
+  async writeParts(parts: readonly ExportPart[]): Promise<void> {
+    for (const part of parts) await this.write(part);
+  }
+
+  async write(part: ExportPart): Promise<void> {
+    await this.coverage.write(part);
+    if (part.kind === 'header') this.exportedAt = part.header.exportedAt;
+    else if (part.kind === 'topic')
+      this.topics.push({ topic: part.topic, records: new Spool(this.context.tempDir) });
+    else if (part.kind === 'record') await this.current().records.append(part.record);
+    // The topic as it ends holds the fields met only in record data too.
+    else if (part.kind === 'topic-end') this.current().topic = part.topic;
+    else if (part.kind === 'traces') this.links = linksOfRecords(part);
+    else if (part.kind === 'end') this.ended = true;
+  }
+
+  close(): Promise<void> {
+    return closeOutput(
+      this.out,
+      this.ended,
+      () => this.render(),
+      async () => {
+        for (const { records } of this.topics) await records.dispose();
+      },
+    );
+  }
+
+  /**
+   * The renderers pipe into a stream of their own, copied on to `out` as it takes it: a pipe never
+   * ends standard output, so a renderer piping into it would wait for its end forever.
+   */
+  private async render(): Promise<void> {
+    const through = new PassThrough();
+    const copied = (async () => {
+      for await (const chunk of through) await writeChunk(this.out, chunk as Buffer);
+    })();
+    try {
+      await (this.format === 'pdf' ? renderPdf : renderDocx)(this.document(this.coverage.report()), through);
+    } catch (error) {
+      copied.catch(() => {});
+      through.destroy(error as Error);
+      throw error;
+    }
+    await copied;
+  }
+
+  private current(): TopicSpool {
+    const topic = this.topics.at(-1);
+    if (!topic) throw new Error('An export part came before its topic.');
+    return topic;
+  }
+
+  private subject(): DocumentSubject {
+    const { baseline } = this.context;
+    return baseline
+      ? { kind: 'baseline', name: baseline.name, moment: baseline.at, status: baseline.status }
+      : { kind: 'now', moment: this.exportedAt };
+  }
+
+  private document(report: CoverageReport): BaselineDocument {
+    const links = this.links;
+    const topics: DocumentTopic[] = this.topics.map(({ topic, records }) => ({
+      name: topic.name,
+      records: (async function* () {
+        for await (const record of records.replay())
+          yield documentRecord(record, topic, links.get(record.id));
+      })(),
+    }));
+    const spoolOf = new Map(this.topics.map((spool) => [spool.topic.revisionId, spool]));
+    const matrices = report.rules.flatMap((rule) => {
+      const spool = spoolOf.get(rule.rule.source.revisionId);
+      return spool ? [ruleMatrix(rule, spool)] : [];
+    });
+    return {
+      tenant: this.context.tenant,
+      subject: this.subject(),
+      generatedAt: (this.context.now ?? (() => new Date()))().toISOString(),
+      signatures: this.context.baseline ? baselineSignatures(this.context.baseline) : [],
+      topics,
+      matrices,
+      coverage: report.rules.map((r) => ({
+        rule: ruleName(r.rule),
+        covered: r.covered,
+        total: r.total,
+        percent: Math.round(r.percent * 10) / 10,
+        uncovered: r.uncovered,
+      })),
+    };
+  }
+}
