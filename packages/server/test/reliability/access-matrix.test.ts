@@ -58,6 +58,21 @@ describe('access: roles, keys and tenants', () => {
     ).body._id as string;
   const freshApproved = async () =>
     (await owner('POST', `/kt/${await freshDraft()}/approve`)).body._id as string;
+  /** Each role's user, by its key: who a proposal names and the password they sign with. */
+  const signers = new Map<string, { email: string; password: string }>();
+  /** A baseline proposed by the owner for the user of `key` to review (any user's for a key of none). */
+  const proposalFor = async (key: string) => {
+    const signer = signers.get(key) ?? signers.get(keys.viewer)!;
+    const proposed = await owner('POST', '/baselines/', {
+      name: `matrix review ${randomId()}`,
+      knowledge_topic_revision_ids: [A.revision],
+      signers: [{ user: signer.email, meaning: 'reviewed' }],
+    });
+    expect(proposed.status, proposed.text).toBe(201);
+    return { id: proposed.body._id as string, password: signer.password };
+  };
+  const expectBaselineStatus = async (id: string, status: string) =>
+    expect((await owner('GET', `/baselines/${id}`)).body.status).toBe(status);
   const deletedRecord = async () => {
     const id = await freshRecord();
     expect((await owner('DELETE', `/records/${id}`)).status).toBe(204);
@@ -301,6 +316,39 @@ describe('access: roles, keys and tenants', () => {
       run: async (key) => ({ res: await t.api('GET', `/baselines/${A.baseline}`, { key }) }),
     },
     {
+      name: 'GET /baselines/{baseline_id}/history',
+      permission: 'kt:read',
+      ok: 200,
+      run: async (key) => ({ res: await t.api('GET', `/baselines/${A.baseline}/history`, { key }) }),
+    },
+    {
+      // Any role may decide on a baseline that names its user: the proposal says who signs.
+      name: 'POST /baselines/{baseline_id}/signatures',
+      permission: 'kt:read',
+      ok: 201,
+      run: async (key) => {
+        const { id, password } = await proposalFor(key);
+        const res = await t.api('POST', `/baselines/${id}/signatures`, {
+          key,
+          body: { meaning: 'reviewed', password },
+        });
+        return { res, check: () => expectBaselineStatus(id, 'proposed') };
+      },
+    },
+    {
+      name: 'POST /baselines/{baseline_id}/refusals',
+      permission: 'kt:read',
+      ok: 201,
+      run: async (key) => {
+        const { id, password } = await proposalFor(key);
+        const res = await t.api('POST', `/baselines/${id}/refusals`, {
+          key,
+          body: { reason: 'matrix', password },
+        });
+        return { res, check: () => expectBaselineStatus(id, 'proposed') };
+      },
+    },
+    {
       name: 'POST /traces/',
       permission: 'traces:write',
       ok: 201,
@@ -430,11 +478,16 @@ describe('access: roles, keys and tenants', () => {
     keys.owner = tenant.users.owner.apiKey;
     keys.editor = tenant.users.editor.apiKey;
     keys.viewer = tenant.users.viewer.apiKey;
+    const adminPassword = 'matrix admin signs with this';
     const admin = await accounts.createUser(tenant.id, {
       email: 'matrix-admin@demo.rxs.local',
       role: 'admin',
+      password: adminPassword,
     });
     keys.admin = (await accounts.createApiKey(tenant.id, { userId: admin.id, name: 'admin' })).key;
+    for (const role of ['owner', 'editor', 'viewer'] as const)
+      signers.set(keys[role]!, { email: tenant.users[role].email, password: tenant.users[role].password });
+    signers.set(keys.admin, { email: admin.email, password: adminPassword });
     const revision = tenant.topics.systemRequirements!.currentRevisionId;
     const baseline = await t.api('POST', '/baselines/', {
       body: { name: 'matrix v1', knowledge_topic_revision_ids: [revision] },
@@ -688,6 +741,15 @@ describe('access: roles, keys and tenants', () => {
       ['GET /kt/{id}/approval', (id) => t.api('GET', `/kt/${id}/approval`, a)],
       ['GET /kt/{id}?as_of', (id) => t.api('GET', `/kt/${id}?as_of=${new Date().toISOString()}`, a)],
       ['GET /baselines/{id}', (id) => t.api('GET', `/baselines/${id}`, a)],
+      ['GET /baselines/{id}/history', (id) => t.api('GET', `/baselines/${id}/history`, a)],
+      [
+        'POST /baselines/{id}/signatures',
+        (id) => t.api('POST', `/baselines/${id}/signatures`, body({ meaning: 'approved', password: 'x' })),
+      ],
+      [
+        'POST /baselines/{id}/refusals',
+        (id) => t.api('POST', `/baselines/${id}/refusals`, body({ reason: 'probe', password: 'x' })),
+      ],
       ['GET /records/outline/{id}', (id) => t.api('GET', `/records/outline/${id}`, a)],
       ['PUT /records/outline/{id}', (id) => t.api('PUT', `/records/outline/${id}`, body({ entries: [] }))],
       [
