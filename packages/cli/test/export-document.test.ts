@@ -116,6 +116,9 @@ describe('rxs export --format pdf and docx', () => {
       expect(text).toContain('Traceability matrix');
       expect(text).toContain('Coverage summary');
       expect(text).not.toContain('Change summary');
+      // REQ_002 has parent REQ_001, which no role names: read as the record pages read it.
+      expect(text).toMatch(/child of\s+REQ_001/);
+      expect(text).toMatch(/parent of\s+REQ_002/);
     },
     120_000,
   );

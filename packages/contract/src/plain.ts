@@ -36,6 +36,7 @@ export {
 export { canonicalJson, jsonEqual } from './json-values.js';
 export {
   linkReading,
+  readingText,
   relationLabel,
   relationReading,
   roleOfTrace,

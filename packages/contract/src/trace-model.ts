@@ -174,6 +174,7 @@ export type TraceModelVersion = Static<typeof TraceModelVersion>;
 
 export {
   linkReading,
+  readingText,
   relationLabel,
   relationReading,
   roleOfTrace,

@@ -103,6 +103,10 @@ const RELATION_READINGS: Readonly<Record<string, { outgoing: string; incoming: s
   },
 };
 
+/** A reading as one phrase: "mentioned by", "linked to (auto based on template)". */
+export const readingText = (reading: LinkReading) =>
+  reading.qualifier ? `${reading.name} ${reading.qualifier}` : reading.name;
+
 /** A relation type as the raw list names it: "is related", "auto based on template". */
 export const relationLabel = (relationType: string) => relationType.replace(/_/g, ' ');
 

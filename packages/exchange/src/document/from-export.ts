@@ -1,5 +1,6 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
+import { readingText, relationReading } from '@rxs/contract/plain';
 import type {
   ExportedRecord,
   ExportedTopic,
@@ -84,8 +85,9 @@ function endText(end: TraceEnd): string {
 
 /**
  * Each exported record's links, both ways: a role's trace reads by the role's forward name from its
- * `from` record and by its backward name from its `to` record; a trace without a role by its link
- * type (its incoming name from the target) or its relation types.
+ * `from` record and by its backward name from its `to` record; a trace without a role by its
+ * mapping file link type (its incoming name from the target), else by its relation types as the
+ * contract reads them from either end ("mentions" / "mentioned by").
  */
 function linksOfRecords(part: Extract<ExportPart, { kind: 'traces' }>): Map<string, LinksByRole> {
   const roles = new TraceRoles();
@@ -107,9 +109,15 @@ function linksOfRecords(part: Extract<ExportPart, { kind: 'traces' }>): Map<stri
       add(byRole.to, byRole.role.backward_name, byRole.from, trace.suspect);
       continue;
     }
-    const name = trace.linkType ?? trace.relationTypes.join(', ');
-    add(trace.source, name, trace.target, trace.suspect);
-    add(trace.target, incoming.get(name) ?? `${name} (incoming)`, trace.source, trace.suspect);
+    // A mapping file's link type by its names; else each relation type as record pages read it.
+    const readings = (outgoing: boolean) =>
+      trace.relationTypes.map((type) => readingText(relationReading(type, outgoing))).join(', ');
+    const [outgoing, incomingName] =
+      trace.linkType === undefined
+        ? [readings(true), readings(false)]
+        : [trace.linkType, incoming.get(trace.linkType) ?? trace.linkType];
+    add(trace.source, outgoing, trace.target, trace.suspect);
+    add(trace.target, incomingName, trace.source, trace.suspect);
   }
   return byRecord;
 }

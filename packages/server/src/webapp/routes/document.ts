@@ -4,6 +4,7 @@ import {
   keptOutline,
   ObjectId,
   linkReading,
+  readingText,
   type KnowledgeTopicRevision,
   type Permission,
   type ServiceRecord,
@@ -212,7 +213,7 @@ export function documentRoutes(context: WebContext): FastifyPluginAsync {
           outgoing,
         );
         list.push({
-          name: reading.qualifier ? `${reading.name} ${reading.qualifier}` : reading.name,
+          name: readingText(reading),
           recordId: otherId,
           historyId: other.historyId,
           readableId: other.readableId,
