@@ -10,3 +10,4 @@ export * from './bulk.js';
 export * from './trace-model.js';
 export * from './outline.js';
 export * from './json-values.js';
+export * from './baseline-release.js';

@@ -34,6 +34,7 @@ export {
   type OutlineEntryShape,
 } from './outline-rules.js';
 export { canonicalJson, jsonEqual } from './json-values.js';
+export { previousReleasedBaseline, type BaselineReleaseShape } from './baseline-release.js';
 export {
   linkReading,
   readingText,

@@ -18,6 +18,7 @@ import type { CoverageReport, RuleCoverage } from '../trace-report/coverage-type
 import { renderDocx } from './docx.js';
 import type {
   BaselineDocument,
+  ChangeSummary,
   DocumentLinks,
   DocumentRecord,
   DocumentSignature,
@@ -34,7 +35,7 @@ import { renderPdf } from './pdf.js';
  * them, with their fields by label and their links by role; a matrix and the coverage of each
  * coverage rule; the baseline's status and signatures. Records wait on disk, a spool per topic,
  * because a record's links are known only once the traces part came, and a matrix reads its
- * topic's records a second time. No change summary: the model leaves it out.
+ * topic's records a second time. The change summary is the caller's to compute (`changes`).
  */
 
 export const DOCUMENT_FORMATS = ['docx', 'pdf'] as const;
@@ -49,6 +50,8 @@ export interface DocumentContext {
   coverage?: CoverageOptions;
   /** Where the spools go (the system's temporary folder when not given). */
   tempDir?: string;
+  /** The changes since the previous released baseline, computed by the caller; none: no such section. */
+  changes?: ChangeSummary;
   /** Clock of the "generated" moment, for reproducible documents in tests. */
   now?: () => Date;
 }
@@ -267,6 +270,7 @@ export class DocumentWriter implements ExportWriter {
         percent: Math.round(r.percent * 10) / 10,
         uncovered: r.uncovered,
       })),
+      ...(this.context.changes && { changes: this.context.changes }),
     };
   }
 }

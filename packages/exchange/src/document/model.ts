@@ -93,6 +93,8 @@ export interface ChangeSummary {
   /** The released baseline compared with; none when there is no earlier one. */
   against: string | undefined;
   changes: AsyncIterable<RecordChange> | Iterable<RecordChange>;
+  /** Changes counted but not listed (a summary lists a bounded number); absent or 0 when all are listed. */
+  omitted?: number;
 }
 
 export interface BaselineDocument {
