@@ -5,6 +5,7 @@ import type {
   KnowledgeTopicUpdate,
 } from '@rxs/contract';
 import type {
+  Account,
   Approval,
   ApprovalMeaning,
   Baseline,
@@ -77,6 +78,11 @@ export interface TechdocClient {
   refuseBaseline(id: string, body: BaselineRefusalCreate, options?: RequestOptions): Promise<Baseline>;
   /** `GET /baselines/{id}/history`: every step of the baseline, oldest first. */
   baselineHistory(id: string, options?: RequestOptions): Promise<BaselineEvent[]>;
+  /**
+   * `GET /account` (RXS): the key's user, role and tenant. Undefined from a server without it
+   * (404), which the interface document allows.
+   */
+  account(options?: RequestOptions): Promise<Account | undefined>;
 }
 
 /** No baseline has the name or id a caller gave. */
@@ -95,6 +101,7 @@ const approval = expectObject('an approval');
 const baseline = expectObject('a baseline');
 const baselines = expectArray('a list of baselines');
 const baselineEvents = expectArray('the steps of a baseline');
+const account = expectObject('an account');
 const revisions = expectArray('a list of knowledge topic revisions');
 
 export function createTechdocClient(transport: Transport, base: URL): TechdocClient {
@@ -235,5 +242,17 @@ export function createTechdocClient(transport: Transport, base: URL): TechdocCli
         call({ method: 'GET', path: baselinePath(id, '/history'), signal: options?.signal }),
         baselineEvents,
       ),
+
+    account: async (options) => {
+      try {
+        return await transport.json<Account>(
+          call({ method: 'GET', path: '/account', signal: options?.signal }),
+          account,
+        );
+      } catch (error) {
+        if (error instanceof RxsApiError && error.status === 404) return undefined;
+        throw error;
+      }
+    },
   };
 }

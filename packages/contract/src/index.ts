@@ -11,3 +11,4 @@ export * from './trace-model.js';
 export * from './outline.js';
 export * from './json-values.js';
 export * from './baseline-release.js';
+export * from './account.js';

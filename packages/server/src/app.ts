@@ -16,6 +16,7 @@ import { recordsRoutes } from './services/records/routes.js';
 import { recordOutlineRoutes } from './services/records/outline-routes.js';
 import { RecordListings } from './services/records/listing.js';
 import { techdocRoutes } from './services/techdoc/routes.js';
+import { accountRoutes } from './services/techdoc/account-routes.js';
 import { baselinesRoutes } from './services/history/baselines-routes.js';
 import { tracerRoutes } from './services/tracer/routes.js';
 import type { Storage } from './storage/database.js';
@@ -152,6 +153,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     techdoc: () => async (scope) => {
       await scope.register(techdocRoutes(services.techdoc, services.readAsOf));
       await scope.register(baselinesRoutes(services.baselines));
+      await scope.register(accountRoutes(services.accounts));
     },
     records: () => async (scope) => {
       await scope.register(

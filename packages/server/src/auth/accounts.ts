@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRole, ROLES, type Role } from '@rxs/contract';
+import { isRole, ROLE_PERMISSIONS, ROLES, type Account, type Role } from '@rxs/contract';
 import { MAX_KEY_LIFETIME_DAYS, maxKeyLifetimeDaysFromEnv } from '../config.js';
 import type { Storage } from '../storage/database.js';
 import { newObjectId, nowIso } from '../storage/ids.js';
@@ -8,6 +8,7 @@ import { conflict, HttpError, notFound } from '../http/errors.js';
 import { generateApiKey } from './api-keys.js';
 import { hashPassword } from './passwords.js';
 import { AuditLog, LOCAL_ACTOR, type AuditActor } from './audit.js';
+import type { Principal } from './principal.js';
 
 export interface Tenant {
   id: string;
@@ -364,6 +365,31 @@ export class Accounts {
     const key = (await this.listApiKeys(tenantId, { includeRevoked: true })).find((k) => k.id === keyId);
     if (!key) throw notFound(`API key ${keyId} was not found in this tenant.`);
     return key;
+  }
+
+  /** `GET /account`: the calling key's user, role and tenant (the principal was resolved from it). */
+  async accountOf(principal: Principal): Promise<Account> {
+    const [tenant, user] = await Promise.all([
+      this.getTenant(principal.tenantId),
+      this.getUser(principal.tenantId, principal.userId),
+    ]);
+    const key =
+      principal.keyId === undefined
+        ? undefined
+        : await this.db
+            .selectFrom('api_keys')
+            .select(['id', 'name', 'expires_at'])
+            .where('id', '=', principal.keyId)
+            .where('user_id', '=', principal.userId)
+            .executeTakeFirst();
+    if (!key) throw notFound('The account is answered for API keys only: call it with X-API-Key.');
+    return {
+      tenant: { id: tenant.id, name: tenant.name },
+      user: { id: user.id, email: user.email, name: user.name },
+      role: principal.role,
+      permissions: [...ROLE_PERMISSIONS[principal.role]],
+      key: { id: key.id, name: key.name, expires_at: key.expires_at },
+    };
   }
 
   /**

@@ -316,6 +316,17 @@ describe('access: roles, keys and tenants', () => {
       run: async (key) => ({ res: await t.api('GET', `/baselines/${A.baseline}`, { key }) }),
     },
     {
+      // Every valid key may ask who it acts for; it learns nothing beyond its own user and tenant.
+      name: 'GET /account',
+      permission: 'kt:read',
+      ok: 200,
+      run: async (key) => {
+        const res = await t.api('GET', '/account', { key });
+        if (res.status === 200) expect(res.body.key.id).toBe(key.split('_')[1]);
+        return { res };
+      },
+    },
+    {
       name: 'GET /baselines/{baseline_id}/history',
       permission: 'kt:read',
       ok: 200,
