@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -195,6 +195,28 @@ describe('rxs trace-report', () => {
     const bad = await report('--fail-under', 'most');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--fail-under takes a percentage from 0 to 100');
+  });
+
+  it('writes to standard output with --out -, the workbook too, never to a file named "-"', async () => {
+    const args = [
+      'trace-report',
+      '--kt',
+      requirements,
+      '--kt',
+      tests,
+      '--url',
+      t.url,
+      '--api-key-file',
+      keyFile,
+    ];
+    const piped = await runCli(args, { cwd: dir });
+    const dashed = await runCli([...args, '--out', '-'], { cwd: dir });
+    expect(dashed.code, dashed.stderr).toBe(0);
+    expect(dashed.stdout).toBe(piped.stdout);
+    const streamed = await report('--format', 'xlsx', '--out', '-', '--quiet');
+    expect(streamed.code, streamed.stderr).toBe(0);
+    expect(streamed.stdout.startsWith('PK')).toBe(true);
+    expect(existsSync(join(dir, '-'))).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { Command, Option } from 'commander';
 import { NotFoundError } from '@rxs/client';
 import { traceChainRevisions, type TraceModel } from '@rxs/contract';
@@ -9,6 +9,7 @@ import {
   writeCoverageXlsx,
   type CoverageReport,
 } from '@rxs/exchange';
+import { writeChunk } from '@rxs/exchange/export';
 import { createAtomicFile } from '../atomic-file.js';
 import { clientFor } from '../client.js';
 import {
@@ -58,7 +59,7 @@ export function traceReportCommand(): Command {
     .addOption(
       new Option('--format <format>', 'report format').choices(['md', 'json', 'html', 'xlsx']).default('md'),
     )
-    .option('--out <file>', 'write the report to this file (default: standard output)')
+    .option('--out <file>', 'write the report to this file, atomically (default or -: standard output)')
     .option(
       '--fail-under <percent>',
       `exit ${COVERAGE_GATE_EXIT} when a rule's coverage is under this percentage`,
@@ -100,10 +101,14 @@ Examples:
   addConnectionOptions(command);
   return command.action(async (options: TraceReportOptions) => {
     const failUnder = percentOf(options.failUnder);
-    if (options.json && options.out === undefined)
+    // `--out -` is standard output, as for rxs export: never a file named "-".
+    const out = options.out === '-' ? undefined : options.out;
+    if (options.json && out === undefined)
       throw new UserError('--json prints a summary on standard output: write the report with --out FILE.');
     if (options.format === 'xlsx' && options.out === undefined)
-      throw new UserError('An XLSX report is a file: name it with --out FILE.xlsx.');
+      throw new UserError(
+        'An XLSX report is a file: name it with --out FILE.xlsx (or --out - for standard output).',
+      );
     const connection = resolveConnection(options);
     const timeoutMs = positiveInteger(options.timeout, '--timeout', 1);
     const retries = positiveInteger(options.retries, '--retries');
@@ -114,7 +119,7 @@ Examples:
     const topicsOfModel =
       model !== undefined && (options.kt ?? []).length === 0 && options.baseline === undefined;
     const collector = new CoverageCollector(model ? { model: model.roles, consecutive: !topicsOfModel } : {});
-    const progress = new Progress({ quiet: options.quiet || options.out === undefined });
+    const progress = new Progress({ quiet: options.quiet || out === undefined });
     const run = await runExport(
       connection,
       {
@@ -134,12 +139,14 @@ Examples:
       collector,
     );
     const report = collector.report();
-    if (options.format === 'xlsx')
-      await writeAtomically(options.out!, (stream) => writeCoverageXlsx(report, stream, { failUnder }));
-    else {
+    if (options.format === 'xlsx') {
+      if (out === undefined)
+        await toStandardOutput((stream) => writeCoverageXlsx(report, stream, { failUnder }));
+      else await writeAtomically(out, (stream) => writeCoverageXlsx(report, stream, { failUnder }));
+    } else {
       const text = reportText(report, options.format, failUnder, run.summary.exportedAt);
-      if (options.out === undefined) process.stdout.write(text);
-      else await writeAtomically(options.out, async (stream) => void stream.end(text));
+      if (out === undefined) process.stdout.write(text);
+      else await writeAtomically(out, async (stream) => void stream.end(text));
     }
     if (options.json)
       process.stdout.write(`${JSON.stringify(jsonReport(report, failUnder).summary, null, 2)}\n`);
@@ -189,6 +196,25 @@ function reportText(
 }
 
 /** A file that appears whole or not at all (atomic-file.ts). */
+/**
+ * A writer that ends its stream, copied on to standard output: a pipe never ends standard output,
+ * so a writer piping into it directly would wait for its end forever.
+ */
+async function toStandardOutput(write: (stream: Writable) => Promise<void>): Promise<void> {
+  const through = new PassThrough();
+  const copied = (async () => {
+    for await (const chunk of through) await writeChunk(process.stdout, chunk as Buffer);
+  })();
+  try {
+    await write(through);
+  } catch (error) {
+    copied.catch(() => {});
+    through.destroy(error as Error);
+    throw error;
+  }
+  await copied;
+}
+
 async function writeAtomically(path: string, write: (stream: Writable) => Promise<void>): Promise<void> {
   const file = await createAtomicFile(path);
   try {
