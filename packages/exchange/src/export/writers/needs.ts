@@ -206,8 +206,8 @@ const roleKey = (roleId: string) => `\u0000role:${roleId}`;
  * read: one need per record,
  * with the record's readable id as need id, type, title, description and status from the topic's
  * presentation, the topic as tag, links from traces between exported records (under the link type
- * a mapping file names for the pair of topics, else `links`; and under the link type of the trace
- * model's role that names a trace, at the record of the role's `from` end), and every semantic field as an extra
+ * of the trace model's role that names a trace, at the record of the role's `from` end; else under
+ * the link type a mapping file names for the pair of topics, else `links`), and every semantic field as an extra
  * option on every need ("" where a record has no value, as Sphinx-Needs writes them itself).
  * A docname (the option, else the topic's mapping) tells `needs_external_needs` where each need is
  * shown. The description is reStructuredText that shows the record's text literally (`rstLiteralText`).
@@ -394,10 +394,10 @@ export class NeedsWriter extends SpooledWriter {
 
   /**
    * Outgoing links of each record to other exported records, by link option, and the suspect ones:
-   * each trace held by its source under the link type a mapping file names, else `links`, as
-   * without a trace model; a trace a role names (and no link type) also by the record at the
-   * role's `from` end under the role's option, so that it reads with the forward name there and the
-   * backward name (Sphinx-Needs' incoming) at the other end.
+   * a trace a role names (and no mapping file link type) held by the record at the role's `from`
+   * end under the role's option only, so that it reads once, with the forward name there and the
+   * backward name (Sphinx-Needs' incoming) at the other end; any other trace by its source under
+   * the link type a mapping file names, else `links`.
    */
   private linksBetweenNeeds(linkOptions: Map<string, LinkOption>): Map<string, NeedLinks> {
     const result = new Map<string, NeedLinks>();
@@ -416,9 +416,9 @@ export class NeedsWriter extends SpooledWriter {
     };
     for (const trace of this.tracker.traces) {
       const { linkType, suspect } = trace;
-      add(trace.source, trace.target, linkType ?? DEFAULT_LINK_OPTION, suspect);
       const role = linkType === undefined ? this.tracker.roles.of(trace) : undefined;
       if (role) add(role.from, role.to, roleKey(role.role.id), suspect);
+      else add(trace.source, trace.target, linkType ?? DEFAULT_LINK_OPTION, suspect);
     }
     return result;
   }
