@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
 import { BaselineNotFoundError, type RxsClient } from '@rxs/client';
-import type { DocumentFormat } from '@rxs/exchange';
+import type { DocumentChangeSummary, DocumentFormat } from '@rxs/exchange';
 import {
   createWriter,
   exportPartBatches,
@@ -20,6 +20,7 @@ import {
 import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
+import { documentChanges } from './document-changes.js';
 import { standardOutputFailure, UserError } from './errors.js';
 import type { Progress } from './progress.js';
 
@@ -97,6 +98,15 @@ async function deliver(target: PartConsumer, parts: readonly ExportPart[]): Prom
   else for (const part of parts) await target.write(part);
 }
 
+/** Two consumers of the same parts as one: each is given every batch, in order, the first first. */
+export function alongside(first: PartConsumer, second: PartConsumer): PartConsumer {
+  const writeParts = async (parts: readonly ExportPart[]) => {
+    await deliver(first, parts);
+    await deliver(second, parts);
+  };
+  return { write: (part) => writeParts([part]), writeParts };
+}
+
 /**
  * Hands a batch to the writer and the other consumer side by side: each works while the other
  * waits for its file writes (or reads). Both settle before a failure is reported, so nothing is
@@ -142,33 +152,46 @@ export async function runExport(
   const source = exportSourceOf(client);
   const { format } = options;
   const isDocument = isDocumentFormat(format);
+  // A document's change summary: the previous released baseline is exported and compared now,
+  // before the output file is begun; this export is compared with it as it passes.
+  const changes =
+    isDocument && options.out !== undefined
+      ? await documentChanges({ connection, client, baseline, asOf, options, progress })
+      : undefined;
+  const consumer = changes?.later ? (also ? alongside(also, changes.later) : changes.later) : also;
   let file: AtomicFile | undefined;
   let writer: ExportWriter | undefined;
-  if (isDocument) {
-    // What the document needs from the services is read before the output file is begun.
-    const documentWriterOn = await documentWriterFor(format, {
-      connection,
-      client,
-      source,
-      baseline,
-      asOf,
-      hasMapping: mapping !== undefined,
-    });
-    if (options.out === '-') writer = documentWriterOn(process.stdout);
-    else if (options.out) {
+  try {
+    if (isDocument) {
+      // What the document needs from the services is read before the output file is begun.
+      const documentWriterOn = await documentWriterFor(format, {
+        connection,
+        client,
+        source,
+        baseline,
+        asOf,
+        hasMapping: mapping !== undefined,
+        changes: changes && (() => changes.summary()),
+      });
+      if (options.out === '-') writer = documentWriterOn(process.stdout);
+      else if (options.out) {
+        file = await createAtomicFile(options.out, options.outLocked);
+        writer = documentWriterOn(file.stream, file.scratchDir);
+      }
+    } else if (options.out === '-') {
+      writer = createWriter(format, process.stdout, { needs: options.needs });
+    } else if (options.out) {
       file = await createAtomicFile(options.out, options.outLocked);
-      writer = documentWriterOn(file.stream, file.scratchDir);
+      writer = createWriter(format, file.stream, {
+        tempDir: file.scratchDir,
+        onRow: options.onRow,
+        fileName: basename(options.out),
+        needs: options.needs,
+      });
     }
-  } else if (options.out === '-') {
-    writer = createWriter(format, process.stdout, { needs: options.needs });
-  } else if (options.out) {
-    file = await createAtomicFile(options.out, options.outLocked);
-    writer = createWriter(format, file.stream, {
-      tempDir: file.scratchDir,
-      onRow: options.onRow,
-      fileName: basename(options.out),
-      needs: options.needs,
-    });
+  } catch (error) {
+    await changes?.dispose();
+    throw error;
   }
 
   const summary: ExportSummary = {
@@ -198,9 +221,9 @@ export async function runExport(
     const work = async () => {
       for await (const parts of batches) {
         for (const part of parts) summarize(summary, part);
-        if (writer && also) await deliverBoth(writer, also, parts);
+        if (writer && consumer) await deliverBoth(writer, consumer, parts);
         else if (writer) await deliver(writer, parts);
-        else if (also) await deliver(also, parts);
+        else if (consumer) await deliver(consumer, parts);
       }
       progress.update('writing the output...', true);
       await writer?.close();
@@ -225,6 +248,7 @@ export async function runExport(
     throw error;
   } finally {
     progress.done();
+    await changes?.dispose();
   }
   summary.durationMs = Date.now() - started;
   return {
@@ -287,6 +311,8 @@ async function documentWriterFor(
     baseline: Baseline | undefined;
     asOf: string | undefined;
     hasMapping: boolean;
+    /** The change summary, once the export has ended (`DocumentContext.changes`). */
+    changes: (() => Promise<DocumentChangeSummary>) | undefined;
   },
 ): Promise<(out: Writable, tempDir?: string) => ExportWriter> {
   const { DocumentWriter } = await import('@rxs/exchange');
@@ -300,6 +326,7 @@ async function documentWriterFor(
       ...(baseline && { baseline }),
       ...(model && model.length > 0 && { coverage: { model } }),
       ...(tempDir !== undefined && { tempDir }),
+      ...(run.changes && { changes: run.changes }),
     });
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDocx } from '../src/document/docx.js';
-import type { BaselineDocument, DocumentRecord } from '../src/document/model.js';
+import type { BaselineDocument, DocumentRecord, RecordChange } from '../src/document/model.js';
 import { renderPdf } from '../src/document/pdf.js';
 import { visibleText } from '../src/document/text.js';
 import { pageHeader } from '../src/document/wording.js';
@@ -56,10 +56,15 @@ function expectInOrder(haystack: string, needles: readonly string[]): void {
   }
 }
 
-async function render(kind: 'pdf' | 'docx', released = false): Promise<string> {
-  const file = join(scratch.path, `baseline-${released ? 'released' : 'proposed'}.${kind}`);
+async function render(
+  kind: 'pdf' | 'docx',
+  released = false,
+  document = hostileDocument(released),
+  name = `baseline-${released ? 'released' : 'proposed'}`,
+): Promise<string> {
+  const file = join(scratch.path, `${name}.${kind}`);
   const out = createWriteStream(file);
-  await (kind === 'pdf' ? renderPdf : renderDocx)(hostileDocument(released), out);
+  await (kind === 'pdf' ? renderPdf : renderDocx)(document, out);
   await finished(out);
   return file;
 }
@@ -176,6 +181,72 @@ describe.skipIf(shouldSkip(pythonDocx))('the DOCX, read by python-docx', () => {
     expect(expected.filter((value) => !body.includes(value)).map((value) => value.slice(0, 80))).toEqual([]);
     expect(body).toContain('bell[U+0007] escape[U+001B] nul[U+0000] end');
   });
+});
+
+/**
+ * A change summary that lists some changes and counts the rest, of records whose titles begin with
+ * their readable ids; and one with no earlier released baseline.
+ */
+function summaryDocument(against: string | undefined): BaselineDocument {
+  const document = hostileDocument(true);
+  const changes: RecordChange[] = [
+    { kind: 'added', topic: 'Pumps', readableId: 'PUMP_001', title: 'PUMP_001 — Pump starts' },
+    {
+      kind: 'changed',
+      topic: 'Pumps',
+      readableId: 'PUMP_002',
+      title: 'Pump stops',
+      fields: [{ label: 'Stop time', before: '5 s', after: '2 s' }],
+    },
+  ];
+  return {
+    ...document,
+    topics: [
+      {
+        name: 'Pumps',
+        records: [{ readableId: 'PUMP_001', title: 'PUMP_001 — Pump starts', fields: [], links: [] }],
+      },
+    ],
+    changes: against === undefined ? { against, changes: [] } : { against, changes, omitted: 7 },
+  };
+}
+
+describe.each([
+  ['PDF', 'pdf', pdftotext],
+  ['DOCX', 'docx', pythonDocx],
+] as const)('the change summary of the %s', (_name, kind, reader) => {
+  const textOf = async (against: string | undefined) => {
+    const file = await render(kind, true, summaryDocument(against), `summary-${against ?? 'none'}`);
+    const run =
+      kind === 'pdf'
+        ? spawnSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' })
+        : spawnSync(PYTHON, ['-c', PYTHON_DOCX, file], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return kind === 'pdf' ? run.stdout : (JSON.parse(run.stdout).body as string[]).join('\n');
+  };
+
+  it.skipIf(shouldSkip(reader))(
+    'names each record once, and counts the changes it does not list',
+    async () => {
+      const text = await textOf('R0');
+      expect(text).toContain('1.1 PUMP_001 — Pump starts');
+      expect(text).not.toContain('PUMP_001 PUMP_001');
+      expect(text).toContain('added: PUMP_001 — Pump starts (Pumps)');
+      expect(text).toContain('changed: PUMP_002 Pump stops (Pumps)');
+      expect(text).toContain('1 added, 0 removed, 1 changed. 7 more changes are counted but not listed.');
+    },
+    120_000,
+  );
+
+  it.skipIf(shouldSkip(reader))(
+    'says so in words when there is no earlier released baseline',
+    async () => {
+      const text = await textOf(undefined);
+      expect(text).toContain('There is no earlier released baseline: there is nothing to compare with.');
+      expect(text).not.toContain('0 added');
+    },
+    120_000,
+  );
 });
 
 // Writer is among the test needs (scripts/test-needs.sh): without it the conversion is skipped, saying why.

@@ -4,6 +4,7 @@ import { renderDocx } from '../src/document/docx.js';
 import type { BaselineDocument, DocumentRecord } from '../src/document/model.js';
 import { renderPdf } from '../src/document/pdf.js';
 import { visibleText } from '../src/document/text.js';
+import { recordHeading, recordName } from '../src/document/wording.js';
 import { largeDocument } from './document-sample.js';
 
 /** The renderers' own behaviour, without the programs that read their documents (document-readers.test.ts). */
@@ -68,6 +69,16 @@ describe.each(RENDERERS)('the %s renderer', (_name, render) => {
     // Ten times the records must not take ten times the memory: records are written and let go.
     expect(large - small).toBeLessThan(64 * 1024 * 1024);
   }, 300_000);
+});
+
+describe('record names', () => {
+  it('give the readable id once where the title begins with it, and keep an id that only shares its start', () => {
+    expect(recordName('REQ_001', 'REQ_001 — Pump')).toBe('REQ_001 — Pump');
+    expect(recordName('REQ_001', 'REQ_001')).toBe('REQ_001');
+    expect(recordName('REQ_1', 'REQ_10 Pump')).toBe('REQ_1 REQ_10 Pump');
+    expect(recordName('REQ_001', 'Pump')).toBe('REQ_001 Pump');
+    expect(recordHeading('2.3', { readableId: 'REQ_001', title: 'REQ_001: Pump' })).toBe('2.3 REQ_001: Pump');
+  });
 });
 
 describe('visible text', () => {

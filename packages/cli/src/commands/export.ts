@@ -141,8 +141,11 @@ Formats: json (full snapshot), jsonl, csv, xlsx (a sheet per topic), reqif (ReqI
 (a zip holding that ReqIF file as <name>.reqif), needs (Sphinx-Needs needs.json). See docs/formats/.
 Documents for people: docx and pdf, of a --baseline (its status and signatures) or of now (--kt;
 "NOT RELEASED" on every page): each topic's records with their fields and links, a traceability
-matrix and coverage summary per rule (the tenant's trace model, or the mapping file's links). They
-always read the traces and show select values by their labels.
+matrix and coverage summary per rule (the tenant's trace model, or the mapping file's links), and
+a change summary against the previous released baseline (the one a --baseline supersedes when it
+was released, else the latest released before its moment; for now, the latest released): records
+added, removed and changed, with each changed field's old and new value. That baseline is exported
+too, to compare with. They always read the traces and show select values by their labels.
 
 Connection: --url or --techdoc-url/--records-url/--tracer-url, or RXS_TECHDOC_URL, RXS_RECORDS_URL,
 RXS_TRACER_URL; the key from --api-key-file, RXS_API_KEY or a profile of the config file.

@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { Command } from 'commander';
-import { makeScratchFolder } from '@rxs/exchange/export';
 import {
   createSyncSession,
   outputFacts,
@@ -28,6 +26,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createAtomicFile } from '../atomic-file.js';
+import { startComparison } from '../compare-run.js';
 import { clientFor } from '../client.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { UserError } from '../errors.js';
@@ -336,20 +335,11 @@ async function compareMoments(connection: Connection, options: SyncOptions): Pro
     throw new UserError(
       'rxs sync writes --out atomically; standard output (-) is not possible. Name a file.',
     );
-  const folder = await makeScratchFolder('rxs-compare');
   const progress = new Progress({ quiet: options.quiet || options.json });
+  const fromOptions = { ...options, asOf: undefined, baseline: undefined, ...sinceMoment(options.since!) };
+  // A baseline on the "from" side names its own topics, unless --kt names them for both sides.
+  const comparison = await startComparison(connection, exportRunOptions(fromOptions, undefined), progress);
   try {
-    const fromOptions = { ...options, asOf: undefined, baseline: undefined, ...sinceMoment(options.since!) };
-    // A baseline on the "from" side names its own topics, unless --kt names them for both sides.
-    const from = exportRunOptions(fromOptions, undefined);
-    const first = await createSyncSession(folder);
-    try {
-      await runExport(connection, from, progress, first);
-      await first.commit();
-    } catch (error) {
-      await first.abort();
-      throw error;
-    }
     // "Since baseline A" to now, with no topics named: A's topics, in their current revisions.
     let to: ExportCommandOptions = options;
     const since = sinceMoment(options.since!);
@@ -357,15 +347,9 @@ async function compareMoments(connection: Connection, options: SyncOptions): Pro
       const baseline = await clientFor(connection).techdoc.findBaseline(since.baseline);
       to = { ...options, kt: baseline.knowledge_topic_revision_ids, followLatest: true };
     }
-    const second = await createSyncSession(folder);
-    let outcome: { report: ChangeReport; summary: ExportSummary };
-    try {
-      const run = await runExport(connection, exportRunOptions(to, options.out), progress, second);
-      await run.commit();
-      outcome = { report: second.report!, summary: run.summary };
-    } finally {
-      await second.abort();
-    }
+    const run = await runExport(connection, exportRunOptions(to, options.out), progress, comparison.later);
+    await run.commit();
+    const outcome = { report: comparison.report(), summary: run.summary };
     if (options.report !== undefined) {
       const file = await createAtomicFile(options.report);
       file.stream.end(reportJson(outcome.report));
@@ -382,7 +366,7 @@ async function compareMoments(connection: Connection, options: SyncOptions): Pro
     }
     if (options.exitCode && outcome.report.changed) process.exitCode = 2;
   } finally {
-    await rm(folder, { recursive: true, force: true });
+    await comparison.dispose();
   }
 }
 

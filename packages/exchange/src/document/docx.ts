@@ -6,6 +6,8 @@ import { writeChunk } from '../export/writers/output.js';
 import { isReleased, type BaselineDocument, type DocumentRecord } from './model.js';
 import { visibleLines } from './text.js';
 import {
+  changeLine,
+  changesCounts,
   changesIntro,
   COVERAGE_COLUMNS,
   coverLines,
@@ -15,6 +17,7 @@ import {
   noSignatures,
   NOT_RELEASED,
   pageHeader,
+  recordHeading,
   SIGNATURE_COLUMNS,
   subjectTitle,
 } from './wording.js';
@@ -193,13 +196,7 @@ async function writeBody(document: BaselineDocument, body: Writable): Promise<vo
     const counts = { added: 0, removed: 0, changed: 0 };
     for await (const change of changes.changes) {
       counts[change.kind] += 1;
-      let xml = paragraph(
-        `${change.kind}: ${change.readableId} ${change.title} (${change.topic})`,
-        undefined,
-        {
-          bold: true,
-        },
-      );
+      let xml = paragraph(changeLine(change), undefined, { bold: true });
       if (change.kind === 'changed')
         for (const field of change.fields)
           xml +=
@@ -208,7 +205,7 @@ async function writeBody(document: BaselineDocument, body: Writable): Promise<vo
             paragraph(`now: ${field.after}`, 'Value');
       await write(xml);
     }
-    await write(paragraph(`${counts.added} added, ${counts.removed} removed, ${counts.changed} changed.`));
+    if (changes.against !== undefined) await write(paragraph(changesCounts(counts, changes.omitted)));
   }
 
   // A4, 2 cm margins, the header on every page.
@@ -218,7 +215,7 @@ async function writeBody(document: BaselineDocument, body: Writable): Promise<vo
 }
 
 function recordXml(number: string, record: DocumentRecord): string {
-  let xml = paragraph(`${number} ${record.readableId} ${record.title}`, 'Heading3');
+  let xml = paragraph(recordHeading(number, record), 'Heading3');
   for (const field of record.fields) xml += paragraph(field.label, 'Label') + paragraph(field.value, 'Value');
   for (const links of record.links)
     xml += paragraph(links.role, 'Label') + paragraph(linkedText(links.records) || 'none', 'Value');

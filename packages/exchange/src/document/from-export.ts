@@ -2,6 +2,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
 import { readingText, relationReading } from '@rxs/contract/plain';
 import type {
+  ExportedField,
   ExportedRecord,
   ExportedTopic,
   ExportPart,
@@ -50,8 +51,12 @@ export interface DocumentContext {
   coverage?: CoverageOptions;
   /** Where the spools go (the system's temporary folder when not given). */
   tempDir?: string;
-  /** The changes since the previous released baseline, computed by the caller; none: no such section. */
-  changes?: ChangeSummary;
+  /**
+   * The changes since the previous released baseline, computed by the caller; none: no such
+   * section. A function is called once the export has ended, before the document is rendered: the
+   * changes may then be compared from this very export as it passed.
+   */
+  changes?: ChangeSummary | (() => Promise<ChangeSummary>);
   /** Clock of the "generated" moment, for reproducible documents in tests. */
   now?: () => Date;
 }
@@ -125,18 +130,81 @@ function linksOfRecords(part: Extract<ExportPart, { kind: 'traces' }>): Map<stri
   return byRecord;
 }
 
+/** A record's title as a document shows it: its topic's title field as text, else its name. */
+export function recordTitle(record: ExportedRecord, topic: ExportedTopic): string {
+  const titleField = topic.presentation.titleField;
+  return cellText(titleField === undefined ? undefined : record.values[titleField]) || record.name;
+}
+
+/** A field as a document names it: its label, else its semantic name. */
+export function fieldLabel(field: ExportedField): string {
+  return field.label ?? field.name;
+}
+
 function documentRecord(
   record: ExportedRecord,
   topic: ExportedTopic,
   links: LinksByRole | undefined,
 ): DocumentRecord {
-  const titleField = topic.presentation.titleField;
-  const title = cellText(titleField === undefined ? undefined : record.values[titleField]) || record.name;
   const fields = topic.fields
-    .map((field) => ({ label: field.label ?? field.name, value: cellText(record.values[field.name]) }))
+    .map((field) => ({ label: fieldLabel(field), value: cellText(record.values[field.name]) }))
     .filter((field) => field.value !== '');
   const byRole: DocumentLinks[] = [...(links ?? [])].map(([role, records]) => ({ role, records }));
-  return { readableId: record.readableId, title, fields, links: byRole };
+  return { readableId: record.readableId, title: recordTitle(record, topic), fields, links: byRole };
+}
+
+/** What a change summary names a record by, as the rest of the document names it. */
+export interface RecordName {
+  readableId: string;
+  title: string;
+}
+
+/**
+ * The readable id and title of every record of an export as it passes (an export consumer), kept
+ * on disk, not in memory: a change summary looks up the few it lists once the export has ended.
+ * Also each topic's field labels by semantic name (by topic history id: a re-approval keeps it).
+ */
+export class RecordNames {
+  private readonly spool: Spool<[id: string, readableId: string, title: string]>;
+  private readonly labels = new Map<string, Map<string, string>>();
+  private topic: ExportedTopic | undefined;
+
+  constructor(tempDir?: string) {
+    this.spool = new Spool(tempDir);
+  }
+
+  async write(part: ExportPart): Promise<void> {
+    if (part.kind === 'topic') this.topic = part.topic;
+    else if (part.kind === 'record' && this.topic)
+      await this.spool.append([part.record.id, part.record.readableId, recordTitle(part.record, this.topic)]);
+    else if (part.kind === 'topic-end')
+      this.labels.set(
+        part.topic.historyId,
+        new Map(part.topic.fields.map((field) => [field.name, fieldLabel(field)])),
+      );
+  }
+
+  async writeParts(parts: readonly ExportPart[]): Promise<void> {
+    for (const part of parts) await this.write(part);
+  }
+
+  /** The label of a topic's field by its semantic name; none when the topic has no such field. */
+  label(topicHistoryId: string, fieldName: string): string | undefined {
+    return this.labels.get(topicHistoryId)?.get(fieldName);
+  }
+
+  /** The names of these records (by id), read back from disk; ids the export did not have are left out. */
+  async find(ids: ReadonlySet<string>): Promise<Map<string, RecordName>> {
+    const found = new Map<string, RecordName>();
+    if (ids.size === 0) return found;
+    for await (const [id, readableId, title] of this.spool.replay())
+      if (ids.has(id)) found.set(id, { readableId, title });
+    return found;
+  }
+
+  dispose(): Promise<void> {
+    return this.spool.dispose();
+  }
 }
 
 /** A rule's matrix: the source topic's records (read again from its spool) against the rule's link. */
@@ -220,7 +288,12 @@ export class DocumentWriter implements ExportWriter {
       for await (const chunk of through) await writeChunk(this.out, chunk as Buffer);
     })();
     try {
-      await (this.format === 'pdf' ? renderPdf : renderDocx)(this.document(this.coverage.report()), through);
+      const { changes } = this.context;
+      const document = this.document(
+        this.coverage.report(),
+        typeof changes === 'function' ? await changes() : changes,
+      );
+      await (this.format === 'pdf' ? renderPdf : renderDocx)(document, through);
     } catch (error) {
       copied.catch(() => {});
       through.destroy(error as Error);
@@ -242,7 +315,7 @@ export class DocumentWriter implements ExportWriter {
       : { kind: 'now', moment: this.exportedAt };
   }
 
-  private document(report: CoverageReport): BaselineDocument {
+  private document(report: CoverageReport, changes: ChangeSummary | undefined): BaselineDocument {
     const links = this.links;
     const topics: DocumentTopic[] = this.topics.map(({ topic, records }) => ({
       name: topic.name,
@@ -270,7 +343,7 @@ export class DocumentWriter implements ExportWriter {
         percent: Math.round(r.percent * 10) / 10,
         uncovered: r.uncovered,
       })),
-      ...(this.context.changes && { changes: this.context.changes }),
+      ...(changes && { changes }),
     };
   }
 }

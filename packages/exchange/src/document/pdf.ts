@@ -6,6 +6,8 @@ import { FontCatalog, type FontFile } from './fonts.js';
 import { isReleased, type BaselineDocument, type DocumentRecord, type TraceMatrix } from './model.js';
 import { visibleText } from './text.js';
 import {
+  changeLine,
+  changesCounts,
   changesIntro,
   COVERAGE_COLUMNS,
   coverLines,
@@ -15,6 +17,7 @@ import {
   noSignatures,
   NOT_RELEASED,
   pageHeader,
+  recordHeading,
   SIGNATURE_COLUMNS,
   subjectTitle,
 } from './wording.js';
@@ -265,7 +268,7 @@ class PdfRenderer {
   }
 
   private record(number: string, record: DocumentRecord): void {
-    this.heading(`${number} ${record.readableId} ${record.title}`, SIZE.h3);
+    this.heading(recordHeading(number, record), SIZE.h3);
     for (const field of record.fields) {
       this.keepSpace(SIZE.body * 3);
       this.write(field.label, { size: SIZE.small, bold: true, color: GREY, indent: 12 });
@@ -323,7 +326,7 @@ class PdfRenderer {
 
   private async changes(): Promise<void> {
     if (!this.document.changes) return;
-    const { against, changes } = this.document.changes;
+    const { against, changes, omitted } = this.document.changes;
     this.newPage();
     this.heading(`${++this.section}. ${HEADINGS.changes}`, SIZE.h1);
     this.write(changesIntro(against), { size: SIZE.body, color: GREY });
@@ -332,10 +335,7 @@ class PdfRenderer {
     for await (const change of changes) {
       counts[change.kind] += 1;
       this.keepSpace(SIZE.body * 4);
-      this.write(`${change.kind}: ${change.readableId} ${change.title} (${change.topic})`, {
-        size: SIZE.body,
-        bold: true,
-      });
+      this.write(changeLine(change), { size: SIZE.body, bold: true });
       if (change.kind === 'changed')
         for (const field of change.fields) {
           this.write(field.label, { size: SIZE.small, bold: true, color: GREY, indent: 12 });
@@ -346,9 +346,7 @@ class PdfRenderer {
       await this.drained();
     }
     this.pdf.moveDown(0.6);
-    this.write(`${counts.added} added, ${counts.removed} removed, ${counts.changed} changed.`, {
-      size: SIZE.body,
-    });
+    this.write(changesCounts(counts, omitted), { size: SIZE.body });
   }
 
   /**
@@ -407,3 +405,4 @@ class PdfRenderer {
     for (const cells of rows) row(cells, false);
   }
 }
+    if (against === undefined) return;

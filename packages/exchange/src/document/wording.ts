@@ -1,4 +1,11 @@
-import { isReleased, type BaselineDocument, type DocumentSubject, type LinkedRecord } from './model.js';
+import {
+  isReleased,
+  type BaselineDocument,
+  type DocumentRecord,
+  type DocumentSubject,
+  type LinkedRecord,
+  type RecordChange,
+} from './model.js';
 
 /** The words both renderers print, so that the DOCX and the PDF of a baseline say the same. */
 
@@ -53,6 +60,33 @@ export function noSignatures(document: BaselineDocument): string {
 
 export function changesIntro(against: string | undefined): string {
   return against === undefined
-    ? 'There is no earlier released baseline: every record is new.'
+    ? 'There is no earlier released baseline: there is nothing to compare with.'
     : `Changes against the released baseline ${against}.`;
+}
+
+/** The closing line of a change summary: the changes listed by kind, and those counted but not listed. */
+export function changesCounts(counts: Record<RecordChange['kind'], number>, omitted = 0): string {
+  const listed = `${counts.added} added, ${counts.removed} removed, ${counts.changed} changed.`;
+  return omitted > 0
+    ? `${listed} ${omitted} more ${omitted === 1 ? 'change is' : 'changes are'} counted but not listed.`
+    : listed;
+}
+
+/**
+ * A record as headings and lists name it: its readable id and title, the id once where the title
+ * begins with it ("REQ_001 — Pump" rather than "REQ_001 REQ_001 — Pump").
+ */
+export function recordName(readableId: string, title: string): string {
+  const repeats = title.startsWith(readableId) && !/^[\p{L}\p{N}_]/u.test(title.slice(readableId.length));
+  return repeats ? title : `${readableId} ${title}`.trimEnd();
+}
+
+/** A record's heading: its number in the document, then its name. */
+export function recordHeading(number: string, record: Pick<DocumentRecord, 'readableId' | 'title'>): string {
+  return `${number} ${recordName(record.readableId, record.title)}`;
+}
+
+/** One change of a change summary as its list shows it. */
+export function changeLine(change: RecordChange): string {
+  return `${change.kind}: ${recordName(change.readableId, change.title)} (${change.topic})`;
 }
