@@ -79,6 +79,15 @@ function cpuTicks(pid) {
   }
 }
 
+/** Clock ticks a second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux as built). */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** User + system CPU seconds a live process has used so far; undefined once it is gone. */
+export function cpuSecondsOf(pid) {
+  const ticks = cpuTicks(pid);
+  return ticks === undefined ? undefined : ticks / CLOCK_TICKS;
+}
+
 /**
  * Waits until a process has used no CPU for `quietMs` (e.g. json-server still writing its file, or a
  * garbage collection after a burst), at most `limitMs`, so one measurement does not bleed into the next.
@@ -181,7 +190,8 @@ export async function answers(url, headers = {}, status = 200) {
 export async function timed(command, args, { cwd, env, input, timeoutMs = 30 * 60_000 } = {}) {
   let argv = [command, ...args];
   const memoryFile = GNU_TIME ? join(tmpdir(), `rxs-bench-${process.pid}-${++timedCount}.mem`) : undefined;
-  if (GNU_TIME) argv = [GNU_TIME, '-f', '%M', '-o', memoryFile, ...argv];
+  // Two lines: user and system CPU seconds, then the peak RSS in KiB (the last line).
+  if (GNU_TIME) argv = [GNU_TIME, '-f', '%U %S\n%M', '-o', memoryFile, ...argv];
   const start = process.hrtime.bigint();
   const child = track(
     spawn(argv[0], argv.slice(1), {
@@ -200,11 +210,14 @@ export async function timed(command, args, { cwd, env, input, timeoutMs = 30 * 6
   clearTimeout(timer);
   const seconds = secondsSince(start);
   let peakRss;
+  let cpuSeconds;
   if (memoryFile) {
     try {
       const text = readFileSync(memoryFile, 'utf8').trim().split('\n');
       peakRss = Number(text[text.length - 1]) * 1024;
       if (!Number.isFinite(peakRss)) peakRss = undefined;
+      const [user, system] = (text[text.length - 2] ?? '').split(' ').map(Number);
+      cpuSeconds = Number.isFinite(user + system) ? user + system : undefined;
     } catch {
       peakRss = undefined;
     }
@@ -214,6 +227,8 @@ export async function timed(command, args, { cwd, env, input, timeoutMs = 30 * 6
     code,
     seconds,
     peakRss,
+    /** User + system CPU seconds of the command (GNU time), when known. */
+    cpuSeconds,
     stdout: Buffer.concat(out).toString('utf8'),
     stderr: Buffer.concat(err).toString('utf8'),
   };

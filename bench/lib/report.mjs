@@ -872,13 +872,14 @@ function readSeparate(dataDir, file) {
   return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
 }
 
-/** Section 8: the traceability and import benchmarks, each with its own script and report beside this one. */
+/** Section 8: the traceability, import and document benchmarks, each with its own script and report beside this one. */
 function separateSection(dataDir, rel) {
   const traces = readSeparate(dataDir, 'traceability.json');
   const imports = readSeparate(dataDir, 'import.json');
+  const documents = readSeparate(dataDir, 'documents.json');
   const link = (name) => `[${name}](${name})`;
   const lines = [
-    '## 8. Traceability and import',
+    '## 8. Traceability, import and documents',
     '',
     'Each has its own script and report, and keeps the raw figures of its last run beside this file:',
     '',
@@ -919,7 +920,32 @@ function separateSection(dataDir, rel) {
       `- **Import** (issue 15; \`npm run bench:import\`, report ${importDoc}): ${unkept('import.json')}`,
     );
   }
+  lines.push(...documentLines(documents, { link, rel: (file) => rel(join(dataDir, file)), unkept }));
   return lines.join('\n');
+}
+
+/** The document benchmark's headline: DOCX and PDF against the XLSX of the same baseline. */
+function documentLines(documents, { link, rel, unkept }) {
+  const doc = link('benchmarks-documents.md');
+  if (!documents)
+    return [
+      `- **Documents** (issue 36; \`npm run bench:documents\`, report ${doc}): ${unkept('documents.json')}`,
+    ];
+  const { formats, targets, verdicts } = documents;
+  const known = (v) => (v === null ? undefined : v);
+  const side = (format) => {
+    const f = formats[format];
+    return `${format.toUpperCase()} ${ratio(known(f.cpuRatio))} by CPU time (${ratio(known(f.ratio))} by wall time), ${mb(f.maxPeakRssMb === null ? undefined : f.maxPeakRssMb * MB)}`;
+  };
+  const judged = (ok) => (ok === null ? 'n/a' : ok ? 'met' : '**missed**');
+  const verdict = (format) =>
+    `${format.toUpperCase()} ${judged(verdicts[format].time)} (time) and ${judged(verdicts[format].memory)} (memory)`;
+  return [
+    `- **Documents** (issue 36; \`npm run bench:documents\`, report ${doc}, raw figures ${link(rel('documents.json'))}):`,
+    `  \`rxs export --baseline --traces\` of ${num(documents.records)} records with ${num(documents.traces)} traces, against the XLSX of the same baseline`,
+    `  (${secs(formats.xlsx.seconds)}): ${side('docx')}; ${side('pdf')}. Targets at most ${targets.timeRatio}x and ${targets.peakRssMb} MB:`,
+    `  ${verdict('docx')}, ${verdict('pdf')}. Measured ${utc(documents.date)}, ${loadText([documents.load], documents.cores)}.`,
+  ];
 }
 
 function renderMarkdown(stored, combined, { dataDir, reportDir, chartPath }) {

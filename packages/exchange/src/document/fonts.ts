@@ -30,7 +30,15 @@ export interface FontFile {
   key: string;
   font: Font;
   bytes: Buffer;
+  /** Per code point below COVERAGE_CACHED: UNKNOWN, HAS or LACKS its glyph (a character map lookup each, once). */
+  coverage: Uint8Array;
 }
+
+/** The Basic Multilingual Plane: the code points whose glyph lookups are remembered per font. */
+const COVERAGE_CACHED = 0x10000;
+const UNKNOWN = 0;
+const HAS = 1;
+const LACKS = 2;
 
 interface Subset {
   ranges: [number, number][];
@@ -116,6 +124,16 @@ function subsetsOf(family: string): Subset[] {
 
 /** Whether a font has a glyph; one whose character map fontkit cannot read has none. */
 function hasGlyph(file: FontFile, codePoint: number): boolean {
+  if (codePoint >= COVERAGE_CACHED) return readGlyph(file, codePoint);
+  let known = file.coverage[codePoint]!;
+  if (known === UNKNOWN) {
+    known = readGlyph(file, codePoint) ? HAS : LACKS;
+    file.coverage[codePoint] = known;
+  }
+  return known === HAS;
+}
+
+function readGlyph(file: FontFile, codePoint: number): boolean {
   try {
     return file.font.hasGlyphForCodePoint(codePoint);
   } catch {
@@ -137,6 +155,13 @@ export class FontCatalog {
 
   /** The text cut into runs, each with a font that has all its glyphs; what none has is marked. */
   runs(text: string, bold: boolean): TextRun[] {
+    const whole = this.inBase(text, bold);
+    const runs = whole ? [whole] : this.cut(text, bold);
+    return runs.flatMap((run) => (RIGHT_TO_LEFT.test(run.text) ? this.rightToLeft(run, bold) : [run]));
+  }
+
+  /** The text cut character by character into runs of the fonts that have them. */
+  private cut(text: string, bold: boolean): TextRun[] {
     const runs: TextRun[] = [];
     const push = (font: FontFile, chars: string) => {
       const last = runs[runs.length - 1];
@@ -159,7 +184,29 @@ export class FontCatalog {
         else push(this.base(bold), codePointMark(codePoint));
       }
     }
-    return runs.flatMap((run) => (RIGHT_TO_LEFT.test(run.text) ? this.rightToLeft(run, bold) : [run]));
+    return runs;
+  }
+
+  /**
+   * The text as one run of the Latin font, when that is what cutting it character by character
+   * would give (cut): its first character takes that font and the font has every other one, so
+   * none switches font. Most text is such, and is then looked at once, not cut.
+   */
+  private inBase(text: string, bold: boolean): TextRun | undefined {
+    if (text === '') return undefined;
+    const base = this.base(bold);
+    let first = true;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === 0x0a || code === 0x09) continue;
+      // A surrogate pair, or any other plane: the general way.
+      if (code >= 0xd800 && code <= 0xdfff) return undefined;
+      if (first) {
+        if (this.fileFor(code, bold) !== base) return undefined;
+        first = false;
+      } else if (!hasGlyph(base, code)) return undefined;
+    }
+    return { font: base, text: text.includes('\t') ? text.replaceAll('\t', TAB) : text };
   }
 
   /** The words of a right-to-left run in the order they are set, left to right, with the spaces between. */
@@ -196,7 +243,12 @@ export class FontCatalog {
     let file = this.byPath.get(path);
     if (!file) {
       const bytes = sfntOfWoff(readFileSync(path));
-      file = { key: `F${this.loaded.length}`, font: create(bytes) as Font, bytes };
+      file = {
+        key: `F${this.loaded.length}`,
+        font: create(bytes) as Font,
+        bytes,
+        coverage: new Uint8Array(COVERAGE_CACHED),
+      };
       this.byPath.set(path, file);
       this.loaded.push(file);
     }

@@ -41,6 +41,87 @@ const SIZE = { body: 10, small: 8, h1: 18, h2: 13, h3: 11, cover: 24 } as const;
 const MARGIN = 56;
 const GREY = '#555555';
 
+/**
+ * Words pdfkit shapes (fontkit, per font) are kept in two generations of at most this many each: a
+ * word used again within a generation is shaped once, and memory stays flat however many distinct
+ * words (ids, numbers) the document has.
+ */
+const LAYOUT_GENERATION = 1000;
+
+interface GlyphRun {
+  glyphs: unknown[];
+  positions: unknown[];
+  advanceWidth: number;
+}
+
+/** The part of pdfkit's embedded font (EmbeddedFont) that lays out text, word by word. */
+interface WordLayout {
+  layoutCache?: object;
+  layoutRun(text: string, features?: unknown): GlyphRun;
+  layoutCached(text: string): GlyphRun;
+  /** Without `glyphs` and `positions` (null) when only the width is asked for. */
+  layout(text: string, features?: unknown, onlyWidth?: boolean): WordsLaidOut;
+}
+
+interface WordsLaidOut {
+  glyphs: unknown[] | null;
+  positions: unknown[] | null;
+  advanceWidth: number;
+}
+
+/**
+ * Gives a pdfkit font the same word layout at less cost: its unbounded cache of shaped words
+ * becomes two bounded generations of what the layout reads of them (glyphs, positions, width), and
+ * a text's words (each with the space or tab after it, as pdfkit cuts them) are joined by
+ * appending, not by copying the arrays for every word. Only `layout` reads `layoutCached`.
+ */
+function tuneLayout(font: Partial<WordLayout>): void {
+  // Another pdfkit, laying out otherwise, keeps its own layout: slower, never wrong.
+  if (typeof font.layoutRun !== 'function' || typeof font.layoutCached !== 'function') return;
+  tuneWordLayout(font as WordLayout);
+}
+
+function tuneWordLayout(font: WordLayout): void {
+  let young = new Map<string, GlyphRun>();
+  let old = new Map<string, GlyphRun>();
+  font.layoutCache = undefined;
+  font.layoutCached = (text) => {
+    let run = young.get(text);
+    if (run !== undefined) return run;
+    run = old.get(text);
+    if (run === undefined) {
+      // What the layout below reads of a run, without the rest fontkit keeps (its features, script).
+      const { glyphs, positions, advanceWidth } = font.layoutRun(text);
+      run = { glyphs, positions, advanceWidth };
+    }
+    if (young.size >= LAYOUT_GENERATION) {
+      old = young;
+      young = new Map();
+    }
+    young.set(text, run);
+    return run;
+  };
+  font.layout = (text, features, onlyWidth) => {
+    if (features) return font.layoutRun(text, features);
+    const glyphs: unknown[] | null = onlyWidth ? null : [];
+    const positions: unknown[] | null = onlyWidth ? null : [];
+    let advanceWidth = 0;
+    let last = 0;
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code !== 0x20 && code !== 0x09 && index < text.length - 1) continue;
+      const run = font.layoutCached(text.slice(last, index + 1));
+      if (glyphs && positions) {
+        for (const glyph of run.glyphs) glyphs.push(glyph);
+        for (const position of run.positions) positions.push(position);
+      }
+      advanceWidth += run.advanceWidth;
+      last = index + 1;
+    }
+    return { glyphs, positions, advanceWidth };
+  };
+}
+
 interface TextStyle {
   size: number;
   bold?: boolean;
@@ -58,7 +139,9 @@ class PdfRenderer {
   /** The font and size text is being written in: a page break in the middle must restore them. */
   private current: { font: FontFile; size: number } | undefined;
   private section = 0;
-  private sinceCacheCleared = 0;
+  private outline: { path: string; advance: number; unitsPerEm: number } | undefined;
+  /** The fill colour set last on this page: text sets it only when it changes. */
+  private fill = 'black';
 
   constructor(
     private readonly document: BaselineDocument,
@@ -105,21 +188,7 @@ class PdfRenderer {
     await done;
   }
 
-  /**
-   * pdfkit keeps every word it laid out in a cache per font, which saves most of the shaping but
-   * grows with the text: it is emptied after every few hundred records, so memory stays flat.
-   */
-  private boundLayoutCaches(): void {
-    if (++this.sinceCacheCleared < 200) return;
-    this.sinceCacheCleared = 0;
-    const fonts = (this.pdf as unknown as { _fontFamilies?: Record<string, { layoutCache?: object }> })
-      ._fontFamilies;
-    for (const font of Object.values(fonts ?? {}))
-      if (font.layoutCache) font.layoutCache = Object.create(null);
-  }
-
   private async drained(): Promise<void> {
-    this.boundLayoutCaches();
     if (this.out.writableNeedDrain) await whenDrained(this.out);
   }
 
@@ -133,6 +202,9 @@ class PdfRenderer {
     this.pageNumber += 1;
     const { x, y } = pdf;
     const resume = this.current;
+    // A page's content starts in black; text broken across pages goes on in its own colour.
+    const fill = this.fill;
+    this.fill = 'black';
     const width = pdf.page.width - 2 * MARGIN;
     // Header and footer lie in the margins, where text would otherwise start another page.
     const margins = pdf.page.margins;
@@ -153,7 +225,7 @@ class PdfRenderer {
       width,
     );
     pdf.page.margins = margins;
-    pdf.fillColor('black');
+    this.fillColor(fill);
     if (resume) this.use(resume.font, resume.size);
     pdf.x = x;
     pdf.y = y;
@@ -162,39 +234,55 @@ class PdfRenderer {
   /** "NOT RELEASED" across the page, as glyph outlines filled in a light colour. */
   private watermark(): void {
     const pdf = this.pdf;
+    const { path, advance, unitsPerEm } = this.watermarkOutline();
+    const size = 72;
+    const scale = size / unitsPerEm;
+    pdf.save();
+    pdf.translate(pdf.page.width / 2, pdf.page.height / 2);
+    pdf.rotate(-50);
+    pdf.scale(scale, -scale);
+    pdf.translate(-advance / 2, -unitsPerEm * 0.35);
+    pdf.path(path).fillColor('#cc0000').fillOpacity(0.12).fill();
+    pdf.restore();
+  }
+
+  /** The watermark's outlines in font units, the same on every page: laid out once. */
+  private watermarkOutline(): { path: string; advance: number; unitsPerEm: number } {
+    if (this.outline) return this.outline;
     const font = this.fonts.base(true).font;
     const run = font.layout(NOT_RELEASED);
-    const size = 72;
-    const scale = size / font.unitsPerEm;
     let advance = 0;
     let path = '';
     run.glyphs.forEach((glyph, i) => {
       path += glyph.path.translate(advance, 0).toSVG();
       advance += run.positions[i]!.xAdvance;
     });
-    pdf.save();
-    pdf.translate(pdf.page.width / 2, pdf.page.height / 2);
-    pdf.rotate(-50);
-    pdf.scale(scale, -scale);
-    pdf.translate(-advance / 2, -font.unitsPerEm * 0.35);
-    pdf.path(path).fillColor('#cc0000').fillOpacity(0.12).fill();
-    pdf.restore();
+    this.outline = { path, advance, unitsPerEm: font.unitsPerEm };
+    return this.outline;
   }
 
   private use(font: FontFile, size: number): void {
     if (!this.registered.has(font.key)) {
       this.pdf.registerFont(font.key, font.bytes);
+      this.pdf.font(font.key);
+      tuneLayout((this.pdf as unknown as { _font: Partial<WordLayout> })._font);
       this.registered.add(font.key);
     }
     this.pdf.font(font.key).fontSize(size);
     this.current = { font, size };
   }
 
+  private fillColor(color: string): void {
+    if (color === this.fill) return;
+    this.pdf.fillColor(color);
+    this.fill = color;
+  }
+
   /** Writes user or document text at the current position, flowing onto new pages as needed. */
   private write(text: string, style: TextStyle, width?: number): void {
     const pdf = this.pdf;
     const runs = this.fonts.runs(visibleText(text), style.bold === true);
-    pdf.fillColor(style.color ?? 'black');
+    this.fillColor(style.color ?? 'black');
     const options: PDFKit.Mixins.TextOptions = {
       width: width ?? pdf.page.width - 2 * MARGIN - (style.indent ?? 0),
     };
@@ -205,10 +293,9 @@ class PdfRenderer {
     }
     runs.forEach((run, i) => {
       this.use(run.font, style.size);
-      pdf.text(run.text, { ...options, continued: i < runs.length - 1 });
+      pdf.text(run.text, i < runs.length - 1 ? { ...options, continued: true } : options);
     });
     pdf.x = MARGIN;
-    pdf.fillColor('black');
   }
 
   /** Text at a place, on one line's worth of width, without moving the flow. */
@@ -217,7 +304,7 @@ class PdfRenderer {
     pdf.x = x;
     pdf.y = y;
     const runs = this.fonts.runs(visibleText(text), style.bold === true);
-    pdf.fillColor(style.color ?? 'black');
+    this.fillColor(style.color ?? 'black');
     runs.forEach((run, i) => {
       this.use(run.font, style.size);
       pdf.text(run.text, { width, lineBreak: false, continued: i < runs.length - 1 });
@@ -345,6 +432,7 @@ class PdfRenderer {
       this.pdf.moveDown(0.4);
       await this.drained();
     }
+    if (against === undefined) return;
     this.pdf.moveDown(0.6);
     this.write(changesCounts(counts, omitted), { size: SIZE.body });
   }
@@ -405,4 +493,3 @@ class PdfRenderer {
     for (const cells of rows) row(cells, false);
   }
 }
-    if (against === undefined) return;
