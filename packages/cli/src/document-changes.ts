@@ -82,7 +82,12 @@ export async function documentChanges(run: DocumentChangesRun): Promise<Document
     });
     return {
       later: comparison.later,
-      summary: () => changeSummary(comparison.report(), previous.name, earlierNames, laterNames),
+      // A document of some topics now compares those topics only: the earlier baseline's
+      // others are not in it, and are no removals.
+      summary: () =>
+        changeSummary(comparison.report(), previous.name, earlierNames, laterNames, {
+          topicsRemoved: run.baseline !== undefined,
+        }),
       dispose: async () => {
         try {
           await comparison.dispose();
@@ -105,15 +110,20 @@ function momentShape(at: string) {
 /**
  * The report as the document's change summary: per topic, records added, removed and changed (with
  * each changed field by its label, old and new value as text), in the report's order; changes the
- * report counted but did not list are `omitted`. Records of topics added or removed since count as
- * added or removed.
+ * report counted but did not list are `omitted`. Records of topics added since count as added;
+ * of topics no longer there as removed, unless `topicsRemoved` is false (a document of some topics,
+ * compared with a baseline of more).
  */
 export async function changeSummary(
-  report: ChangeReport,
+  fullReport: ChangeReport,
   against: string,
   earlier: RecordNames,
   later: RecordNames,
+  options: { topicsRemoved: boolean } = { topicsRemoved: true },
 ): Promise<DocumentChangeSummary> {
+  const report = {
+    topics: fullReport.topics.filter((topic) => options.topicsRemoved || topic.status !== 'removed'),
+  };
   const ids = (refs: (topic: ChangeReport['topics'][number]) => readonly { id: string }[]) =>
     new Set(report.topics.flatMap((topic) => refs(topic).map((ref) => ref.id)));
   const [before, after] = await Promise.all([

@@ -298,7 +298,7 @@ export function summarize(summary: ExportSummary, part: ExportPart): void {
 
 /**
  * The writer of a DOCX or PDF document, loaded only for one (it brings the fonts and renderers),
- * for an output given later: the baseline's status and signatures as `GET /baselines/{id}` has
+ * for an output given later: the tenant's name, the baseline's status and signatures as `GET /baselines/{id}` has
  * them now, and coverage by the tenant's trace model as it was at the export's moment, unless a
  * mapping file names the links.
  */
@@ -317,12 +317,14 @@ async function documentWriterFor(
 ): Promise<(out: Writable, tempDir?: string) => ExportWriter> {
   const { DocumentWriter } = await import('@rxs/exchange');
   const baseline = run.baseline && (await run.client.techdoc.getBaseline(run.baseline._id));
+  // The cover names the tenant; a service without `GET /account` is named by its host.
+  const account = await run.client.techdoc.account();
   const model = run.hasMapping
     ? undefined
     : await run.source.getTraceRoles?.(run.asOf === undefined ? {} : { asOf: run.asOf });
   return (out, tempDir) =>
     new DocumentWriter(format, out, {
-      tenant: new URL(run.connection.techdocUrl).host,
+      tenant: account?.tenant.name ?? new URL(run.connection.techdocUrl).host,
       ...(baseline && { baseline }),
       ...(model && model.length > 0 && { coverage: { model } }),
       ...(tempDir !== undefined && { tempDir }),

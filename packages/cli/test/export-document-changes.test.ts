@@ -184,8 +184,13 @@ describe('rxs export --format pdf and docx: the change summary', () => {
       await ok('owner', ['export', '--kt', revision, '--format', 'pdf', '--out', file, '--quiet']);
       const text = pdfText(file);
       expect(text).toContain('NOT RELEASED');
+      // The cover names the tenant (GET /account), not the service's host.
+      expect(text).toContain(t.demo.tenant.name);
+      expect(text).not.toContain(new URL(t.url).host);
       expect(text).toContain('Changes against the released baseline H1.');
       expect(text).toContain('added: PUMP_001');
+      // H1's topic is not in this document: its records are no removals.
+      expect(text).not.toMatch(/removed: HOST_00/);
     },
     120_000,
   );
