@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
@@ -6,7 +7,7 @@ import { screenshot, seriousAxeViolations, signedInOwner } from './support/brows
 /**
  * Baseline review in Debian's chromium against the real server: the owner proposes a baseline with
  * two signers, the editor signs it in their own session (after a wrong password), and the owner's
- * signature releases it.
+ * signature releases it; the released baseline downloads as a PDF document.
  */
 const STEP = 60_000;
 
@@ -22,7 +23,7 @@ describe('web app end to end: baseline review and release', () => {
 
   beforeAll(async () => {
     t = await startTestServer();
-    ({ browser, page: owner } = await signedInOwner(t));
+    ({ browser, page: owner } = await signedInOwner(t, { acceptDownloads: true }));
     editorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     editorContext.setDefaultTimeout(10_000);
     editor = await editorContext.newPage();
@@ -123,6 +124,49 @@ describe('web app end to end: baseline review and release', () => {
       const released = await t.api('GET', `/baselines/?name=v3.0`);
       expect(released.body[0]).toMatchObject({ status: 'released' });
       expect(released.body[0].signatures).toHaveLength(2);
+    },
+    STEP,
+  );
+
+  it(
+    'downloads the released baseline as a PDF document',
+    async () => {
+      const row = rowOf(owner, 'v3.0');
+      const button = row.getByRole('button', { name: 'Download PDF of v3.0' });
+      const [pdf] = await Promise.all([owner.waitForEvent('download'), button.click()]);
+      expect(pdf.suggestedFilename()).toMatch(/^rxs-v3-0-\d{4}-\d{2}-\d{2}\.pdf$/);
+      expect(
+        readFileSync((await pdf.path())!)
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+      await owner.getByText(/Downloaded rxs-v3-0-.*\.pdf/).waitFor();
+      await row.getByRole('button', { name: 'Download Word of v3.0' }).waitFor();
+      expect(await seriousAxeViolations(owner)).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    'downloads topics as they are now as a PDF document from the Export page',
+    async () => {
+      const revision = t.demo.tenant.topics.systemRequirements!.currentRevisionId;
+      await owner.goto(`${t.url}/export?revisions=${revision}`);
+      await owner.getByRole('radio', { name: /^PDF document/ }).check();
+      // A document always carries the traces and the labels: the options say so.
+      expect(await owner.getByRole('checkbox', { name: /Include the traces/ }).isChecked()).toBe(true);
+      const [pdf] = await Promise.all([
+        owner.waitForEvent('download'),
+        owner.getByRole('button', { name: 'Download 1 topic' }).click(),
+      ]);
+      expect(pdf.suggestedFilename()).toMatch(/^rxs-system-requirements-\d{4}-\d{2}-\d{2}\.pdf$/);
+      expect(
+        readFileSync((await pdf.path())!)
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+      await owner.getByRole('radio', { name: /^Word document \(DOCX\)/ }).waitFor();
+      expect(await seriousAxeViolations(owner)).toEqual([]);
     },
     STEP,
   );

@@ -1,6 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AsOf } from '@rxs/contract';
-import { ExportFormatSchema } from './common.js';
+import type { DocumentFormat } from '@rxs/exchange';
+import { ExportFormatSchema, OneOf } from './common.js';
+
+/** Documents for people (`rxs export --format docx|pdf`): a baseline's, or the topics as they are now. */
+export const DOCUMENT_DOWNLOAD_FORMATS = ['docx', 'pdf'] as const satisfies readonly DocumentFormat[];
+export type DocumentDownloadFormat = (typeof DOCUMENT_DOWNLOAD_FORMATS)[number];
+export const DocumentFormatSchema = OneOf(DOCUMENT_DOWNLOAD_FORMATS);
 
 /** Topics one export or traceability report takes at most. */
 export const MAX_EXPORT_TOPICS = 50;
@@ -19,7 +25,8 @@ export const MappingText = Type.String({ maxLength: MAX_MAPPING_CHARS });
 
 const exportFields = {
   revisions: RevisionList,
-  format: ExportFormatSchema,
+  /** A document format always carries the traces (and needs traces:read) and shows values by their labels. */
+  format: Type.Union([ExportFormatSchema, DocumentFormatSchema]),
   traces: Type.Boolean({ default: false }),
   labels: Type.Boolean({ default: false }),
   /**
@@ -38,3 +45,7 @@ export type ExportQuery = Static<typeof ExportQuery>;
 /** `POST /api/export`: the same as the query, with a mapping file's text. */
 export const ExportBody = Type.Object({ ...exportFields, mapping: Type.Optional(MappingText) });
 export type ExportBody = Static<typeof ExportBody>;
+
+/** `GET /api/baselines/{id}/document`: the baseline as a document, with its signatures and changes. */
+export const BaselineDocumentQuery = Type.Object({ format: DocumentFormatSchema });
+export type BaselineDocumentQuery = Static<typeof BaselineDocumentQuery>;

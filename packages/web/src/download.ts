@@ -1,10 +1,10 @@
-import type { ExportFormat, ValidationErrorItem } from '@rxs/web-api';
+import type { DocumentDownloadFormat, ExportFormat, ValidationErrorItem } from '@rxs/web-api';
 import { ApiError, csrfHeaders, withQuery } from './api';
 
 /** What `/api/export` takes: revision ids (comma separated), the format, and the options. */
 export interface ExportRequest {
   revisions: string;
-  format: ExportFormat;
+  format: ExportFormat | DocumentDownloadFormat;
   traces: boolean;
   labels: boolean;
   /** The moment to export as of (a baseline's): the file equals the export taken then. */

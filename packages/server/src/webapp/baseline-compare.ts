@@ -1,8 +1,16 @@
-import type { ServiceRecord } from '@rxs/contract';
+import type { Baseline, ServiceRecord } from '@rxs/contract';
 import { clip } from '@rxs/contract/validation';
 import type { Principal } from '../auth/principal.js';
 import type { RecordsService } from '../services/records/service.js';
-import type { FieldDifference, RecordDifference, TopicComparison } from '@rxs/web-api';
+import type { TechdocService } from '../services/techdoc/service.js';
+import type {
+  BaselineTopic,
+  FieldDifference,
+  RecordChanges,
+  RecordDifference,
+  TopicComparison,
+} from '@rxs/web-api';
+import { unlessMissing } from './missing.js';
 import { recordsInPages } from './record-pages.js';
 import { recordChanges, type RevisionMaps, semanticRecord } from './record-values.js';
 
@@ -10,6 +18,67 @@ import { recordChanges, type RevisionMaps, semanticRecord } from './record-value
 export interface ComparedSide {
   revisionId: string;
   asOf: string | undefined;
+}
+
+/** A baseline's topics as they were at its moment: names and versions then (a topic gone since: its id). */
+export async function baselineTopics(
+  techdoc: TechdocService,
+  principal: Principal,
+  baseline: Baseline,
+): Promise<BaselineTopic[]> {
+  return Promise.all(
+    baseline.knowledge_topic_revision_ids.map(async (revisionId) => {
+      const revision = await unlessMissing(techdoc.getRevision(principal, revisionId, { asOf: baseline.at }));
+      return {
+        revisionId,
+        historyId: revision?.knowledge_topic_history_id ?? null,
+        name: revision?.knowledge_topic_name ?? revisionId,
+        version: revision?.version ?? null,
+      };
+    }),
+  );
+}
+
+/** A topic on one side of a comparison: its revision as of the side's moment (undefined: now). */
+export interface SideTopic {
+  historyId: string | null;
+  revisionId: string;
+  name: string;
+  asOf: string | undefined;
+}
+
+/** A topic compared: its sides; only a first one is a topic removed, only a second one added. */
+export interface PairedTopic {
+  historyId: string;
+  name: string;
+  status: TopicComparison['status'];
+  from?: ComparedSide;
+  to?: ComparedSide;
+}
+
+/**
+ * The topics of two sides matched by history id, which survives re-approvals (the revision id for a
+ * topic whose history is unknown); a matched topic is named as the second side names it.
+ */
+export function pairTopics(first: readonly SideTopic[], second: readonly SideTopic[]): PairedTopic[] {
+  const sides = new Map<string, { name: string; from?: ComparedSide; to?: ComparedSide }>();
+  for (const topic of first)
+    sides.set(topic.historyId ?? topic.revisionId, {
+      name: topic.name,
+      from: { revisionId: topic.revisionId, asOf: topic.asOf },
+    });
+  for (const topic of second) {
+    const key = topic.historyId ?? topic.revisionId;
+    const entry = sides.get(key) ?? { name: topic.name };
+    entry.name = topic.name;
+    entry.to = { revisionId: topic.revisionId, asOf: topic.asOf };
+    sides.set(key, entry);
+  }
+  return [...sides].map(([historyId, side]) => ({
+    historyId,
+    ...side,
+    status: side.from && side.to ? 'present' : side.from ? 'removed' : 'added',
+  }));
 }
 
 /** Record differences one answer lists at most, over all its topics; the rest are counted. */
@@ -37,8 +106,8 @@ export class DifferencePage {
     readonly maxBytes = COMPARE_BYTES,
   ) {}
 
-  /** Whether `difference` goes on this page (it counts as found either way). */
-  take(difference: RecordDifference): boolean {
+  /** Whether `difference` goes on this page (it counts as found either way); its size is its JSON's. */
+  take(difference: object): boolean {
     if (this.seen++ < this.offset || this.full) return false;
     const size = JSON.stringify(difference).length;
     if (this.listed >= this.limit || (this.listed > 0 && this.bytes + size > this.maxBytes)) {
@@ -95,11 +164,63 @@ function clipped(field: FieldDifference): FieldDifference {
   };
 }
 
+/** What the merge of two sides finds for one record id, with the records as read. */
+export type FoundRecord =
+  | { kind: 'added'; record: ServiceRecord }
+  | { kind: 'removed'; record: ServiceRecord }
+  | { kind: 'changed'; before: ServiceRecord; record: ServiceRecord; changes: RecordChanges }
+  | { kind: 'unchanged'; record: ServiceRecord };
+
 /**
- * Compares a topic's records on two sides by a merge of both listings, each read in id order a few
- * MB at a time: memory holds a page of each side and the differences `page` lists, never a topic.
- * Records are compared by semantic name, as exports show them; listed values are cut to
- * COMPARE_VALUE_CHARS.
+ * A topic's records on two sides, merged from both listings, each read in id order a few MB at a
+ * time: memory holds a page of each side, never a topic. Records are compared by semantic name, as
+ * exports show them (`maps`: the field maps of the sides' revisions); values are whole.
+ */
+export async function* topicRecordDifferences(
+  records: RecordsService,
+  principal: Principal,
+  maps: RevisionMaps,
+  from: ComparedSide | undefined,
+  to: ComparedSide | undefined,
+): AsyncGenerator<FoundRecord> {
+  const fromMap = (await maps.get(from?.revisionId))?.map;
+  const toMap = (await maps.get(to?.revisionId))?.map;
+  const before = new RecordCursor(records, principal, from);
+  const after = new RecordCursor(records, principal, to);
+  try {
+    for (;;) {
+      const a = await before.peek();
+      const b = await after.peek();
+      if (!a && !b) break;
+      if (a && (!b || a._id < b._id)) {
+        before.take();
+        yield { kind: 'removed', record: a };
+      } else if (b && (!a || b._id < a._id)) {
+        after.take();
+        yield { kind: 'added', record: b };
+      } else if (a && b) {
+        before.take();
+        after.take();
+        const changes = recordChanges(semanticRecord(a, fromMap), semanticRecord(b, toMap));
+        yield changes.name || changes.fields.length > 0
+          ? { kind: 'changed', before: a, record: b, changes }
+          : { kind: 'unchanged', record: b };
+      }
+    }
+  } finally {
+    await before.close();
+    await after.close();
+  }
+}
+
+/** What changed, with each value cut to COMPARE_VALUE_CHARS (a cut one ends with "…"). */
+export function clippedChanges(changes: RecordChanges): RecordChanges {
+  return { name: changes.name, fields: changes.fields.map(clipped) };
+}
+
+/**
+ * Compares a topic's records on two sides (`topicRecordDifferences`): memory holds the differences
+ * `page` lists, never a topic. Listed values are cut to COMPARE_VALUE_CHARS.
  */
 export async function compareTopicRecords(
   records: RecordsService,
@@ -110,50 +231,21 @@ export async function compareTopicRecords(
   to: ComparedSide | undefined,
   page: DifferencePage,
 ): Promise<TopicComparison> {
-  const fromMap = (await maps.get(from?.revisionId))?.map;
-  const toMap = (await maps.get(to?.revisionId))?.map;
   const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
   const differences: RecordDifference[] = [];
   let omitted = 0;
-  const list = (difference: RecordDifference) => {
+  for await (const found of topicRecordDifferences(records, principal, maps, from, to)) {
+    counts[found.kind]++;
+    if (found.kind === 'unchanged') continue;
+    const { record } = found;
+    const difference: RecordDifference = {
+      id: record._id,
+      name: record.name,
+      kind: found.kind,
+      changes: found.kind === 'changed' ? clippedChanges(found.changes) : null,
+    };
     if (page.take(difference)) differences.push(difference);
     else omitted++;
-  };
-  const before = new RecordCursor(records, principal, from);
-  const after = new RecordCursor(records, principal, to);
-  try {
-    for (;;) {
-      const a = await before.peek();
-      const b = await after.peek();
-      if (!a && !b) break;
-      if (a && (!b || a._id < b._id)) {
-        before.take();
-        counts.removed++;
-        list({ id: a._id, name: a.name, kind: 'removed', changes: null });
-      } else if (b && (!a || b._id < a._id)) {
-        after.take();
-        counts.added++;
-        list({ id: b._id, name: b.name, kind: 'added', changes: null });
-      } else if (a && b) {
-        before.take();
-        after.take();
-        const changes = recordChanges(semanticRecord(a, fromMap), semanticRecord(b, toMap));
-        if (changes.name || changes.fields.length > 0) {
-          counts.changed++;
-          list({
-            id: b._id,
-            name: b.name,
-            kind: 'changed',
-            changes: { name: changes.name, fields: changes.fields.map(clipped) },
-          });
-        } else {
-          counts.unchanged++;
-        }
-      }
-    }
-  } finally {
-    await before.close();
-    await after.close();
   }
   return {
     ...topic,

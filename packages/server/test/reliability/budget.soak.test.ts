@@ -359,6 +359,21 @@ describe('the request budget: one tenant cannot take the server from the others'
         }),
       },
       {
+        // A PDF of the whole topic with its change summary: the CPU-heaviest download there is.
+        name: 'web baseline PDF',
+        make: () => ({
+          name: '',
+          send: () => webGet(viewer, `/api/baselines/${baseline.body._id}/document?format=pdf`),
+        }),
+      },
+      {
+        name: 'web baseline DOCX',
+        make: () => ({
+          name: '',
+          send: () => webGet(viewer, `/api/baselines/${baseline.body._id}/document?format=docx`),
+        }),
+      },
+      {
         name: 'web document view',
         make: () => ({ name: '', send: () => webGet(viewer, `/api/topics/${historyId}/document`) }),
       },

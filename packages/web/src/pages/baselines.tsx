@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type {
   ApprovalMeaning,
@@ -6,6 +7,7 @@ import type {
   BaselineSignerChoices,
   BaselineSignerView,
   BaselineView,
+  DocumentDownloadFormat,
   ExportFormat,
   TopicComparison,
 } from '@rxs/web-api';
@@ -28,7 +30,7 @@ import { MEANING_LABELS } from '../components/approve-dialog';
 import { BaselineDecisionDialog, type BaselineDecision } from '../components/baseline-decision-dialog';
 import { TopicChoices, toggled } from '../components/topic-choices';
 import { ReasonField } from '../components/reason-field';
-import { downloadExport } from '../download';
+import { downloadExport, downloadFile } from '../download';
 import { useAsync, useTitle } from '../hooks';
 import { paths, useLocation } from '../router';
 import { useCan, useSession } from '../session';
@@ -457,6 +459,12 @@ function SignerState({ signer }: { signer: BaselineSignerView }) {
   );
 }
 
+/** The documents a baseline downloads as; the label names the button ("Download PDF"). */
+const DOCUMENT_BUTTONS: { format: DocumentDownloadFormat; label: string }[] = [
+  { format: 'pdf', label: 'PDF' },
+  { format: 'docx', label: 'Word' },
+];
+
 function BaselineTable({
   baselines,
   onDecided,
@@ -495,6 +503,24 @@ function BaselineTable({
         text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB), as of ${formatDateTime(baseline.at)}.`,
         warnings,
       });
+    } catch (error) {
+      setResult({ kind: 'error', text: errorMessage(error) });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  /** The baseline as a document (its records, signatures and changes since the previous released one). */
+  const downloadDocument = async (baseline: BaselineView, document: DocumentDownloadFormat) => {
+    setBusy(`${baseline.id}/${document}`);
+    setResult(undefined);
+    try {
+      const { name, size } = await downloadFile(
+        `/api/baselines/${baseline.id}/document`,
+        { format: document },
+        `rxs-baseline.${document}`,
+      );
+      setResult({ kind: 'success', text: `Downloaded ${name} (${(size / 1024).toFixed(1)} KiB).` });
     } catch (error) {
       setResult({ kind: 'error', text: errorMessage(error) });
     } finally {
@@ -594,6 +620,22 @@ function BaselineTable({
                   >
                     {busy === baseline.id ? 'Exporting…' : 'Download'}
                   </button>
+                  {canTraces &&
+                    DOCUMENT_BUTTONS.map(({ format: document, label }) => (
+                      <Fragment key={document}>
+                        {' '}
+                        <button
+                          type="button"
+                          class="button button-small"
+                          disabled={busy !== undefined}
+                          aria-busy={busy === `${baseline.id}/${document}`}
+                          aria-label={`Download ${label} of ${baseline.name}`}
+                          onClick={() => void downloadDocument(baseline, document)}
+                        >
+                          {busy === `${baseline.id}/${document}` ? 'Writing…' : `Download ${label}`}
+                        </button>
+                      </Fragment>
+                    ))}
                   {askedOf(baseline) && (
                     <>
                       {' '}

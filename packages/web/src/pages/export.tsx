@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ExportFormat, TopicList, TopicSummary } from '@rxs/web-api';
+import type { DocumentDownloadFormat, ExportFormat, TopicList, TopicSummary } from '@rxs/web-api';
 import { api, errorMessage } from '../api';
 import { ExportResultNotice, type ExportResult } from '../components/export-result';
 import { MappingField } from '../components/mapping-field';
@@ -19,6 +19,20 @@ const FORMAT_NOTES: Record<ExportFormat, string> = {
   json: 'The complete export as one JSON document, with fields and traces.',
   jsonl: 'One JSON object per line, for streaming into other tools.',
 };
+
+/** Documents for people, beside the data formats: always with the traces, values by their labels. */
+const DOCUMENT_CHOICES: { format: DocumentDownloadFormat; label: string; note: string }[] = [
+  {
+    format: 'docx',
+    label: 'Word document (DOCX)',
+    note: 'A document for review: each record with its fields and links, the trace matrices, coverage and the changes since the latest released baseline.',
+  },
+  {
+    format: 'pdf',
+    label: 'PDF document',
+    note: 'The same document as a PDF, marked NOT RELEASED on every page.',
+  },
+];
 
 /** Every approved topic, across pages. */
 export async function approvedTopics(): Promise<TopicSummary[]> {
@@ -40,7 +54,7 @@ export function ExportPage() {
   const [selected, setSelected] = useState<Set<string>>(
     () => new Set((location.query.get('revisions') ?? '').split(',').filter(Boolean)),
   );
-  const [format, setFormat] = useState<ExportFormat>('csv');
+  const [format, setFormat] = useState<ExportFormat | DocumentDownloadFormat>('csv');
   const [traces, setTraces] = useState(true);
   const [labels, setLabels] = useState(false);
   // Links named by relation type alone, as before trace models (the default names them by role).
@@ -50,6 +64,12 @@ export function ExportPage() {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ExportResult>();
   const canTraces = info.permissions.includes('traces:read');
+  const isDocument = DOCUMENT_CHOICES.some((choice) => choice.format === format);
+  const choices = [
+    ...meta.exportFormats.map((option) => ({ ...option, note: FORMAT_NOTES[option.format] })),
+    // A document shows the links: it needs traces:read.
+    ...(canTraces ? DOCUMENT_CHOICES : []),
+  ];
 
   const toggle = (revisionId: string) => setSelected(toggled(selected, revisionId));
 
@@ -128,7 +148,7 @@ export function ExportPage() {
           <fieldset class="panel">
             <legend class="panel-title">Format</legend>
             <div class="format-grid">
-              {meta.exportFormats.map((option) => (
+              {choices.map((option) => (
                 <label
                   key={option.format}
                   class={`format-option${format === option.format ? ' selected' : ''}`}
@@ -142,7 +162,7 @@ export function ExportPage() {
                   />
                   <span>
                     <strong>{option.label}</strong>
-                    <span class="format-note">{FORMAT_NOTES[option.format]}</span>
+                    <span class="format-note">{option.note}</span>
                   </span>
                 </label>
               ))}
@@ -153,8 +173,8 @@ export function ExportPage() {
             <label class="checkbox">
               <input
                 type="checkbox"
-                checked={traces && canTraces}
-                disabled={!canTraces}
+                checked={(traces || isDocument) && canTraces}
+                disabled={!canTraces || isDocument}
                 onChange={(e) => setTraces(e.currentTarget.checked)}
               />
               Include the traces between the records
@@ -169,7 +189,12 @@ export function ExportPage() {
               Name the links by their relation types only, not by the roles of the trace model
             </label>
             <label class="checkbox">
-              <input type="checkbox" checked={labels} onChange={(e) => setLabels(e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                checked={labels || isDocument}
+                disabled={isDocument}
+                onChange={(e) => setLabels(e.currentTarget.checked)}
+              />
               Write the labels of select, radio and checklist options instead of their stored values
             </label>
           </fieldset>
@@ -181,7 +206,13 @@ export function ExportPage() {
           <ExportResultNotice result={result} />
           <div class="button-row">
             <button type="submit" class="button button-primary" disabled={busy || count === 0}>
-              {busy ? 'Exporting…' : count === 0 ? 'Choose a topic' : `Download ${plural(count, 'topic')}`}
+              {busy
+                ? isDocument
+                  ? 'Writing the document…'
+                  : 'Exporting…'
+                : count === 0
+                  ? 'Choose a topic'
+                  : `Download ${plural(count, 'topic')}`}
             </button>
           </div>
         </form>

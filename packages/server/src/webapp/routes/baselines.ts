@@ -22,7 +22,7 @@ import {
   type BaselineView,
   type TopicComparison,
 } from '@rxs/web-api';
-import { compareTopicRecords, DifferencePage, type ComparedSide } from '../baseline-compare.js';
+import { baselineTopics, compareTopicRecords, DifferencePage, pairTopics } from '../baseline-compare.js';
 import { signedIn, type WebContext } from '../context.js';
 import { ExportSlots } from '../../http/export-slots.js';
 import { unlessMissing } from '../missing.js';
@@ -57,22 +57,7 @@ export function baselineRoutes(
 ): FastifyPluginAsync {
   const { baselines, techdoc, records, accounts } = context.services;
 
-  /** A baseline's topics as they were at its moment: names and versions then. */
-  async function topicsOf(principal: Principal, baseline: Baseline): Promise<BaselineTopic[]> {
-    return Promise.all(
-      baseline.knowledge_topic_revision_ids.map(async (revisionId) => {
-        const revision = await unlessMissing(
-          techdoc.getRevision(principal, revisionId, { asOf: baseline.at }),
-        );
-        return {
-          revisionId,
-          historyId: revision?.knowledge_topic_history_id ?? null,
-          name: revision?.knowledge_topic_name ?? revisionId,
-          version: revision?.version ?? null,
-        };
-      }),
-    );
-  }
+  const topicsOf = (principal: Principal, baseline: Baseline) => baselineTopics(techdoc, principal, baseline);
 
   async function views(principal: Principal, items: Baseline[]): Promise<BaselineView[]> {
     const users = new Map((await accounts.listUsers(principal.tenantId)).map((u) => [u.id, u.email]));
@@ -112,46 +97,37 @@ export function baselineRoutes(
     const from = await baselines.get(principal, fromId);
     const to = toId === 'now' ? undefined : await baselines.get(principal, toId);
     const fromTopics = await topicsOf(principal, from);
-    const sides = new Map<string, { name: string; from?: ComparedSide; to?: ComparedSide }>();
-    for (const topic of fromTopics) {
-      sides.set(topic.historyId ?? topic.revisionId, {
-        name: topic.name,
-        from: { revisionId: topic.revisionId, asOf: from.at },
-      });
-    }
-    if (to) {
-      for (const topic of await topicsOf(principal, to)) {
-        const key = topic.historyId ?? topic.revisionId;
-        const entry = sides.get(key) ?? { name: topic.name };
-        entry.name = topic.name;
-        entry.to = { revisionId: topic.revisionId, asOf: to.at };
-        sides.set(key, entry);
-      }
-    } else {
-      for (const topic of fromTopics) {
-        const current = await unlessMissing(techdoc.getRevision(principal, topic.revisionId));
-        const entry = sides.get(topic.historyId ?? topic.revisionId)!;
-        if (!current) continue;
-        entry.name = current.knowledge_topic_name;
-        entry.to = { revisionId: current.latest_revision_id ?? current._id, asOf: undefined };
-      }
-    }
+    const sideOf = (moment: string | undefined) => (topic: BaselineTopic) => ({ ...topic, asOf: moment });
+    const toTopics = to
+      ? (await topicsOf(principal, to)).map(sideOf(to.at))
+      : // Now: the current revision of each of the first baseline's topics that is still there.
+        (
+          await Promise.all(
+            fromTopics.map(async (topic) => {
+              const current = await unlessMissing(techdoc.getRevision(principal, topic.revisionId));
+              return current
+                ? [
+                    {
+                      historyId: topic.historyId,
+                      revisionId: current.latest_revision_id ?? current._id,
+                      name: current.knowledge_topic_name,
+                      asOf: undefined,
+                    },
+                  ]
+                : [];
+            }),
+          )
+        ).flat();
     const maps = new RevisionMaps(techdoc, principal);
     const topics: TopicComparison[] = [];
     const page = new DifferencePage(offset);
-    for (const [historyId, side] of sides) {
-      const status = side.from && side.to ? 'present' : side.from ? 'removed' : 'added';
-      const topic = await compareTopicRecords(
-        records,
-        principal,
-        maps,
-        { historyId, name: side.name, status },
-        side.from,
-        side.to,
-        page,
+    for (const { historyId, name, status, from: before, to: after } of pairTopics(
+      fromTopics.map(sideOf(from.at)),
+      toTopics,
+    ))
+      topics.push(
+        await compareTopicRecords(records, principal, maps, { historyId, name, status }, before, after, page),
       );
-      topics.push(topic);
-    }
     const now = new Date().toISOString();
     return {
       from: { id: from._id, name: from.name, at: from.at },

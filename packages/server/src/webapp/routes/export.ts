@@ -1,10 +1,12 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Writable } from 'node:stream';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   isObjectId,
+  ObjectId,
   TRACE_BATCH_MAX_NODES,
   TRACE_BATCH_TOO_LARGE,
   type BatchRetrieveNode,
@@ -24,8 +26,9 @@ import {
   type ExportFormat,
   type ExportMapping,
   type ExportSource,
+  type ExportWriter,
 } from '@rxs/exchange/export';
-import { ExportBody, ExportQuery, MAX_EXPORT_TOPICS } from '@rxs/web-api';
+import { BaselineDocumentQuery, ExportBody, ExportQuery, MAX_EXPORT_TOPICS } from '@rxs/web-api';
 import type { Services } from '../../services/index.js';
 import { requirePermission, type Principal } from '../../auth/principal.js';
 import { HttpError, unprocessable, validationItem } from '../../http/errors.js';
@@ -33,6 +36,7 @@ import { signedIn, type WebContext } from '../context.js';
 import { ExportSlots } from '../../http/export-slots.js';
 import { recordsInPages } from '../record-pages.js';
 import { exportDataError } from './export-data-errors.js';
+import { DOCUMENT_CONTENT_TYPES, documentWriterFor, isDocumentFormat } from '../document-download.js';
 
 /** The end of each format's file name: Sphinx-Needs is JSON too, so it is told apart from the JSON export. */
 const FILE_SUFFIXES: Record<ExportFormat, string> = {
@@ -244,71 +248,160 @@ export function exportRoutes(context: WebContext): FastifyPluginAsync {
       query: ExportBody,
       place: 'query' | 'body',
     ) {
+      const { principal } = signedIn(request);
+      const { format, links_by } = query;
+      const isDocument = isDocumentFormat(format);
+      // A document always shows the links, by role, and values by their labels.
+      const traces = query.traces || isDocument;
+      const labels = query.labels || isDocument;
+      if (traces) requirePermission(principal, 'traces:read');
+      const mapping = parseMapping(query.mapping);
+      const revisionIds = revisionIdList(query.revisions);
+      const asOf = await services.readAsOf(principal.tenantId, query.as_of, [place, 'as_of']);
+      // Every revision is checked before the first byte, so a wrong id is a 404, not a broken file.
+      const topics = await Promise.all(
+        revisionIds.map((id) => services.techdoc.getRevision(principal, id, { asOf })),
+      );
+      // The mapping's field names too: a wrong one is a 422 naming it, not a broken download.
+      checkMapping(mapping, topics);
+      const source = inProcessExportSource(services, principal, baseUrlOf(request), asOf);
+      const procedureWarnings: string[] = [];
+      const parts = exportParts(source, {
+        revisionIds,
+        traces,
+        ...(links_by !== undefined && { linksBy: links_by }),
+        labels,
+        followLatest: true,
+        mapping,
+        onWarning: (message) => procedureWarnings.push(message),
+        // As of a moment, the header says that moment: the file equals the export taken then.
+        ...(asOf === undefined ? {} : { now: () => new Date(asOf) }),
+      });
+      const fileName = exportFileName(
+        topics.map((t) => t.knowledge_topic_name),
+        isDocument ? format : FILE_SUFFIXES[format],
+        asOf === undefined ? undefined : new Date(asOf),
+      );
+      return sendExportFile(request, reply, principal, {
+        fileName,
+        contentType: isDocument ? DOCUMENT_CONTENT_TYPES[format] : CONTENT_TYPES[format],
+        parts,
+        procedureWarnings,
+        prepareWriter: isDocument
+          ? () =>
+              documentWriterFor(format, {
+                services,
+                principal,
+                source,
+                state: { revisionIds, asOf },
+                mapping,
+              })
+          : async () => (out, tempDir) => createWriter(format, out, { tempDir, fileName }),
+      });
+    }
+
+    /**
+     * `GET /api/baselines/{id}/document?format=pdf|docx`: the baseline as a document, as
+     * `rxs export --baseline ID --format pdf|docx` makes it, with its changes since the previous
+     * released baseline. Its records and traces as of its moment, which needs traces:read.
+     */
+    app.get(
+      '/baselines/:id/document',
       {
+        config: { permission: ['kt:read', 'records:read', 'traces:read'] satisfies Permission[] },
+        schema: { params: Type.Object({ id: ObjectId }), querystring: BaselineDocumentQuery },
+      },
+      async (request, reply) => {
         const { principal } = signedIn(request);
-        const { format, traces, labels, links_by } = query;
-        if (traces) requirePermission(principal, 'traces:read');
-        const mapping = parseMapping(query.mapping);
-        const revisionIds = revisionIdList(query.revisions);
-        const asOf = await services.readAsOf(principal.tenantId, query.as_of, [place, 'as_of']);
-        // Every revision is checked before the first byte, so a wrong id is a 404, not a broken file.
-        const topics = await Promise.all(
-          revisionIds.map((id) => services.techdoc.getRevision(principal, id, { asOf })),
-        );
-        // The mapping's field names too: a wrong one is a 422 naming it, not a broken download.
-        checkMapping(mapping, topics);
-        const baseUrl = `${request.protocol}://${request.host}`;
-        const fileName = exportFileName(
-          topics.map((t) => t.knowledge_topic_name),
-          FILE_SUFFIXES[format],
-          asOf === undefined ? undefined : new Date(asOf),
-        );
+        const { format } = request.query;
+        const baseline = await services.baselines.get(principal, request.params.id);
+        const asOf = baseline.at;
+        const source = inProcessExportSource(services, principal, baseUrlOf(request), asOf);
         const procedureWarnings: string[] = [];
-        const parts = exportParts(inProcessExportSource(services, principal, baseUrl, asOf), {
-          revisionIds,
-          traces,
-          ...(links_by !== undefined && { linksBy: links_by }),
-          labels,
+        const parts = exportParts(source, {
+          revisionIds: [...new Set(baseline.knowledge_topic_revision_ids)],
+          traces: true,
+          labels: true,
           followLatest: true,
-          mapping,
           onWarning: (message) => procedureWarnings.push(message),
-          // As of a moment, the header says that moment: the file equals the export taken then.
-          ...(asOf === undefined ? {} : { now: () => new Date(asOf) }),
+          now: () => new Date(asOf),
         });
-        // The whole file is written before the status is sent: a failure is a visible error,
-        // never a 200 with a broken file (an XLSX cannot be checked until its last byte).
-        const release = slots.take(ExportSlots.userOf(principal));
-        // A server killed while writing leaves its folder to the next export, which removes it.
-        const dir = await makeScratchFolder('rxs-web-export').catch((error: unknown) => {
-          release();
-          throw error;
+        return sendExportFile(request, reply, principal, {
+          fileName: exportFileName([baseline.name], format, new Date(asOf)),
+          contentType: DOCUMENT_CONTENT_TYPES[format],
+          parts,
+          procedureWarnings,
+          prepareWriter: () =>
+            documentWriterFor(format, {
+              services,
+              principal,
+              source,
+              state: { baseline },
+              mapping: undefined,
+            }),
         });
-        const file = join(dir, fileName);
-        let warnings: readonly string[];
-        let size: number;
-        try {
-          const writer = createWriter(format, createWriteStream(file), { tempDir: dir, fileName });
-          await writeExport(writer, parts);
-          warnings = [...procedureWarnings, ...(writer.warnings ?? [])];
-          size = (await stat(file)).size;
-        } catch (error) {
-          await rm(dir, { recursive: true, force: true });
-          request.log.error({ err: error }, 'export failed');
-          throw exportFailure(error, request.id);
-        } finally {
-          // Sending the finished file is cheap; the slot was for writing it.
-          release();
-        }
-        const body = createReadStream(file);
-        body.once('close', () => void rm(dir, { recursive: true, force: true }));
-        void reply
-          .header('content-type', CONTENT_TYPES[format])
-          .header('content-disposition', `attachment; filename="${fileName}"`)
-          .header('content-length', size)
-          .header('cache-control', 'no-store');
-        if (warnings.length > 0) void reply.header(EXPORT_WARNINGS_HEADER, warningsHeader(warnings));
-        return reply.send(body);
+      },
+    );
+
+    /**
+     * Writes a download's whole file before the status is sent, holding an export slot: a failure
+     * is a visible error, never a 200 with a broken file (an XLSX or a PDF cannot be checked until
+     * its last byte). Then sends the file and removes it.
+     */
+    async function sendExportFile(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      principal: Principal,
+      download: {
+        fileName: string;
+        contentType: string;
+        parts: ReturnType<typeof exportParts>;
+        procedureWarnings: readonly string[];
+        /** Reads what the writer needs besides the parts (a document's change summary), under the slot. */
+        prepareWriter: () => Promise<(out: Writable, tempDir: string) => ExportWriter>;
+      },
+    ) {
+      const { fileName } = download;
+      const release = slots.take(ExportSlots.userOf(principal));
+      // What the writer reads besides the parts answers its own errors (a 404 stays a 404).
+      const writerOn = await download.prepareWriter().catch((error: unknown) => {
+        release();
+        throw error;
+      });
+      // A server killed while writing leaves its folder to the next export, which removes it.
+      const dir = await makeScratchFolder('rxs-web-export').catch((error: unknown) => {
+        release();
+        throw error;
+      });
+      const file = join(dir, fileName);
+      let warnings: readonly string[];
+      let size: number;
+      try {
+        const writer = writerOn(createWriteStream(file), dir);
+        await writeExport(writer, download.parts);
+        warnings = [...download.procedureWarnings, ...(writer.warnings ?? [])];
+        size = (await stat(file)).size;
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        request.log.error({ err: error }, 'export failed');
+        throw exportFailure(error, request.id);
+      } finally {
+        // Sending the finished file is cheap; the slot was for writing it.
+        release();
       }
+      const body = createReadStream(file);
+      body.once('close', () => void rm(dir, { recursive: true, force: true }));
+      void reply
+        .header('content-type', download.contentType)
+        .header('content-disposition', `attachment; filename="${fileName}"`)
+        .header('content-length', size)
+        .header('cache-control', 'no-store');
+      if (warnings.length > 0) void reply.header(EXPORT_WARNINGS_HEADER, warningsHeader(warnings));
+      return reply.send(body);
     }
   };
+}
+
+function baseUrlOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
 }
