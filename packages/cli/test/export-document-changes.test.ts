@@ -7,7 +7,7 @@ import { HOSTILE_TEXTS } from '../../exchange/test/document-sample.js';
 import { shouldSkip } from '../../exchange/test/support/spreadsheet-readers.js';
 import { startTestServer, type TestServer } from '../../server/test/harness.js';
 import { runCli } from './run-cli.js';
-import { docxText, pdfText, pdftotext, pythonDocx } from './support/document-readers.js';
+import { DOCX_READER_MISSING, docxText, PDF_READER_MISSING, pdfText } from './support/document-readers.js';
 
 /**
  * The change summary of `rxs export --format pdf|docx`, against the real server: B1 is released
@@ -165,19 +165,19 @@ describe('rxs export --format pdf and docx: the change summary', () => {
     expect(text).not.toMatch(/(added|removed|changed): PUMP_001/);
   };
 
-  it.skipIf(shouldSkip(pdftotext))(
+  it.skipIf(shouldSkip(PDF_READER_MISSING))(
     'PDF of B2: released, every signature, and each change against B1',
     async () => expectReleasedWithChanges(await exportDocument('B2', 'pdf')),
     120_000,
   );
 
-  it.skipIf(shouldSkip(pythonDocx))(
+  it.skipIf(shouldSkip(DOCX_READER_MISSING))(
     'DOCX of B2: released, every signature, and each change against B1',
     async () => expectReleasedWithChanges(await exportDocument('B2', 'docx')),
     120_000,
   );
 
-  it.skipIf(shouldSkip(pdftotext))(
+  it.skipIf(shouldSkip(PDF_READER_MISSING))(
     'PDF of now (--kt): compared with the latest released baseline',
     async () => {
       const file = join(dir, 'now.pdf');
@@ -195,7 +195,7 @@ describe('rxs export --format pdf and docx: the change summary', () => {
     120_000,
   );
 
-  it.skipIf(shouldSkip(pdftotext))(
+  it.skipIf(shouldSkip(PDF_READER_MISSING))(
     'PDF of B1: no earlier released baseline, said in words',
     async () => {
       const text = await exportDocument('B1', 'pdf');
@@ -205,7 +205,7 @@ describe('rxs export --format pdf and docx: the change summary', () => {
     120_000,
   );
 
-  it.skipIf(shouldSkip(pdftotext))(
+  it.skipIf(shouldSkip(PDF_READER_MISSING))(
     'PDF of a baseline whose records were deleted since: from history, hostile text literally',
     async () => {
       const text = await exportDocument('H1', 'pdf');

@@ -10,6 +10,7 @@ import { visibleText } from '../src/document/text.js';
 import { pageHeader } from '../src/document/wording.js';
 import { HOSTILE_TEXTS, hostileDocument, SIGNATURES } from './document-sample.js';
 import { HOSTILE_VALUES } from './support/hostile-corpus.js';
+import { DOCX_READER_MISSING, PDF_READER_MISSING, pdfText } from './support/document-text.js';
 import { PYTHON, scratchDir, shouldSkip } from './support/spreadsheet-readers.js';
 
 /**
@@ -22,15 +23,6 @@ import { PYTHON, scratchDir, shouldSkip } from './support/spreadsheet-readers.js
 const scratch = scratchDir();
 afterAll(() => scratch.dispose());
 
-/** pdftotext answers `-v`, not `--version`. */
-const pdftotext =
-  spawnSync('pdftotext', ['-v'], { encoding: 'utf8' }).status === 0
-    ? undefined
-    : 'pdftotext is not installed: install the Debian package poppler-utils.';
-const pythonDocx =
-  spawnSync(PYTHON, ['-c', 'import docx'], { encoding: 'utf8' }).status === 0
-    ? undefined
-    : 'python-docx is not installed: install the Debian package python3-docx.';
 /** soffice is there for Calc (scripts/test-needs.sh); converting a DOCX also needs Writer. */
 const writer = existsSync('/usr/lib/libreoffice/program/soffice')
   ? existsSync('/usr/lib/libreoffice/share/registry/writer.xcd')
@@ -77,15 +69,10 @@ const ltrTexts = [
   ...HOSTILE_VALUES.filter((v) => v.label !== 'long text').map((v) => v.value),
 ].map(visibleText);
 
-describe.skipIf(shouldSkip(pdftotext))('the PDF, read by pdftotext', () => {
+describe.skipIf(shouldSkip(PDF_READER_MISSING))('the PDF, read by pdftotext', () => {
   let text = '';
   beforeAll(async () => {
-    const run = spawnSync('pdftotext', ['-enc', 'UTF-8', await render('pdf'), '-'], {
-      encoding: 'utf8',
-      maxBuffer: 1 << 26,
-    });
-    expect(run.status, run.stderr).toBe(0);
-    text = run.stdout;
+    text = pdfText(await render('pdf'));
   }, 120_000);
 
   it('has every readable id and every signature, in reading order', async () => {
@@ -127,11 +114,9 @@ describe.skipIf(shouldSkip(pdftotext))('the PDF, read by pdftotext', () => {
   });
 
   it('does not say NOT RELEASED once the baseline is released', async () => {
-    const run = spawnSync('pdftotext', ['-enc', 'UTF-8', await render('pdf', true), '-'], {
-      encoding: 'utf8',
-    });
-    expect(run.stdout).not.toContain('NOT RELEASED');
-    expectInOrder(run.stdout, await readableIds(hostileDocument(true)));
+    const text = pdfText(await render('pdf', true));
+    expect(text).not.toContain('NOT RELEASED');
+    expectInOrder(text, await readableIds(hostileDocument(true)));
   }, 120_000);
 });
 
@@ -152,7 +137,7 @@ styles = [p.style.name for p in d.paragraphs]
 sys.stdout.write(json.dumps({'body': out, 'header': header, 'styles': styles}))
 `;
 
-describe.skipIf(shouldSkip(pythonDocx))('the DOCX, read by python-docx', () => {
+describe.skipIf(shouldSkip(DOCX_READER_MISSING))('the DOCX, read by python-docx', () => {
   let read: { body: string[]; header: string; styles: string[] };
   beforeAll(async () => {
     const run = spawnSync(PYTHON, ['-c', PYTHON_DOCX, await render('docx')], {
@@ -212,17 +197,15 @@ function summaryDocument(against: string | undefined): BaselineDocument {
 }
 
 describe.each([
-  ['PDF', 'pdf', pdftotext],
-  ['DOCX', 'docx', pythonDocx],
+  ['PDF', 'pdf', PDF_READER_MISSING],
+  ['DOCX', 'docx', DOCX_READER_MISSING],
 ] as const)('the change summary of the %s', (_name, kind, reader) => {
   const textOf = async (against: string | undefined) => {
     const file = await render(kind, true, summaryDocument(against), `summary-${against ?? 'none'}`);
-    const run =
-      kind === 'pdf'
-        ? spawnSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' })
-        : spawnSync(PYTHON, ['-c', PYTHON_DOCX, file], { encoding: 'utf8' });
+    if (kind === 'pdf') return pdfText(file);
+    const run = spawnSync(PYTHON, ['-c', PYTHON_DOCX, file], { encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
-    return kind === 'pdf' ? run.stdout : (JSON.parse(run.stdout).body as string[]).join('\n');
+    return (JSON.parse(run.stdout).body as string[]).join('\n');
   };
 
   it.skipIf(shouldSkip(reader))(
@@ -273,11 +256,8 @@ describe.each([
       const pdf = join(scratch.path, 'lo', 'baseline-proposed.pdf');
       expect(existsSync(pdf)).toBe(true);
       expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
-      if (shouldSkip(pdftotext)) return;
-      const text = spawnSync('pdftotext', ['-enc', 'UTF-8', pdf, '-'], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 26,
-      }).stdout;
+      if (shouldSkip(PDF_READER_MISSING)) return;
+      const text = pdfText(pdf);
       expectInOrder(text, await readableIds(hostileDocument()));
     }, 180_000);
   },
