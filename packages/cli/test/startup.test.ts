@@ -54,6 +54,15 @@ describe('rxs start-up', () => {
       expect({ command, heavy, loaded: loaded.has(heavy) }).toEqual({ command, heavy, loaded: false });
   });
 
+  it.each([['import'], ['trace-report'], ['export']])(
+    'rxs %s loads no document renderer (pdfkit, fontkit) until it writes a document',
+    (command) => {
+      const loaded = packagesLoaded([command, '--help']);
+      for (const heavy of ['pdfkit', 'fontkit'])
+        expect({ command, heavy, loaded: loaded.has(heavy) }).toEqual({ command, heavy, loaded: false });
+    },
+  );
+
   it('runs the bundle the build made, which holds the packages it needs', () => {
     const loaded = packagesLoaded(['sync', '--help']);
     expect(loaded.files.some((file) => file.endsWith('/packages/cli/dist/bundle/bin.js'))).toBe(true);

@@ -16,7 +16,6 @@ import { Spool } from '../export/writers/spool.js';
 import { RECORD_NODE_TYPE, TraceRoles } from '../export/writers/traces.js';
 import { CoverageCollector, ruleName, type CoverageOptions } from '../trace-report/coverage.js';
 import type { CoverageReport, RuleCoverage } from '../trace-report/coverage-types.js';
-import { renderDocx } from './docx.js';
 import type {
   BaselineDocument,
   ChangeSummary,
@@ -29,7 +28,6 @@ import type {
   MatrixRow,
   TraceMatrix,
 } from './model.js';
-import { renderPdf } from './pdf.js';
 
 /**
  * A baseline document made from an export with traces: per topic its records as the export gives
@@ -293,7 +291,10 @@ export class DocumentWriter implements ExportWriter {
         this.coverage.report(),
         typeof changes === 'function' ? await changes() : changes,
       );
-      await (this.format === 'pdf' ? renderPdf : renderDocx)(document, through);
+      // The renderers (pdfkit, fontkit, the fonts) load only when a document is written.
+      const render =
+        this.format === 'pdf' ? (await import('./pdf.js')).renderPdf : (await import('./docx.js')).renderDocx;
+      await render(document, through);
     } catch (error) {
       copied.catch(() => {});
       through.destroy(error as Error);
