@@ -55,10 +55,11 @@ interface Reads {
  * conditional component counts as hidden (the caller refuses the record as too complex).
  */
 export class HideConditions {
-  private readonly reads = new Map<string, Reads>();
-  private readonly results = new Map<string, boolean>();
-  private readonly sizes = new WeakMap<object, Size>();
-  private readonly ids = new WeakMap<object, number>();
+  // Made when first needed: most records of a form need few of them, and a validation is often
+  // one of many thousands.
+  private results: Map<string, boolean> | undefined;
+  private sizes: WeakMap<object, Size> | undefined;
+  private ids: WeakMap<object, number> | undefined;
   private nextId = 0;
   private rootKeys: string[] | undefined;
   private spent = 0;
@@ -68,15 +69,13 @@ export class HideConditions {
     private readonly root: Record<string, unknown>,
     private readonly budget: number = DEFAULT_CONDITION_BUDGET,
     private readonly onWarning?: (warning: ConditionWarning) => void,
+    /** What each expression reads, shared by the validations of one form. */
+    private readonly reads: ExpressionReads = new ExpressionReads(),
   ) {}
 
-  isHidden(component: FormComponent, scope: ConditionScope, loc: Loc): boolean {
-    const conditional: unknown = component.conditional;
-    if (!isPlainObject(conditional)) return false;
-    const hide = conditional['hide'];
-    if (typeof hide !== 'string' || !hide.startsWith('=')) return false;
+  /** Whether `component`, whose hide expression is `expression` (hideExpressionOf), is hidden. */
+  isHidden(component: FormComponent, expression: string, scope: ConditionScope, loc: Loc): boolean {
     if (this.exhausted) return true;
-    const expression = hide.slice(1);
     const reads = this.readsOf(expression);
     // An expression of the record's top-level data alone has one outcome per record.
     const cacheKey =
@@ -88,11 +87,11 @@ export class HideConditions {
             reads.i ? scope.indexes.join(',') : '-',
           ].join('\u0000')
         : expression;
-    const known = this.results.get(cacheKey);
+    const known = this.results?.get(cacheKey);
     if (known !== undefined) return known;
 
     const hidden = this.evaluate(component, expression, reads, scope, loc);
-    if (!this.exhausted) this.results.set(cacheKey, hidden);
+    if (!this.exhausted) (this.results ??= new Map()).set(cacheKey, hidden);
     return hidden;
   }
 
@@ -114,7 +113,7 @@ export class HideConditions {
 
     let cost = EVALUATION_COST;
     for (const value of values) {
-      const size = measure(value, this.budget, this.sizes);
+      const size = measure(value, this.budget, (this.sizes ??= new WeakMap()));
       if (size.depth > MAX_CONTEXT_DEPTH) {
         return this.fail(
           component,
@@ -154,20 +153,13 @@ export class HideConditions {
   }
 
   private readsOf(expression: string): Reads {
-    let reads = this.reads.get(expression);
-    if (!reads) {
-      reads = {
-        rootKeys: (this.rootKeys ??= Object.keys(this.root)).filter((key) => expression.includes(key)),
-        ...scopeReadsOf(expression),
-      };
-      this.reads.set(expression, reads);
-    }
-    return reads;
+    return this.reads.of(expression, (this.rootKeys ??= Object.keys(this.root)));
   }
 
   /** A stable identity for a scope value, so results can be reused for the same data. */
   private idOf(value: unknown): string {
     if (typeof value !== 'object' || value === null) return `v${typeof value}:${String(value)}`;
+    this.ids ??= new WeakMap();
     let id = this.ids.get(value);
     if (id === undefined) {
       id = this.nextId++;
@@ -175,6 +167,41 @@ export class HideConditions {
     }
     return `o${id}`;
   }
+}
+
+/**
+ * The FEEL expression of a component's `conditional.hide` (the text after "="), or undefined when
+ * it has none: a component without one is never hidden.
+ */
+export function hideExpressionOf(component: FormComponent): string | undefined {
+  const conditional: unknown = component.conditional;
+  if (!isPlainObject(conditional)) return undefined;
+  const hide = conditional['hide'];
+  return typeof hide === 'string' && hide.startsWith('=') ? hide.slice(1) : undefined;
+}
+
+/**
+ * What each expression can read of a record with the given top-level keys: a top-level key whose
+ * text occurs in the expression. Kept per expression for the last keys seen, since the records of
+ * one form mostly have the same keys in the same order; one instance serves the validations of one
+ * form (its expressions are few).
+ */
+export class ExpressionReads {
+  private readonly known = new Map<string, { keys: readonly string[]; reads: Reads }>();
+
+  of(expression: string, keys: readonly string[]): Reads {
+    const known = this.known.get(expression);
+    if (known && sameKeys(known.keys, keys)) return known.reads;
+    const reads = { rootKeys: keys.filter((key) => expression.includes(key)), ...scopeReadsOf(expression) };
+    this.known.set(expression, { keys, reads });
+    return reads;
+  }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Which of `this`, `parent` and `i` an expression text can read. */
@@ -228,8 +255,8 @@ function evaluateOnce(
   try {
     // `undefined` (no such key) is kept apart from `null`: no JSON text is "~".
     let json = '';
-    for (const [index, value] of values.entries())
-      json += `${index === 0 ? '' : ','}${JSON.stringify(value) ?? '~'}`;
+    for (let index = 0; index < values.length; index++)
+      json += `${index === 0 ? '' : ','}${JSON.stringify(values[index]) ?? '~'}`;
     if (json.length <= MAX_KEYED_CONTEXT) key = json;
   } catch {
     // A context JSON cannot hold is evaluated each time.

@@ -5,13 +5,24 @@ import { report, rulesOf, type Field } from './field.js';
 import { checkNumber } from './number-rules.js';
 import { checkText } from './string-rules.js';
 
+/** What the rules of a component depend on besides its value, found once per form (fieldRulesOf). */
+export interface FieldRules {
+  kind: ValueKind;
+  /** Its fixed options (staticOptions). */
+  options: unknown[] | undefined;
+}
+
+export function fieldRulesOf(component: Field['component']): FieldRules {
+  return { kind: valueKind(component), options: staticOptions(component) };
+}
+
 /**
  * Every rule of one keyed, visible component against its value: required, the type its
  * component stores, the allowed options, then the `validate` rules. One item per problem; a value
  * of the wrong type gets only that item.
  */
-export function checkField(field: Field): void {
-  const kind = valueKind(field.component);
+export function checkField(field: Field, rules: FieldRules = fieldRulesOf(field.component)): void {
+  const { kind, options } = rules;
   if (kind === 'display') return;
   const { value } = field;
   if (rulesOf(field.component).required === true && isEmpty(value, kind)) {
@@ -36,9 +47,9 @@ export function checkField(field: Field): void {
         report(field, 'bool_type', `must be true or false, not ${kindOf(value)}`);
       return;
     case 'single':
-      return checkOption(field, value, field.loc, staticOptions(field.component));
+      return checkOption(field, value, field.loc, options);
     case 'multi':
-      return checkOptions(field);
+      return checkOptions(field, options);
     default:
       // Custom and unknown types: the generic rules that fit the value, as form-js applies them.
       if (typeof value === 'number') checkNumber(field, value, String(value));
@@ -87,11 +98,10 @@ function checkOption(field: Field, value: unknown, loc: Field['loc'], options: u
 }
 
 /** A checklist or taglist: a list whose every entry is an allowed option (problems at the entry). */
-function checkOptions(field: Field): void {
+function checkOptions(field: Field, options: unknown[] | undefined): void {
   const { value } = field;
   if (!Array.isArray(value))
     return report(field, 'list_type', `must be a list of values, not ${kindOf(value)}`);
-  const options = staticOptions(field.component);
   if (!options) return;
   for (let index = 0; index < value.length && !field.problems.full; index += 1) {
     checkOption(field, value[index], [...field.loc, index], options);

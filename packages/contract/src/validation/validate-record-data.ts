@@ -1,10 +1,15 @@
 import type { FormSchema } from '../form.js';
 import type { ValidationErrorItem } from '../errors.js';
-import { DEFAULT_CONDITION_BUDGET, HideConditions, type ConditionWarning } from './conditions.js';
+import {
+  DEFAULT_CONDITION_BUDGET,
+  ExpressionReads,
+  HideConditions,
+  type ConditionWarning,
+} from './conditions.js';
 import { isPlainObject, type Loc } from './data-path.js';
 import { kindOf } from './describe.js';
 import { DEFAULT_MAX_PROBLEMS, Problems } from './problems.js';
-import { walkComponents } from './walk.js';
+import { compileComponents, walkComponents } from './walk.js';
 
 export interface ValidateRecordDataOptions {
   /** Where `data` sits in the request; every item's `loc` starts with it. Default ["body", "data"]. */
@@ -33,32 +38,45 @@ export function validateRecordData(
   data: unknown,
   options: ValidateRecordDataOptions = {},
 ): ValidationErrorItem[] {
-  const prefix = options.locPrefix ?? ['body', 'data'];
-  const problems = new Problems(prefix, options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
-  if (!isPlainObject(data)) {
-    problems.add(
-      [...prefix],
-      data === undefined
-        ? 'Record data is required: an object of form keys to values ({} for an empty record)'
-        : `Record data must be an object of form keys to values, not ${kindOf(data)}`,
-      data === undefined ? 'missing' : 'dict_type',
+  return recordDataValidator(schema)(data, options);
+}
+
+/**
+ * validateRecordData for many records of one form: the schema is read once, here, and the
+ * function returned checks each record's data against it. The schema must not change meanwhile.
+ */
+export function recordDataValidator(
+  schema: FormSchema,
+): (data: unknown, options?: ValidateRecordDataOptions) => ValidationErrorItem[] {
+  const components = compileComponents(isPlainObject(schema) ? schema.components : undefined);
+  const reads = new ExpressionReads();
+  return (data, options = {}) => {
+    const prefix = options.locPrefix ?? ['body', 'data'];
+    const problems = new Problems(prefix, options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
+    if (!isPlainObject(data)) {
+      problems.add(
+        [...prefix],
+        data === undefined
+          ? 'Record data is required: an object of form keys to values ({} for an empty record)'
+          : `Record data must be an object of form keys to values, not ${kindOf(data)}`,
+        data === undefined ? 'missing' : 'dict_type',
+      );
+      return problems.list();
+    }
+    const budget = options.conditionBudget ?? DEFAULT_CONDITION_BUDGET;
+    const conditions = new HideConditions(data, budget, options.onWarning, reads);
+    walkComponents(
+      components,
+      { data, loc: [...prefix], thisData: data, parentData: null, indexes: [] },
+      { problems, conditions },
     );
+    if (conditions.exhausted) {
+      problems.add(
+        [...prefix],
+        `The form's conditions could not all be evaluated within the validation limit (${budget} units of work): the record has too many entries or too much data for them. Split the data into smaller records.`,
+        'too_complex',
+      );
+    }
     return problems.list();
-  }
-  const budget = options.conditionBudget ?? DEFAULT_CONDITION_BUDGET;
-  const conditions = new HideConditions(data, budget, options.onWarning);
-  const components = isPlainObject(schema) ? schema.components : undefined;
-  walkComponents(
-    components,
-    { data, loc: [...prefix], thisData: data, parentData: null, indexes: [], depth: 0 },
-    { problems, conditions },
-  );
-  if (conditions.exhausted) {
-    problems.add(
-      [...prefix],
-      `The form's conditions could not all be evaluated within the validation limit (${budget} units of work): the record has too many entries or too much data for them. Split the data into smaller records.`,
-      'too_complex',
-    );
-  }
-  return problems.list();
+  };
 }

@@ -1,9 +1,9 @@
 import type { FormComponent } from '../form.js';
 import { isRepeating } from './component-kinds.js';
-import type { ConditionScope, HideConditions } from './conditions.js';
+import { hideExpressionOf, type ConditionScope, type HideConditions } from './conditions.js';
 import { isPlainObject, resolvePath, splitPath, type Loc } from './data-path.js';
 import { fieldName, kindOf, shortName } from './describe.js';
-import { checkField } from './field-rules.js';
+import { checkField, fieldRulesOf, type FieldRules } from './field-rules.js';
 import type { Problems } from './problems.js';
 
 /** Containers nested deeper than this in a schema are not followed (no stack overflow on a hostile schema). */
@@ -13,7 +13,6 @@ export const MAX_SCHEMA_DEPTH = 64;
 export interface Scope extends ConditionScope {
   data: Record<string, unknown>;
   loc: Loc;
-  depth: number;
 }
 
 export interface Walk {
@@ -22,42 +21,106 @@ export interface Walk {
 }
 
 /**
+ * A component as the walk reads it, worked out from the schema once (compileComponents) instead of
+ * for every record: what it is, its `conditional.hide` expression, its path split. Components that
+ * are disabled, or are no component at all, are left out, as the walk skips them; one that is
+ * neither a container nor keyed stays when it has a condition, since evaluating it spends the
+ * validation's FEEL budget as form-js's walk would.
+ */
+export type CompiledComponent = {
+  component: FormComponent;
+  /** Its `conditional.hide` expression (the text after "="), when it has one. */
+  hide: string | undefined;
+} & (
+  | { shape: 'list'; pathText: string; path: readonly string[]; children: CompiledComponent[] }
+  | { shape: 'group'; path: readonly string[]; children: CompiledComponent[] }
+  | { shape: 'field'; key: string; segments: readonly string[]; rules: FieldRules }
+  | { shape: 'none' }
+);
+
+/**
+ * The components of one scope, in schema order, as walkComponents checks them; containers nested
+ * deeper than MAX_SCHEMA_DEPTH have no children. Valid while the schema is not changed.
+ */
+export function compileComponents(components: unknown, depth = 0): CompiledComponent[] {
+  const compiled: CompiledComponent[] = [];
+  if (!Array.isArray(components) || depth > MAX_SCHEMA_DEPTH) return compiled;
+  for (const item of components) {
+    if (!isPlainObject(item)) continue;
+    const component = item as FormComponent;
+    if (component['disabled'] === true) continue;
+    const hide = hideExpressionOf(component);
+    if (isRepeating(component) && typeof component.path === 'string' && component.path !== '') {
+      const children = compileComponents(component.components, depth + 1);
+      compiled.push({
+        component,
+        hide,
+        shape: 'list',
+        pathText: component.path,
+        path: splitPath(component.path),
+        children,
+      });
+    } else if (Array.isArray(component.components)) {
+      const path =
+        typeof component.path === 'string' && component.path !== '' ? splitPath(component.path) : [];
+      compiled.push({
+        component,
+        hide,
+        shape: 'group',
+        path,
+        children: compileComponents(component.components, depth + 1),
+      });
+    } else if (typeof component.key === 'string' && component.key !== '') {
+      compiled.push({
+        component,
+        hide,
+        shape: 'field',
+        key: component.key,
+        segments: splitPath(component.key),
+        rules: fieldRulesOf(component),
+      });
+    } else if (hide !== undefined) compiled.push({ component, hide, shape: 'none' });
+  }
+  return compiled;
+}
+
+/**
  * Checks the components of one scope in schema order, as form-js validates on submit: disabled
  * components and those hidden by their `conditional` (with everything inside them) are skipped;
  * containers with a `path` nest their children's data under it; a dynamic list repeats its
  * children for every entry of its array.
  */
-export function walkComponents(components: unknown, scope: Scope, walk: Walk): void {
-  if (!Array.isArray(components) || scope.depth > MAX_SCHEMA_DEPTH) return;
-  for (const item of components) {
+export function walkComponents(components: readonly CompiledComponent[], scope: Scope, walk: Walk): void {
+  for (const compiled of components) {
     if (walk.problems.full) return;
-    if (!isPlainObject(item)) continue;
-    const component = item as FormComponent;
-    if (component['disabled'] === true) continue;
-    if (walk.conditions.isHidden(component, scope, scope.loc)) continue;
-    if (isRepeating(component) && typeof component.path === 'string' && component.path !== '') {
-      walkList(component, component.path, scope, walk);
-    } else if (Array.isArray(component.components)) {
-      walkGroup(component, scope, walk);
-    } else if (typeof component.key === 'string' && component.key !== '') {
-      const segments = splitPath(component.key);
-      const value = valueAt(scope, segments, walk);
+    const { component, hide } = compiled;
+    if (hide !== undefined && walk.conditions.isHidden(component, hide, scope, scope.loc)) continue;
+    if (compiled.shape === 'list') walkList(compiled, scope, walk);
+    else if (compiled.shape === 'group') walkGroup(compiled, scope, walk);
+    else if (compiled.shape === 'field') {
+      const value = valueAt(scope, compiled.segments, walk);
       if (value.found) {
-        checkField({
-          component,
-          key: component.key,
-          loc: [...scope.loc, ...segments],
-          value: value.value,
-          problems: walk.problems,
-        });
+        checkField(
+          {
+            component,
+            key: compiled.key,
+            loc: [...scope.loc, ...compiled.segments],
+            value: value.value,
+            problems: walk.problems,
+          },
+          compiled.rules,
+        );
       }
     }
   }
 }
 
 /** A group: with a `path`, its children read and write the object at that path. */
-function walkGroup(component: FormComponent, scope: Scope, walk: Walk): void {
-  const path = typeof component.path === 'string' && component.path !== '' ? splitPath(component.path) : [];
+function walkGroup(
+  { component, path, children }: CompiledComponent & { shape: 'group' },
+  scope: Scope,
+  walk: Walk,
+): void {
   let data = scope.data;
   if (path.length > 0) {
     const value = valueAt(scope, path, walk);
@@ -72,16 +135,15 @@ function walkGroup(component: FormComponent, scope: Scope, walk: Walk): void {
     }
     data = isPlainObject(value.value) ? value.value : {};
   }
-  walkComponents(
-    component.components,
-    { ...scope, data, loc: [...scope.loc, ...path], depth: scope.depth + 1 },
-    walk,
-  );
+  walkComponents(children, { ...scope, data, loc: [...scope.loc, ...path] }, walk);
 }
 
 /** A dynamic list: an array of entry objects, each checked against the children in its own scope. */
-function walkList(component: FormComponent, pathText: string, scope: Scope, walk: Walk): void {
-  const path = splitPath(pathText);
+function walkList(
+  { component, pathText, path, children }: CompiledComponent & { shape: 'list' },
+  scope: Scope,
+  walk: Walk,
+): void {
   const value = valueAt(scope, path, walk);
   if (!value.found || value.value === undefined || value.value === null) return;
   const loc = [...scope.loc, ...path];
@@ -105,14 +167,13 @@ function walkList(component: FormComponent, pathText: string, scope: Scope, walk
       continue;
     }
     walkComponents(
-      component.components,
+      children,
       {
         data: entry,
         loc: [...loc, index],
         thisData: entry,
         parentData: scope.thisData,
         indexes: [...scope.indexes, index + 1],
-        depth: scope.depth + 1,
       },
       walk,
     );

@@ -4,7 +4,13 @@ import { csvRecords } from './csv-rows.js';
 import { importLimits, type ImportLimits } from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError } from './errors.js';
-import { fixedColumnOf, ROLE_LINKS_PREFIX, type RowSource, type SourceRow } from './source-row.js';
+import {
+  fixedColumnOf,
+  ROLE_LINKS_PREFIX,
+  type FactColumn,
+  type RowSource,
+  type SourceRow,
+} from './source-row.js';
 
 /**
  * Rows of a CSV file, as `rxs export --format csv` writes it and as spreadsheets save it: comma,
@@ -28,6 +34,8 @@ export class CsvSource implements RowSource {
   async *rows(): AsyncGenerator<SourceRow> {
     const delimiter = this.delimiter ?? (this.delimiter = await sniffDelimiter(this.file));
     let header: string[] | undefined;
+    /** What each column of the header is: a fact, left out, or a value (undefined). */
+    let fixed: (FactColumn | undefined)[] = [];
     const turn = eventLoopSlices();
     for await (const { cells, line } of csvRecords(
       decodeTextFile(this.file),
@@ -37,18 +45,26 @@ export class CsvSource implements RowSource {
     )) {
       if (!header) {
         header = checkHeader(cells, this.file);
+        fixed = header.map(fixedColumnOf);
         const links = header.some((column) => column === 'links' || column.startsWith(ROLE_LINKS_PREFIX));
         if (links && !this.notes.some((n) => n.startsWith('links')))
           this.notes.push('links: traces are not imported (rxs import writes records only).');
-      } else yield rowOf(header, cells, `line ${line}`);
-      await turn();
+      } else yield rowOf(header, fixed, cells, `line ${line}`);
+      // Most rows need no turn: awaiting nothing would still cost a microtask a row.
+      const pause = turn();
+      if (pause) await pause;
     }
     if (!header)
       throw new ImportFileError(`${this.file} is empty: a CSV import needs a header row naming the columns.`);
   }
 }
 
-function rowOf(header: readonly string[], cells: readonly string[], where: string): SourceRow {
+function rowOf(
+  header: readonly string[],
+  fixedColumns: readonly (FactColumn | undefined)[],
+  cells: readonly string[],
+  where: string,
+): SourceRow {
   const row: SourceRow = { where, facts: {}, values: new Map(), problems: [] };
   if (cells.length !== header.length)
     row.problems.push(
@@ -63,7 +79,7 @@ function rowOf(header: readonly string[], cells: readonly string[], where: strin
       );
     // The apostrophes `rxs export` adds against formulas (csv-text.ts protectedText) come off again.
     const text = restoredText(cell);
-    const fixed = fixedColumnOf(column);
+    const fixed = fixedColumns[i];
     if (fixed === 'skip') continue;
     if (fixed) {
       if (text !== '') row.facts[fixed] = text;

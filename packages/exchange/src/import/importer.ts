@@ -7,6 +7,7 @@ import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
 import { readableIdOf } from '../export/identity.js';
 import { componentsByKey } from '../reqif/form-components.js';
+import { recordDataValidator } from '@rxs/contract/validation';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
@@ -547,6 +548,7 @@ async function loadTarget(
     name: revision.knowledge_topic_name,
     revisionIds: new Set([revision._id, ...revisions.map((r) => r._id)]),
     schema: revision.knowledge_topic_schema,
+    validateData: recordDataValidator(revision.knowledge_topic_schema),
     fields,
     fieldsByKey: new Map(fields.map((field) => [field.key, field])),
     components: componentsByKey(revision.knowledge_topic_schema?.components),

@@ -6,7 +6,7 @@ import { readableIdOf, type IdentifierRule } from '../export/identity.js';
 import type { ExportedField, TopicPresentation } from '../export/model.js';
 import { isPlainObject, splitPath } from '../mapping/paths.js';
 import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/record-input.js';
-import { validateRecordData } from '@rxs/contract/validation';
+import type { recordDataValidator } from '@rxs/contract/validation';
 import type { ImportColumns } from './columns.js';
 import { formDate, type DateOfDateTime } from './form-dates.js';
 import { FIXED_COLUMNS, type Cell, type FactColumn, type SourceRow } from './source-row.js';
@@ -20,6 +20,8 @@ export interface ImportTarget {
   /** Every revision of the topic: a row exported from an older one still belongs to it. */
   revisionIds: ReadonlySet<string>;
   schema: FormSchema;
+  /** Checks a record's data against the form (recordDataValidator of `schema`). */
+  validateData: ReturnType<typeof recordDataValidator>;
   fields: readonly ExportedField[];
   /** The fields by form key, for naming a validation problem's field. */
   fieldsByKey: ReadonlyMap<string, ExportedField>;
@@ -275,7 +277,7 @@ export function planRow(
     plan.problems.push(`its name is ${name.length} characters long; a name has at most 500.`);
   else plan.name = name;
 
-  for (const item of validateRecordData(target.schema, data, { locPrefix: [] })) {
+  for (const item of target.validateData(data, { locPrefix: [] })) {
     const key = item.loc.join('.');
     const field = target.fieldsByKey.get(key) ?? target.fieldsByKey.get(String(item.loc[0]));
     plan.problems.push(field ? `${field.name} (${field.key}): ${item.msg}` : `${key || 'data'}: ${item.msg}`);

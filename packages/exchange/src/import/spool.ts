@@ -39,9 +39,22 @@ export class ImportSpool {
 
 const NEWLINE = 0x0a;
 
+/**
+ * Lines are encoded into a buffer of this many bytes, which goes to the file when full: one write
+ * of the file's stream a line costs more than encoding the line, and so does encoding a long text
+ * of many lines at once (Buffer.from of a large string is several times slower than writing the
+ * same characters into a buffer line by line).
+ */
+const BATCH_BYTES = 1 << 16;
+/** The most bytes UTF-8 takes for one UTF-16 code unit. */
+const MAX_BYTES_PER_UNIT = 3;
+
 export class SpoolFile<T> {
   private out: WriteStream | undefined;
   private failure: Error | undefined;
+  /** Lines encoded and not yet handed to `out`: `batch` up to `filled`. */
+  private batch = Buffer.allocUnsafe(BATCH_BYTES);
+  private filled = 0;
   count = 0;
 
   constructor(
@@ -57,12 +70,31 @@ export class SpoolFile<T> {
     }
     if (this.failure) throw scratchError(this.path, this.failure);
     this.count++;
-    if (!this.out.write(`${this.encode(value)}\n`)) await drained(this.out);
+    const line = this.encode(value);
+    // Room for the line however its characters encode, and its newline.
+    const room = line.length * MAX_BYTES_PER_UNIT + 1;
+    if (this.filled + room > this.batch.length) await this.flush(this.out);
+    if (room > this.batch.length) {
+      if (!this.out.write(`${line}\n`)) await drained(this.out);
+      return;
+    }
+    this.filled += this.batch.write(line, this.filled);
+    this.batch[this.filled++] = NEWLINE;
+  }
+
+  /** The lines of `batch` to `out`, which keeps that buffer: the next lines go to a new one. */
+  private async flush(out: WriteStream): Promise<void> {
+    if (this.filled === 0) return;
+    const lines = this.batch.subarray(0, this.filled);
+    this.batch = Buffer.allocUnsafe(BATCH_BYTES);
+    this.filled = 0;
+    if (!out.write(lines)) await drained(out);
   }
 
   /** Every line written, in order: the file is finished first. */
   async *read(): AsyncGenerator<T> {
     if (this.out) {
+      await this.flush(this.out);
       await finished(this.out.end()).catch((error: Error) => (this.failure ??= error));
       this.out = undefined;
     }
@@ -87,7 +119,9 @@ export class SpoolFile<T> {
         start = [];
         yield this.decode(line);
         from = end + 1;
-        await turn();
+        // Most rows need no turn: awaiting nothing would still cost a microtask a row.
+        const pause = turn();
+        if (pause) await pause;
       }
       if (from < chunk.length) start.push(chunk.subarray(from));
     }
@@ -146,11 +180,12 @@ function valueOf(spooled: SpooledValue): unknown {
  * read as Infinity) is a problem of its row, not a value changed on the way.
  */
 export function encodeRow(row: SourceRow): string {
-  const values: [string, string | SpooledValue][] = [];
+  // Column, cell, column, cell, ...: one array a row, not one a cell, to write and to read back.
+  const values: (string | SpooledValue)[] = [];
   let problems = row.problems;
   for (const [column, cell] of row.values) {
     if ('text' in cell) {
-      values.push([column, cell.text]);
+      values.push(column, cell.text);
       continue;
     }
     const spooled = spooledValue(cell.value);
@@ -159,7 +194,7 @@ export function encodeRow(row: SourceRow): string {
         ...problems,
         `${column}: ${String(cell.value)} is not a value a record can hold (a number out of range?). Correct it in the file.`,
       ];
-    values.push([column, spooled ?? { v: null }]);
+    values.push(column, spooled ?? { v: null });
   }
   return JSON.stringify([
     row.where,
@@ -175,22 +210,17 @@ export function decodeRow(line: string): SourceRow {
   const [where, facts, values, problems, warnings, byFormKey] = JSON.parse(line) as [
     string,
     SourceRow['facts'],
-    [string, string | SpooledValue][],
+    (string | SpooledValue)[],
     string[],
     string[] | null,
     boolean,
   ];
-  const row: SourceRow = {
-    where,
-    facts,
-    values: new Map(
-      values.map(([column, cell]): [string, Cell] => [
-        column,
-        typeof cell === 'string' ? { text: cell } : { value: valueOf(cell) },
-      ]),
-    ),
-    problems,
-  };
+  const cells = new Map<string, Cell>();
+  for (let i = 0; i < values.length; i += 2) {
+    const cell = values[i + 1]!;
+    cells.set(values[i] as string, typeof cell === 'string' ? { text: cell } : { value: valueOf(cell) });
+  }
+  const row: SourceRow = { where, facts, values: cells, problems };
   if (warnings) row.warnings = warnings;
   if (byFormKey) row.byFormKey = true;
   return row;
