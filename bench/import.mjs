@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { createServices, openStorage } from '@rxs/server';
 import { loadSamples } from './lib/dataset.mjs';
 import { RXS_BIN, ROOT, startRxs } from './lib/servers.mjs';
-import { timedOk } from './lib/processes.mjs';
+import { cpuSecondsOf, timedOk } from './lib/processes.mjs';
 import { median } from './lib/stats.mjs';
 
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -56,7 +56,11 @@ async function setUp(dir) {
     const { accounts, techdoc } = createServices(storage);
     const { topic } = loadSamples();
     const tenant = await accounts.createTenant('Import bench');
-    const user = await accounts.createUser(tenant.id, { email: 'owner@bench.rxs.local', name: 'Owner', role: 'owner' });
+    const user = await accounts.createUser(tenant.id, {
+      email: 'owner@bench.rxs.local',
+      name: 'Owner',
+      role: 'owner',
+    });
     const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
     const owner = { tenantId: tenant.id, userId: user.id, role: 'owner' };
     const draft = await techdoc.create(owner, {
@@ -111,10 +115,22 @@ try {
     const python = [];
     for (let round = 0; round < roundsAt(rows); round++) {
       python.push(await timedOk('python3', ['-c', PYTHON_READ, file]));
-      dry.push(await timedOk(process.execPath, [RXS_BIN, 'import', '--kt', meta.revision, file, '--dry-run', '--json', ...connection]));
+      dry.push(
+        await timedOk(process.execPath, [
+          RXS_BIN,
+          'import',
+          '--kt',
+          meta.revision,
+          file,
+          '--dry-run',
+          '--json',
+          ...connection,
+        ]),
+      );
     }
     const report = JSON.parse(dry[0].stdout);
-    if (report.planned.created !== rows || report.rejected !== 0) throw new Error(`dry run of ${rows} rows: ${dry[0].stdout.slice(0, 2000)}`);
+    if (report.planned.created !== rows || report.rejected !== 0)
+      throw new Error(`dry run of ${rows} rows: ${dry[0].stdout.slice(0, 2000)}`);
     results.push({
       rows,
       dryRunSeconds: median(dry.map((r) => r.seconds)),
@@ -127,15 +143,39 @@ try {
   const file = join(work, `rows-${IMPORT_ROWS}.csv`);
   if (!SIZES.includes(IMPORT_ROWS)) await writeCsv(file, IMPORT_ROWS);
   log(`import: writing ${IMPORT_ROWS} rows (rxs import)`);
-  const real = await timedOk(process.execPath, [RXS_BIN, 'import', '--kt', meta.revision, file, '--json', ...connection]);
+  const serverCpuBefore = cpuSecondsOf(rxs.pid);
+  const real = await timedOk(process.execPath, [
+    RXS_BIN,
+    'import',
+    '--kt',
+    meta.revision,
+    file,
+    '--json',
+    ...connection,
+  ]);
+  const serverCpu = cpuSecondsOf(rxs.pid) - serverCpuBefore;
   const written = JSON.parse(real.stdout);
-  if (written.created !== IMPORT_ROWS) throw new Error(`import of ${IMPORT_ROWS} rows: ${real.stdout.slice(0, 2000)}`);
+  if (written.created !== IMPORT_ROWS)
+    throw new Error(`import of ${IMPORT_ROWS} rows: ${real.stdout.slice(0, 2000)}`);
   const exports = [];
+  const exportServerCpu = [];
   for (let round = 0; round < roundsAt(IMPORT_ROWS); round++) {
     const out = join(work, 'export.csv');
+    const before = cpuSecondsOf(rxs.pid);
     exports.push(
-      await timedOk(process.execPath, [RXS_BIN, 'export', '--kt', meta.revision, '--format', 'csv', '--out', out, ...connection]),
+      await timedOk(process.execPath, [
+        RXS_BIN,
+        'export',
+        '--kt',
+        meta.revision,
+        '--format',
+        'csv',
+        '--out',
+        out,
+        ...connection,
+      ]),
     );
+    exportServerCpu.push(cpuSecondsOf(rxs.pid) - before);
   }
   results.write = {
     rows: IMPORT_ROWS,
@@ -144,6 +184,12 @@ try {
     peakRssMb: (real.peakRss ?? NaN) / 2 ** 20,
     exportSeconds: median(exports.map((r) => r.seconds)),
     exportPeakRssMb: median(exports.map((r) => r.peakRss ?? NaN)) / 2 ** 20,
+    // CPU seconds (user + system) of the command and of the server while it ran: readable on a
+    // loaded machine, where wall times stretch.
+    clientCpuSeconds: real.cpuSeconds ?? NaN,
+    serverCpuSeconds: serverCpu,
+    exportClientCpuSeconds: median(exports.map((r) => r.cpuSeconds ?? NaN)),
+    exportServerCpuSeconds: median(exportServerCpu),
   };
 } finally {
   await rxs.stop();
@@ -196,6 +242,8 @@ const lines = [
   write.via === 'rxs import'
     ? `\`rxs import\` of a CSV of ${write.rows.toLocaleString('en-US')} rows into the empty reference topic, end to end: the file read, matched and checked, then written through \`POST /records/bulk\` (500 rows or 4 MiB a batch, two batches in flight, each one transaction of the service), took ${fmt(write.seconds)} s, ${fmt(rate, 0)} rows/s, peak RSS ${fmt(write.peakRssMb, 0)} MB. \`rxs export --format csv\` of the same rows took ${fmt(write.exportSeconds)} s (median of ${roundsAt(write.rows)}), peak RSS ${fmt(write.exportPeakRssMb, 0)} MB.`
     : `A CSV of ${write.rows.toLocaleString('en-US')} rows written into the empty reference topic by \`bench/lib/bulk-driver.mjs\` (the importer's CSV reader and its batch writer, without matching and checking against the form, which \`rxs import\` adds: its dry run below) through \`POST /records/bulk\`, 500 rows or 4 MiB a batch, two batches in flight, each one transaction of the service: ${fmt(write.seconds)} s, ${fmt(rate, 0)} rows/s, peak RSS ${fmt(write.peakRssMb, 0)} MB. \`rxs export --format csv\` of the same rows took ${fmt(write.exportSeconds)} s (median of ${roundsAt(write.rows)}), peak RSS ${fmt(write.exportPeakRssMb, 0)} MB.`,
+  '',
+  `CPU time (user + system): the import ${fmt(write.clientCpuSeconds)} s in \`rxs import\` and ${fmt(write.serverCpuSeconds)} s in the server, ${fmt(write.clientCpuSeconds + write.serverCpuSeconds)} s in all (${fmt(write.rows / (write.clientCpuSeconds + write.serverCpuSeconds), 0)} rows per CPU second); the export ${fmt(write.exportClientCpuSeconds)} s and ${fmt(write.exportServerCpuSeconds)} s, ${fmt(write.exportClientCpuSeconds + write.exportServerCpuSeconds)} s in all (import / export ${fmt((write.clientCpuSeconds + write.serverCpuSeconds) / (write.exportClientCpuSeconds + write.exportServerCpuSeconds), 1)}x).`,
   '',
   '## Checking (dry run)',
   '',

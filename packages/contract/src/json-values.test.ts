@@ -25,6 +25,29 @@ describe('JSON values', () => {
     );
   });
 
+  it('is the text fingerprints kept before were made of, byte for byte', () => {
+    // The earlier implementation: idempotency keys kept within their 24 hours must still match.
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map((item) => reference(item ?? null)).join(',')}]`;
+      if (value !== null && typeof value === 'object') {
+        const object = value as Record<string, unknown>;
+        const members = Object.keys(object)
+          .filter((key) => object[key] !== undefined)
+          .sort()
+          .map((key) => `${JSON.stringify(key)}:${reference(object[key])}`);
+        return `{${members.join(',')}}`;
+      }
+      return JSON.stringify(value ?? null);
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+    );
+    const odd = { a: [undefined, () => 1], b: undefined, '': { 'é"\n': 1e21, '-0': -0 } };
+    expect(canonicalJson(odd)).toBe(reference(odd));
+  });
+
   it("sorts every object's keys by code unit, array-index keys too", () => {
     expect(canonicalJson({ b: [1, undefined], a: undefined, 10: 'x', 9: 'y', Z: { d: 1, c: null } })).toBe(
       '{"10":"x","9":"y","Z":{"c":null,"d":1},"b":[1,null]}',

@@ -25,15 +25,26 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** JSON with object keys sorted at every level: equal values give equal text. */
+/**
+ * JSON with object keys sorted at every level: equal values give equal text. Built by appending to
+ * one string (no arrays of members to filter, map and join): idempotency fingerprints run this over
+ * every item of a bulk write.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (isObject(value)) {
-    const members = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
-    return `{${members.join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) {
+    let text = '[';
+    // As `join` writes them: an item without JSON text (a function) is empty.
+    for (let i = 0; i < value.length; i++)
+      text += `${i === 0 ? '' : ','}${canonicalJson(value[i] ?? null) ?? ''}`;
+    return `${text}]`;
   }
-  return JSON.stringify(value ?? null);
+  const object = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(object).sort()) {
+    const member = object[key];
+    if (member === undefined) continue;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
 }

@@ -123,6 +123,7 @@ describe(`migrations on ${testDatabase} run once when several replicas start at 
         '013_record_outlines',
         '014_traceability_views',
         '015_baseline_signatures',
+        '016_kept_record_versions',
       ]);
       await storage.close();
     } finally {
@@ -144,7 +145,7 @@ describe(`a database upgraded by a newer version, on ${testDatabase}`, () => {
       const refused = await openStorage({ url }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(Error);
       expect((refused as Error).message).toMatch(
-        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 015_baseline_signatures\)\. Run that version or a newer one/,
+        /was upgraded by a newer version of RXS \(its migration 900_from_the_future is unknown to this one, whose last is 016_kept_record_versions\)\. Run that version or a newer one/,
       );
     } finally {
       await cleanup();

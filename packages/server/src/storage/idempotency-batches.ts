@@ -1,11 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import {
+  answeredRecord,
   cutoff,
   deletionOf,
-  RECORD_ANSWER,
+  KEPT_COLUMNS,
+  keptAnswer,
+  recordVersions,
   slices,
   type KeptAnswer,
+  type KeptRow,
   type RecordDeletion,
 } from './idempotency-keys.js';
 
@@ -24,21 +28,24 @@ export async function findAnswers(
   tenantId: string,
   keys: readonly string[],
 ): Promise<Map<string, KeptAnswer>> {
-  const found = new Map<string, KeptAnswer>();
+  const stored = new Map<string, KeptRow>();
   const since = cutoff();
   for (const slice of slices([...new Set(keys)])) {
     const rows = await db
       .selectFrom('idempotency_keys')
-      .select(['key', 'fingerprint', 'status', 'body'])
+      .select(['key', ...KEPT_COLUMNS])
       .where('tenant_id', '=', tenantId)
       .where('key', 'in', slice)
       .where('created_at', '>=', since)
       .execute();
-    for (const { key, ...kept } of rows) found.set(key, kept);
+    for (const { key, ...kept } of rows) stored.set(key, kept);
   }
+  const versions = await recordVersions(db, tenantId, [...stored.values()]);
+  const found = new Map<string, KeptAnswer>();
   const recordOf = new Map<string, string>();
-  for (const [key, kept] of found) {
-    const recordId = kept.status < 300 ? RECORD_ANSWER.exec(kept.body)?.[1] : undefined;
+  for (const [key, row] of stored) {
+    found.set(key, keptAnswer(row, versions));
+    const recordId = answeredRecord(row);
     if (recordId !== undefined) recordOf.set(key, recordId);
   }
   const deletions = await deletionsOf(db, tenantId, [...new Set(recordOf.values())]);

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { eventLoopSlices } from '@rxs/exchange/export';
-import type { Database } from './schema.js';
+import { recordJson } from './record-json.js';
+import type { Database, RecordRow } from './schema.js';
 import { statementBatches } from './statement-batches.js';
 
 /** How long a key's answer is kept: a retry within this time gets it again. */
@@ -29,7 +30,7 @@ export interface RecordDeletion {
   reason: string | null;
 }
 
-/** The `_id` of an answer that is a record: the service writes it first (repository.ts recordJson). */
+/** The `_id` of an answer that is a record: the service writes it first (record-json.ts). */
 export const RECORD_ANSWER = /^\{"_id":"([0-9a-f]{24})"/;
 
 export const cutoff = (now = Date.now()) => new Date(now - IDEMPOTENCY_KEY_HOURS * 3_600_000).toISOString();
@@ -45,17 +46,99 @@ export async function findAnswer(
   tenantId: string,
   key: string,
 ): Promise<KeptAnswer | undefined> {
-  const kept = await db
+  const row = await db
     .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'status', 'body'])
+    .select(KEPT_COLUMNS)
     .where('tenant_id', '=', tenantId)
     .where('key', '=', key)
     .where('created_at', '>=', cutoff())
     .executeTakeFirst();
-  const recordId = kept && kept.status < 300 ? RECORD_ANSWER.exec(kept.body)?.[1] : undefined;
-  if (!kept || recordId === undefined) return kept;
+  if (!row) return undefined;
+  const versions = await recordVersions(db, tenantId, [row]);
+  const kept = keptAnswer(row, versions);
+  const recordId = answeredRecord(row);
+  if (recordId === undefined) return kept;
   const deleted = await deletionOf(db, tenantId, recordId);
   return deleted ? { ...kept, deleted } : kept;
+}
+
+/** The columns of a kept answer. */
+export const KEPT_COLUMNS = ['fingerprint', 'status', 'body', 'record_id', 'record_n'] as const;
+
+/** A kept answer as stored: its text, or the record version it is. */
+export interface KeptRow {
+  fingerprint: string;
+  status: number;
+  body: string;
+  record_id: string | null;
+  record_n: number | null;
+}
+
+/** The record a successful answer is, if it is one. */
+export function answeredRecord(row: KeptRow): string | undefined {
+  if (row.status >= 300) return undefined;
+  return row.record_id ?? RECORD_ANSWER.exec(row.body)?.[1];
+}
+
+const versionKey = (recordId: string, n: number) => `${recordId} ${n}`;
+
+/**
+ * The record versions these kept answers are, as `recordJson` texts by `versionKey`: read in a few
+ * statements for all. History is never changed or deleted (migration 003), so each is there.
+ */
+export async function recordVersions(
+  db: Kysely<Database>,
+  tenantId: string,
+  rows: readonly KeptRow[],
+): Promise<Map<string, string>> {
+  const wanted = new Set<string>();
+  const ids = new Set<string>();
+  for (const row of rows) {
+    if (row.record_id === null || row.record_n === null) continue;
+    wanted.add(versionKey(row.record_id, Number(row.record_n)));
+    ids.add(row.record_id);
+  }
+  const texts = new Map<string, string>();
+  for (const slice of slices([...ids])) {
+    const versions = await db
+      .selectFrom('record_versions')
+      .select(['record_id', 'n', ...RECORD_COLUMNS])
+      .where('tenant_id', '=', tenantId)
+      .where('record_id', 'in', slice)
+      .execute();
+    for (const { record_id: id, n, ...columns } of versions) {
+      const at = versionKey(id, Number(n));
+      if (wanted.has(at)) texts.set(at, recordJson({ id, ...columns }));
+    }
+  }
+  return texts;
+}
+
+/** The columns of a record's row that its versions hold too. */
+const RECORD_COLUMNS = [
+  'tenant_id',
+  'kt_revision_id',
+  'name',
+  'form',
+  'version',
+  'data',
+  'read_only',
+  'context',
+  'created_by',
+  'created_at',
+  'updated_by',
+  'updated_at',
+  'last_action',
+] as const satisfies readonly Exclude<keyof RecordRow, 'id'>[];
+
+/** A kept answer with its text: the stored text, or its record version's (`recordVersions`). */
+export function keptAnswer(row: KeptRow, versions: ReadonlyMap<string, string>): KeptAnswer {
+  const { fingerprint, status, record_id: recordId, record_n: n } = row;
+  if (recordId === null || n === null) return { fingerprint, status, body: row.body };
+  const body = versions.get(versionKey(recordId, Number(n)));
+  if (body === undefined)
+    throw new Error(`The version ${n} of record ${recordId} a kept answer is was not found.`);
+  return { fingerprint, status, body };
 }
 
 /** The record's deletion when its newest version is one (it is not there now), else undefined. */
@@ -85,12 +168,14 @@ export function* slices<T>(items: readonly T[]): Generator<T[]> {
   for (let start = 0; start < items.length; start += LIST_BATCH) yield items.slice(start, start + LIST_BATCH);
 }
 
-/** One answer to keep: the key's request, and the answer's status and JSON text. */
-export interface AnswerToKeep {
-  request: IdempotentRequest;
-  status: number;
-  body: string;
-}
+/**
+ * One answer to keep: the key's request, and the answer's status and JSON text, or instead of the
+ * text the record version written in this transaction that the answer is as `recordJson` gives it
+ * (kept as a reference to it: the version holds the same text).
+ */
+export type AnswerToKeep = { request: IdempotentRequest; status: number } & (
+  { body: string } | { recordVersion: { recordId: string; n: number } }
+);
 
 /**
  * Keeps answers under their keys, in the transaction of the change they answer: both commit or
@@ -110,7 +195,7 @@ export async function keepAnswers(
 ): Promise<void> {
   if (answers.length === 0) return;
   const expired = cutoff(Date.parse(at));
-  for (const slice of statementBatches(answers, (answer) => answer.body.length)) {
+  for (const slice of statementBatches(answers, (answer) => ('body' in answer ? answer.body.length : 0))) {
     await trx
       .deleteFrom('idempotency_keys')
       .where('tenant_id', '=', tenantId)
@@ -124,13 +209,15 @@ export async function keepAnswers(
     await trx
       .insertInto('idempotency_keys')
       .values(
-        slice.map(({ request, status, body }) => ({
+        slice.map((answer) => ({
           tenant_id: tenantId,
-          key: request.key,
-          fingerprint: request.fingerprint,
-          status,
-          body,
+          key: answer.request.key,
+          fingerprint: answer.request.fingerprint,
+          status: answer.status,
           created_at: at,
+          ...('body' in answer
+            ? { body: answer.body, record_id: null, record_n: null }
+            : { body: '', record_id: answer.recordVersion.recordId, record_n: answer.recordVersion.n }),
         })),
       )
       .execute();

@@ -14,6 +14,7 @@ import * as traceModel from './migrations/012_trace_model.js';
 import * as recordOutlines from './migrations/013_record_outlines.js';
 import * as traceabilityViews from './migrations/014_traceability_views.js';
 import * as baselineSignatures from './migrations/015_baseline_signatures.js';
+import * as keptRecordVersions from './migrations/016_kept_record_versions.js';
 import type { Storage } from './database.js';
 import { DEFAULT_POSTGRES_OPTIONS, openPostgres } from './postgres/storage.js';
 import { openSqlite } from './sqlite/storage.js';
@@ -63,6 +64,7 @@ async function migrate(storage: Storage): Promise<void> {
     '013_record_outlines': { up: (db) => recordOutlines.up(db) },
     '014_traceability_views': { up: (db) => traceabilityViews.up(db) },
     '015_baseline_signatures': { up: (db) => baselineSignatures.up(db, storage.dialect) },
+    '016_kept_record_versions': { up: (db) => keptRecordVersions.up(db) },
   };
   const migrator = new Migrator({
     db: storage.db,

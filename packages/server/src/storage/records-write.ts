@@ -27,14 +27,16 @@ const ID_BATCH = 500;
  * once for a batch, after its records are inserted: the records' rows keep a concurrent insert of
  * the same ids out until this transaction ends. The rows go in statements of bounded size, with a
  * turn of the event loop (`turn`, shared with the caller's work) between them when one is due.
+ * Returns each new record's first version number (`n`), by id.
  */
 export async function insertRecords(
   trx: Trx,
   rows: readonly RecordRow[],
   actor: ChangeActor,
   turn = eventLoopSlices(),
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<Map<string, number>> {
+  const first = new Map<string, number>();
+  if (rows.length === 0) return first;
   const columns = Object.keys(rows[0]!) as (keyof RecordRow)[];
   for (const batch of statementBatches(rows, (row) => textLength(Object.values(row)))) {
     await insertRows(
@@ -48,14 +50,16 @@ export async function insertRecords(
       trx,
       batch.map((row) => row.id),
     );
+    for (const row of batch) first.set(row.id, (used.get(row.id) ?? 0) + 1);
     await insertRows(
       trx,
       'record_versions',
       VERSION_COLUMNS,
-      batch.map((row) => firstVersion(row, (used.get(row.id) ?? 0) + 1, actor)),
+      batch.map((row) => firstVersion(row, first.get(row.id)!, actor)),
     );
     await turn();
   }
+  return first;
 }
 
 /**

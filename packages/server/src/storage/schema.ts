@@ -293,9 +293,12 @@ export interface IdempotencyKeyTable {
   key: string;
   fingerprint: string;
   status: number;
-  /** The answer's JSON text, as sent. */
+  /** The answer's JSON text, as sent; '' when the answer is the record version named below. */
   body: string;
   created_at: string;
+  /** The record version the answer is (`recordJson` of it), when kept so (migration 016). */
+  record_id: string | null;
+  record_n: number | null;
 }
 
 /** The last auto-number given per topic and name prefix (migrations/008_record_numbers.ts). */

@@ -556,7 +556,7 @@ export class RecordsService {
     // One transaction, all or nothing. Its turns of the event loop let other requests be answered;
     // other writes wait for its end (on SQLite for the one write connection, storage/sqlite/driver.ts).
     return inTransaction(this.db, async (trx) => {
-      await this.writeCreates(trx, principal, creates, turn);
+      const firstVersions = await this.writeCreates(trx, principal, creates, turn);
       for (const update of updates) {
         await this.writeUpdate(trx, principal, update);
         await turn();
@@ -570,7 +570,13 @@ export class RecordsService {
           replayed: false,
         };
         const request = requests.get(create.index!);
-        if (request) answers.push({ request, status: 201, body: recordJson(create.row) });
+        // The answer is `recordJson` of the row, which its first version holds as written.
+        if (request)
+          answers.push({
+            request,
+            status: 201,
+            recordVersion: { recordId: create.row.id, n: firstVersions.get(create.row.id)! },
+          });
         await turn();
       }
       for (const update of updates) {
@@ -682,7 +688,7 @@ export class RecordsService {
     principal: Principal,
     creates: readonly PreparedCreate[],
     turn = eventLoopSlices(),
-  ): Promise<void> {
+  ): Promise<Map<string, number>> {
     const current = new Map<string, string | null>();
     const byReason = new Map<string | null, { actor: ChangeActor; rows: RecordRow[] }>();
     for (const create of creates) {
@@ -707,7 +713,10 @@ export class RecordsService {
       byReason.set(actor.reason, group);
       await turn();
     }
-    for (const { actor, rows } of byReason.values()) await insertRecords(trx, rows, actor, turn);
+    const firstVersions = new Map<string, number>();
+    for (const { actor, rows } of byReason.values())
+      for (const [id, n] of await insertRecords(trx, rows, actor, turn)) firstVersions.set(id, n);
+    return firstVersions;
   }
 
   /** A change checked (the record writable, at the version expected, its data valid for the form). */

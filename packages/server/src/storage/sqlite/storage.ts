@@ -18,6 +18,9 @@ import { walSync } from './wal-sync.js';
  */
 export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/** The writer connection's page cache, in KiB (64 MiB). */
+export const WRITER_CACHE_KIB = 64 * 1024;
+
 /** Rows per batch when the caller does not say. */
 const DEFAULT_BATCH = 256;
 
@@ -56,6 +59,10 @@ export function openSqlite(path: string): Storage {
   // A long reader keeps the WAL from being reset, so it grows; once readers end and a checkpoint
   // completes, the next write cuts the file back to this size instead of keeping its largest size.
   connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // The writer's page cache (SQLite's default is 2 MiB): a bulk write touches the B-tree pages of
+  // several indexes per row, and pages evicted mid-transaction are read back again. Memory is taken
+  // only as pages are used.
+  connection.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
   const onDisk = file === ':memory:' ? undefined : durability(connection, file);
   // Reads outside a transaction go to a reader of their own while a transaction holds the writer.
   const db = new Kysely<Database>({
