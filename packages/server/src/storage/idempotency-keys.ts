@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { eventLoopSlices } from '@rxs/exchange/export';
-import { recordJson } from './record-json.js';
-import type { Database, RecordRow } from './schema.js';
+import { RECORD_ROW_COLUMNS, recordJson } from './record-json.js';
+import type { Database } from './schema.js';
 import { statementBatches } from './statement-batches.js';
 
 /** How long a key's answer is kept: a retry within this time gets it again. */
@@ -102,7 +102,7 @@ export async function recordVersions(
   for (const slice of slices([...ids])) {
     const versions = await db
       .selectFrom('record_versions')
-      .select(['record_id', 'n', ...RECORD_COLUMNS])
+      .select(['record_id', 'n', ...RECORD_ROW_COLUMNS])
       .where('tenant_id', '=', tenantId)
       .where('record_id', 'in', slice)
       .execute();
@@ -113,23 +113,6 @@ export async function recordVersions(
   }
   return texts;
 }
-
-/** The columns of a record's row that its versions hold too. */
-const RECORD_COLUMNS = [
-  'tenant_id',
-  'kt_revision_id',
-  'name',
-  'form',
-  'version',
-  'data',
-  'read_only',
-  'context',
-  'created_by',
-  'created_at',
-  'updated_by',
-  'updated_at',
-  'last_action',
-] as const satisfies readonly Exclude<keyof RecordRow, 'id'>[];
 
 /** A kept answer with its text: the stored text, or its record version's (`recordVersions`). */
 export function keptAnswer(row: KeptRow, versions: ReadonlyMap<string, string>): KeptAnswer {

@@ -20,3 +20,20 @@ export function recordJson(row: RecordRow): string {
     `"last_action":${JSON.stringify(row.last_action)}}}`
   );
 }
+
+/** The columns of a record's row besides its id: each of its versions holds them too. */
+export const RECORD_ROW_COLUMNS = [
+  'tenant_id',
+  'kt_revision_id',
+  'name',
+  'form',
+  'version',
+  'data',
+  'read_only',
+  'context',
+  'created_by',
+  'created_at',
+  'updated_by',
+  'updated_at',
+  'last_action',
+] as const satisfies readonly Exclude<keyof RecordRow, 'id'>[];

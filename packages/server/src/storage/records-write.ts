@@ -379,6 +379,7 @@ function runTemplate(trx: Trx, template: Template, values: readonly unknown[]) {
   );
 }
 
+/** A version's columns, in the order the appending INSERT ... SELECT selects them (positional). */
 const VERSION_COLUMNS = [
   'record_id',
   'n',
