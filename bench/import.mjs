@@ -23,7 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServices, openStorage } from '@rxs/server';
-import { loadSamples } from './lib/dataset.mjs';
+import { benchTenant, loadSamples } from './lib/dataset.mjs';
 import { RXS_BIN, ROOT, startRxs } from './lib/servers.mjs';
 import { cpuSecondsOf, timedOk } from './lib/processes.mjs';
 import { median } from './lib/stats.mjs';
@@ -55,14 +55,7 @@ async function setUp(dir) {
   try {
     const { accounts, techdoc } = createServices(storage);
     const { topic } = loadSamples();
-    const tenant = await accounts.createTenant('Import bench');
-    const user = await accounts.createUser(tenant.id, {
-      email: 'owner@bench.rxs.local',
-      name: 'Owner',
-      role: 'owner',
-    });
-    const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
-    const owner = { tenantId: tenant.id, userId: user.id, role: 'owner' };
+    const { key, owner } = await benchTenant(accounts, 'Import bench');
     const draft = await techdoc.create(owner, {
       knowledge_topic_name: 'System Requirements',
       type: topic.type,

@@ -33,6 +33,21 @@ export function loadSamples() {
 }
 
 /** Ids like the server's ObjectIds (seconds, 5 random bytes, counter): 24 hex, ascending with `i`. */
+/**
+ * A tenant for a benchmark with its owner, the owner's API key and the principal the services take:
+ * `{ tenant, user, key, owner }`.
+ */
+export async function benchTenant(accounts, name, ownerName = 'Owner') {
+  const tenant = await accounts.createTenant(name);
+  const user = await accounts.createUser(tenant.id, {
+    email: 'owner@bench.rxs.local',
+    name: ownerName,
+    role: 'owner',
+  });
+  const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
+  return { tenant, user, key, owner: { tenantId: tenant.id, userId: user.id, role: 'owner' } };
+}
+
 export function idMaker(startSeconds) {
   const unique = randomBytes(5).toString('hex');
   return (i) =>
@@ -109,14 +124,7 @@ export async function ensureDataset(dir, size, log) {
     const services = createServices(storage);
     const { accounts, techdoc } = services;
     const { topic, records: samples } = loadSamples();
-    const tenant = await accounts.createTenant('Benchmark Medical');
-    const user = await accounts.createUser(tenant.id, {
-      email: 'owner@bench.rxs.local',
-      name: 'Bench owner',
-      role: 'owner',
-    });
-    const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
-    const owner = { tenantId: tenant.id, userId: user.id, role: 'owner' };
+    const { tenant, user, key, owner } = await benchTenant(accounts, 'Benchmark Medical', 'Bench owner');
     const draft = await techdoc.create(owner, {
       knowledge_topic_name: topic.knowledge_topic_name,
       type: topic.type,

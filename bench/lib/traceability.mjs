@@ -7,7 +7,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { changeActor, createServices, insertRecords, insertTrace, openStorage } from '@rxs/server';
-import { idMaker, loadSamples, makeRow } from './dataset.mjs';
+import { benchTenant, idMaker, loadSamples, makeRow } from './dataset.mjs';
 
 /**
  * Requirements n, tests 2n, traces 3n: each test verifies one requirement, n more link at random;
@@ -21,14 +21,7 @@ export async function generateTraceability(dir, n, { baseline } = {}) {
   try {
     const { accounts, techdoc, baselines } = createServices(storage);
     const { topic, records: samples } = loadSamples();
-    const tenant = await accounts.createTenant('Traceability bench');
-    const user = await accounts.createUser(tenant.id, {
-      email: 'owner@bench.rxs.local',
-      name: 'Owner',
-      role: 'owner',
-    });
-    const key = await accounts.createApiKey(tenant.id, { userId: user.id, name: 'bench' });
-    const owner = { tenantId: tenant.id, userId: user.id, role: 'owner' };
+    const { tenant, user, key, owner } = await benchTenant(accounts, 'Traceability bench');
     const revisionOf = async (name) => {
       const draft = await techdoc.create(owner, {
         knowledge_topic_name: name,
