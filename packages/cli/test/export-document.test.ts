@@ -129,4 +129,19 @@ describe('rxs export --format pdf and docx', () => {
     },
     120_000,
   );
+
+  it.skipIf(shouldSkip(PDF_READER_MISSING))(
+    'names a linked record outside the document by its id, saying it is not in it',
+    async () => {
+      const file = join(dir, 'design.pdf');
+      const design = demo.tenant.topics.designOutputs!.currentRevisionId;
+      const run = await rxs('export', '--kt', design, '--format', 'pdf', '--out', file, '--quiet');
+      expect(run.code, run.stderr).toBe(0);
+      // Design outputs are linked to records of topics this document does not hold.
+      expect(pdfText(file).replace(/\s+/g, ' ')).toMatch(
+        /related to record [0-9a-f]{24} \(not in this document\)/,
+      );
+    },
+    120_000,
+  );
 });

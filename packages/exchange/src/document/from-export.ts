@@ -86,7 +86,8 @@ type LinksByRole = Map<string, LinkedRecord[]>;
 /** A trace end as a document names it: its readable id, else its id (and type, for what is no record). */
 function endText(end: TraceEnd): string {
   if (end.type !== RECORD_NODE_TYPE) return `${end.type}/${end.id}`;
-  return end.readableId ?? end.id;
+  // Only records of the export have a readable id: the reader is told why this one shows its id.
+  return end.readableId ?? `record ${end.id} (not in this document)`;
 }
 
 /**
