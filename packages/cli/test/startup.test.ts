@@ -54,6 +54,30 @@ describe('rxs start-up', () => {
       expect({ command, heavy, loaded: loaded.has(heavy) }).toEqual({ command, heavy, loaded: false });
   });
 
+  it('rxs import loads the row import alone: no TypeBox, no FEEL, no XML reader, no export, no server', () => {
+    const loaded = packagesLoaded(['import', '--help']);
+    expect(loaded.has('commander')).toBe(true);
+    // TypeBox: the ReqIF relation types; feelin (with its date library): a form's conditions;
+    // saxes and exceljs: XLSX and ReqIF files; sync: the export command; the server: never.
+    for (const heavy of [
+      '@sinclair/typebox',
+      'feelin',
+      'temporal-polyfill',
+      'saxes',
+      'xmlchars',
+      'exceljs',
+      'fastify',
+      'kysely',
+    ])
+      expect({ heavy, loaded: loaded.has(heavy) }).toEqual({ heavy, loaded: false });
+    const withSync = loaded.files.filter(
+      (file) =>
+        file.includes('/dist/bundle/') &&
+        /^\/\/ \.\.\/sync\/dist\//m.test(readFileSync(fileURLToPath(file), 'utf8')),
+    );
+    expect(withSync).toEqual([]);
+  });
+
   it.each([['import'], ['trace-report'], ['export']])(
     'rxs %s loads no document renderer (pdfkit, fontkit) until it writes a document',
     (command) => {

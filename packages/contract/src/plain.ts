@@ -27,6 +27,32 @@ export const TRACE_BATCH_TOO_LARGE = 'answer_too_large';
 /** Largest `n_hops` the batch listing accepts. */
 export const TRACE_MAX_HOPS = 10;
 
+/** The relation types of a trace (the schema of a trace's `relation_type` is the contract's). */
+export const RELATION_TYPES = [
+  'is_related',
+  'mentions',
+  'is_mentioned_by',
+  'is_parent',
+  'has_parent',
+  'contributes_to',
+  'connected_within_use_case',
+  'auto_referenced_in_text_editor',
+  'auto_referenced_in_process_modeller',
+  'auto_based_on_template',
+  'auto_document_part_of_submission',
+  'auto_submission_contains_document',
+  'auto_based_on_schema',
+  'auto_schema_for',
+  'auto_referenced_by_domain_object',
+  'auto_referenced_global_element',
+  'auto_referenced_product_data_collection',
+  'auto_referenced_external_file',
+  'auto_referenced_domain_object_contains_external_file',
+  'auto_based_on_submission_template',
+  'auto_template_part_of_submission_template',
+  'auto_submission_template_contains_template',
+] as const;
+
 export {
   keptOutline,
   MAX_OUTLINE_ENTRIES,

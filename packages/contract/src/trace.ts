@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AuditInfo, Nullable, ObjectId, TenantMetadata, Dictionary } from './common.js';
 import { ChangeAuthor, MAX_CHANGE_REASON } from './history.js';
-import { TRACE_BATCH_MAX_NODES, TRACE_MAX_HOPS } from './plain.js';
+import { RELATION_TYPES, TRACE_BATCH_MAX_NODES, TRACE_MAX_HOPS } from './plain.js';
 
 const literals = <const T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as never) as ReturnType<typeof Type.Union>;
@@ -28,30 +28,7 @@ export const NODE_TYPES = [
 export type NodeType = (typeof NODE_TYPES)[number];
 export const NodeTypeSchema = Type.Unsafe<NodeType>(literals(NODE_TYPES));
 
-export const RELATION_TYPES = [
-  'is_related',
-  'mentions',
-  'is_mentioned_by',
-  'is_parent',
-  'has_parent',
-  'contributes_to',
-  'connected_within_use_case',
-  'auto_referenced_in_text_editor',
-  'auto_referenced_in_process_modeller',
-  'auto_based_on_template',
-  'auto_document_part_of_submission',
-  'auto_submission_contains_document',
-  'auto_based_on_schema',
-  'auto_schema_for',
-  'auto_referenced_by_domain_object',
-  'auto_referenced_global_element',
-  'auto_referenced_product_data_collection',
-  'auto_referenced_external_file',
-  'auto_referenced_domain_object_contains_external_file',
-  'auto_based_on_submission_template',
-  'auto_template_part_of_submission_template',
-  'auto_submission_template_contains_template',
-] as const;
+export { RELATION_TYPES };
 export type RelationType = (typeof RELATION_TYPES)[number];
 export const RelationTypeSchema = Type.Unsafe<RelationType>(literals(RELATION_TYPES));
 

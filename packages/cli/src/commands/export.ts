@@ -12,6 +12,7 @@ import { addConnectionOptions, resolveConnection, type ConnectionOptions } from 
 import { UserError } from '../errors.js';
 import { describeSummary, DOCUMENT_FORMATS, runExport, type ExportRunOptions } from '../export-run.js';
 import { Progress } from '../progress.js';
+import { positiveInteger } from './whole-numbers.js';
 
 export interface ExportCommandOptions extends ConnectionOptions {
   kt?: string[];
@@ -44,13 +45,7 @@ export const collect = (value: string, previous: string[] = []) => [
     .filter(Boolean),
 ];
 
-export function positiveInteger(value: string | undefined, flag: string, min = 0): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < min)
-    throw new UserError(`${flag} takes a whole number of at least ${min}, not "${value}".`);
-  return number;
-}
+export { positiveInteger };
 
 /** What the shared export options ask for, checked. */
 export function exportRunOptions(options: ExportCommandOptions, out: string | undefined): ExportRunOptions {

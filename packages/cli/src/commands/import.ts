@@ -1,23 +1,22 @@
 import { Command, Option } from 'commander';
-import { isObjectId, RELATION_TYPES, type RelationType } from '@rxs/contract';
+import type { RelationType } from '@rxs/contract';
+import { isObjectId, RELATION_TYPES } from '@rxs/contract/plain';
 import { loadMappingFile, MappingFileError } from '@rxs/exchange/export';
 import {
   IMPORT_FORMATS,
   ImportFileError,
   importFormatOf,
   importRecords,
-  importReqifLinks,
   openRowSource,
   type ImportFormat,
   type ImportReport,
-  type OutlineImportReport,
-  type RelationImportReport,
-} from '@rxs/exchange';
+} from '@rxs/exchange/import';
+import type { OutlineImportReport, RelationImportReport } from '@rxs/exchange';
 import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
 import { Progress } from '../progress.js';
-import { positiveInteger } from './export.js';
+import { positiveInteger } from './whole-numbers.js';
 
 interface ImportCommandOptions extends ConnectionOptions {
   kt?: string;
@@ -219,6 +218,8 @@ Examples:
         reports.every((report) => report.complete || report.wrote)
       ) {
         const revisionIds = targets.map((target) => target.revisionId);
+        // The ReqIF links load only for ReqIF files: their relation types load the contract's schemas.
+        const { importReqifLinks } = await import('@rxs/exchange');
         ({ relations, outline } = await importReqifLinks(client, file, {
           revisionIds,
           relationTypes,

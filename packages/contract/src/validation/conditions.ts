@@ -1,7 +1,43 @@
-import type { FormComponent } from '../form.js';
-import { unaryTest } from 'feelin';
+import type { FormComponent, FormSchema } from '../form.js';
 import { isPlainObject, type Loc } from './data-path.js';
 import { measure, type Size } from './data-size.js';
+
+type UnaryTest = typeof import('feelin').unaryTest;
+
+/**
+ * feelin's unary test, once loaded: by the validation entry (`@rxs/contract/validation`, with it)
+ * or by loadConditionsFor (`@rxs/contract/validation/checks`, only for a form that has a
+ * condition). feelin and its date library are most of the validation's code, and most forms of an
+ * import have no condition.
+ */
+let unaryTest: UnaryTest | undefined;
+
+/** Makes `evaluate` (feelin's unaryTest) the evaluator of every condition. */
+export function useConditionEvaluator(evaluate: UnaryTest): void {
+  unaryTest = evaluate;
+}
+
+/**
+ * Loads FEEL when `schema` has a `conditional.hide` expression and it is not loaded yet; a
+ * validation against such a form throws until it is. A validation of a form without one never
+ * evaluates FEEL.
+ */
+export async function loadConditionsFor(schema: FormSchema): Promise<void> {
+  if (unaryTest === undefined && hasHideExpression(schema)) unaryTest = (await import('feelin')).unaryTest;
+}
+
+/** Whether a component of `schema`, at any depth, has a `conditional.hide` expression. */
+function hasHideExpression(schema: FormSchema): boolean {
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (!isPlainObject(item)) continue;
+    if (hideExpressionOf(item as FormComponent) !== undefined) return true;
+    if (Array.isArray(item['components']))
+      for (const child of item['components'] as unknown[]) pending.push(child);
+  }
+  return false;
+}
 
 /** Where a component is evaluated: form-js's expression scope (`this`, `parent`, `i`). */
 export interface ConditionScope {
@@ -263,9 +299,14 @@ function evaluateOnce(
   }
   const known = key === undefined ? undefined : outcomes.get(expression)?.get(key);
   if (known !== undefined) return known;
+  if (unaryTest === undefined)
+    throw new Error(
+      'FEEL is not loaded: await loadConditionsFor(schema) before validating against this form.',
+    );
+  const evaluate = unaryTest;
   let outcome: boolean | string;
   try {
-    outcome = unaryTest(expression, contextOf()).value === true;
+    outcome = evaluate(expression, contextOf()).value === true;
   } catch (error) {
     outcome = error instanceof Error ? error.message : String(error);
   }

@@ -1,9 +1,8 @@
-/** Validation of record data against its knowledge topic's form-js schema. */
-export {
-  recordDataValidator,
-  validateRecordData,
-  type ValidateRecordDataOptions,
-} from './validate-record-data.js';
-export type { ConditionWarning } from './conditions.js';
-export { countKeys, DEFAULT_MAX_RECORD_KEYS } from './data-size.js';
-export { clip } from './describe.js';
+/** Validation of record data against its knowledge topic's form-js schema, conditions of any form included. */
+import { unaryTest } from 'feelin';
+import { useConditionEvaluator } from './conditions.js';
+
+// Loaded with the validation, so that validating against any form stays synchronous.
+useConditionEvaluator(unaryTest);
+
+export * from './checks.js';

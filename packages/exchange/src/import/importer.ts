@@ -7,7 +7,7 @@ import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
 import { readableIdOf } from '../export/identity.js';
 import { componentsByKey } from '../reqif/form-components.js';
-import { recordDataValidator } from '@rxs/contract/validation';
+import { loadConditionsFor, recordDataValidator } from '@rxs/contract/validation/checks';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
 import { RecordMapper } from '../mapping/record.js';
@@ -201,6 +201,7 @@ async function importThrough(
 ): Promise<ImportReport> {
   const target = await loadTarget(client, options.revisionId, options.mapping ?? defaultExportMapping);
   source.forTopic?.({ name: target.name, reqifTypeName: target.presentation.reqifTypeName });
+  await source.prepare?.();
   const columns = new ImportColumns(
     target.name,
     target.fields,
@@ -538,6 +539,7 @@ async function loadTarget(
     knowledge_topic_history_id: revision.knowledge_topic_history_id,
   });
   const { fields } = buildFieldMap(revision.knowledge_topic_schema);
+  await loadConditionsFor(revision.knowledge_topic_schema);
   const { presentation, rule } = mapping.topic(
     { historyId: revision.knowledge_topic_history_id, name: revision.knowledge_topic_name },
     fields,

@@ -1,24 +1,4 @@
-export {
-  importRecords,
-  type ImportClient,
-  type ImportOptions,
-  type ImportProgress,
-  type ImportReport,
-  type RowPreview,
-  type RowProblem,
-} from './importer.js';
-export { openRowSource, importFormatOf, IMPORT_FORMATS, type OpenSourceOptions } from './open-source.js';
-export type { ImportFormat, RowSource, SourceRow, Cell } from './source-row.js';
-export {
-  ImportChoiceError,
-  ImportFileError,
-  ImportLimitError,
-  type ImportChoice,
-  type ImportFileErrorCode,
-  type ImportLimitExceeded,
-} from './errors.js';
-export type { ColumnMapping } from './columns.js';
-export { CLI_WORDING, type ImportWording } from './wording.js';
+export * from './rows.js';
 export {
   readSpecRelations,
   relationTypeOf,

@@ -2,10 +2,8 @@ import { extname } from 'node:path';
 import { CsvSource } from './csv-source.js';
 import { JsonLinesSource, JsonSource } from './json-source.js';
 import type { ImportLimits } from './limits.js';
-import { ReqifSource } from './reqif-source.js';
 import { ImportFileError } from './errors.js';
-import type { ImportFormat, RowSource } from './source-row.js';
-import { XlsxSource } from './xlsx-source.js';
+import type { FactColumn, ImportFormat, RowSource, SourceRow } from './source-row.js';
 import type { ImportWording } from './wording.js';
 
 export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'xlsx', 'json', 'jsonl', 'reqif'];
@@ -56,17 +54,73 @@ export function openRowSource(file: string, options: OpenSourceOptions = {}): Ro
     case 'csv':
       return new CsvSource(file, limits);
     case 'xlsx':
-      return new XlsxSource(file, { sheet: options.sheet, wording: options.wording, limits });
+      return new ReaderLoadedLater(
+        format,
+        async () =>
+          new (await import('./xlsx-source.js')).XlsxSource(file, {
+            sheet: options.sheet,
+            wording: options.wording,
+            limits,
+          }),
+      );
     case 'json':
       return new JsonSource(file, limits);
     case 'jsonl':
       return new JsonLinesSource(file, limits);
     case 'reqif':
-      return new ReqifSource(file, {
-        specType: options.specType,
-        entry: options.entry,
-        wording: options.wording,
-        limits,
-      });
+      return new ReaderLoadedLater(
+        format,
+        async () =>
+          new (await import('./reqif-source.js')).ReqifSource(file, {
+            specType: options.specType,
+            entry: options.entry,
+            wording: options.wording,
+            limits,
+          }),
+      );
+  }
+}
+
+type Topic = Parameters<NonNullable<RowSource['forTopic']>>[0];
+
+/**
+ * A reader whose module loads when the file is first read (prepare, or rows), not when it is
+ * opened: the XLSX and ReqIF readers bring XML parsers and zip readers that other formats never
+ * need. Its fact columns are known once it is prepared.
+ */
+class ReaderLoadedLater implements RowSource {
+  private reader: RowSource | undefined;
+  private topic: Topic | undefined;
+
+  constructor(
+    readonly format: ImportFormat,
+    private readonly load: () => Promise<RowSource>,
+  ) {}
+
+  async prepare(): Promise<void> {
+    if (this.reader) return;
+    const reader = await this.load();
+    await reader.prepare?.();
+    if (this.topic) reader.forTopic?.(this.topic);
+    this.reader = reader;
+  }
+
+  get notes(): string[] {
+    return this.reader?.notes ?? [];
+  }
+
+  get factColumns(): ReadonlyMap<string, FactColumn> | undefined {
+    if (!this.reader) throw new Error(`The ${this.format} reader is not loaded: await prepare() first.`);
+    return this.reader.factColumns;
+  }
+
+  forTopic(topic: Topic): void {
+    this.topic = topic;
+    this.reader?.forTopic?.(topic);
+  }
+
+  async *rows(): AsyncGenerator<SourceRow> {
+    await this.prepare();
+    yield* this.reader!.rows();
   }
 }

@@ -6,7 +6,7 @@ import { readableIdOf, type IdentifierRule } from '../export/identity.js';
 import type { ExportedField, TopicPresentation } from '../export/model.js';
 import { isPlainObject, splitPath } from '../mapping/paths.js';
 import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/record-input.js';
-import type { recordDataValidator } from '@rxs/contract/validation';
+import type { recordDataValidator } from '@rxs/contract/validation/checks';
 import type { ImportColumns } from './columns.js';
 import { formDate, type DateOfDateTime } from './form-dates.js';
 import { FIXED_COLUMNS, type Cell, type FactColumn, type SourceRow } from './source-row.js';

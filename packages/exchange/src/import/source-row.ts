@@ -53,6 +53,8 @@ export interface RowSource {
   /** The format, as `rxs export --format` names it. */
   readonly format: ImportFormat;
   rows(): AsyncIterable<SourceRow>;
+  /** Loads what reading the file needs; before anything else but forTopic is asked of the reader. */
+  prepare?(): Promise<void>;
   /** Columns of the file the reader leaves out on purpose (the CSV `links`), with why. */
   readonly notes: string[];
   /** Told the topic imported into before reading: an export names its sheet or ReqIF type after it. */
