@@ -1,6 +1,4 @@
-import type { Baseline } from '@rxs/contract';
 import { previousReleasedBaseline } from '@rxs/contract/plain';
-import type { RxsClient } from '@rxs/client';
 import type {
   DocumentChangeSummary,
   DocumentFieldChange,
@@ -11,9 +9,7 @@ import type {
 import { cellText } from '@rxs/exchange/export';
 import type { ChangeReport, RecordRef } from '@rxs/sync';
 import { startComparison } from './compare-run.js';
-import type { Connection } from './connection.js';
-import type { ExportRunOptions, PartConsumer } from './export-run.js';
-import type { Progress } from './progress.js';
+import type { DocumentChanges, DocumentChangesRun, ExportRunOptions } from './export-run.js';
 
 /**
  * The change summary of a document: its records compared with the previous released baseline's
@@ -24,28 +20,6 @@ import type { Progress } from './progress.js';
  * elsewhere, are kept on disk as both exports pass (`RecordNames`), and only the listed ones are
  * read back, so memory stays bounded by the report's detail limit.
  */
-export interface DocumentChanges {
-  /** Takes the parts of the document's export; none when there is nothing to compare with. */
-  later?: PartConsumer;
-  /** The summary; once the document's export has ended. */
-  summary(): Promise<DocumentChangeSummary>;
-  dispose(): Promise<void>;
-}
-
-/** What a document's change summary is computed from. */
-export interface DocumentChangesRun {
-  connection: Connection;
-  client: RxsClient;
-  /** The document's baseline; none: a document of now, or of `asOf`. */
-  baseline: Baseline | undefined;
-  asOf: string | undefined;
-  /** The document's export: the earlier one reads with its mapping, timeouts and limits. */
-  options: ExportRunOptions;
-  progress: Progress;
-  /** Where the record names wait (the system's temporary folder when not given). */
-  tempDir?: string;
-}
-
 export async function documentChanges(run: DocumentChangesRun): Promise<DocumentChanges> {
   // A document of a past moment that is no baseline compares with the last release before it.
   const of = run.baseline ?? (run.asOf === undefined ? undefined : momentShape(run.asOf));

@@ -20,7 +20,6 @@ import {
 import { clientFor } from './client.js';
 import { createAtomicFile, type AtomicFile } from './atomic-file.js';
 import type { Connection } from './connection.js';
-import { documentChanges } from './document-changes.js';
 import { standardOutputFailure, UserError } from './errors.js';
 import type { Progress } from './progress.js';
 
@@ -60,6 +59,34 @@ export interface ExportRunOptions {
   needs?: WriterOptions['needs'];
   /** How links are named (`--links-by`; the procedure's default, `role`, without). */
   linksBy?: LinksBy;
+  /**
+   * A document's change summary (document-changes.ts), computed when the document is written to an
+   * output; without it the document has no change summary section.
+   */
+  documentChanges?: (run: DocumentChangesRun) => Promise<DocumentChanges>;
+}
+
+/** A document's change summary while its export runs. */
+export interface DocumentChanges {
+  /** Takes the parts of the document's export; none when there is nothing to compare with. */
+  later?: PartConsumer;
+  /** The summary; once the document's export has ended. */
+  summary(): Promise<DocumentChangeSummary>;
+  dispose(): Promise<void>;
+}
+
+/** What a document's change summary is computed from. */
+export interface DocumentChangesRun {
+  connection: Connection;
+  client: RxsClient;
+  /** The document's baseline; none: a document of now, or of `asOf`. */
+  baseline: Baseline | undefined;
+  asOf: string | undefined;
+  /** The document's export: the earlier one reads with its mapping, timeouts and limits. */
+  options: ExportRunOptions;
+  progress: Progress;
+  /** Where the record names wait (the system's temporary folder when not given). */
+  tempDir?: string;
 }
 
 export interface TopicSummary {
@@ -155,8 +182,8 @@ export async function runExport(
   // A document's change summary: the previous released baseline is exported and compared now,
   // before the output file is begun; this export is compared with it as it passes.
   const changes =
-    isDocument && options.out !== undefined
-      ? await documentChanges({ connection, client, baseline, asOf, options, progress })
+    isDocument && options.out !== undefined && options.documentChanges
+      ? await options.documentChanges({ connection, client, baseline, asOf, options, progress })
       : undefined;
   const consumer = changes?.later ? (also ? alongside(also, changes.later) : changes.later) : also;
   let file: AtomicFile | undefined;

@@ -10,7 +10,14 @@ import {
 import type { DocumentFormat } from '@rxs/exchange';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
-import { describeSummary, DOCUMENT_FORMATS, runExport, type ExportRunOptions } from '../export-run.js';
+import { documentChanges } from '../document-changes.js';
+import {
+  describeSummary,
+  DOCUMENT_FORMATS,
+  isDocumentFormat,
+  runExport,
+  type ExportRunOptions,
+} from '../export-run.js';
 import { Progress } from '../progress.js';
 import { positiveInteger } from './whole-numbers.js';
 
@@ -67,6 +74,8 @@ export function exportRunOptions(options: ExportCommandOptions, out: string | un
       needs: { docname: checkedNeedsDocname(options.needsDocname, options.format) },
     }),
     ...(options.linksBy !== undefined && { linksBy: options.linksBy }),
+    // A document compares itself with the previous released baseline.
+    ...(isDocumentFormat(options.format) && { documentChanges }),
   };
 }
 
