@@ -72,6 +72,9 @@ describe.runIf(testDatabase === 'postgres')(
         await sql`ALTER TABLE baselines DROP COLUMN IF EXISTS required_signers, DROP COLUMN IF EXISTS supersedes`.execute(
           db,
         );
+        await sql`ALTER TABLE idempotency_keys DROP COLUMN IF EXISTS record_id, DROP COLUMN IF EXISTS record_n`.execute(
+          db,
+        );
         await sql`DELETE FROM kysely_migration WHERE name >= '010_json_text'`.execute(db);
 
         // What listings sent then: jsonb parsed by the driver, written by recordJson.
