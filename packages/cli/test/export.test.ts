@@ -151,7 +151,15 @@ describe('rxs export against the real server', () => {
     const needs = JSON.parse(readFileSync(out, 'utf8'));
     const version = needs.versions[needs.current_version];
     expect(Object.keys(version.needs)).toHaveLength(8);
-    const links = Object.values(version.needs).flatMap((n: any) => n.links);
+    // Each trace once: under `links`, or under the link type of the trace model's role that names it.
+    const properties: Record<string, { field_type?: string }> = version.needs_schema?.properties ?? {};
+    const options = [
+      'links',
+      ...Object.keys(properties).filter(
+        (name) => name !== 'links' && properties[name]!.field_type === 'links',
+      ),
+    ];
+    const links = Object.values(version.needs).flatMap((n: any) => options.flatMap((o) => n[o] ?? []));
     expect(links).toHaveLength(4);
     for (const link of links) expect(version.needs[link as string]).toBeDefined();
   });
