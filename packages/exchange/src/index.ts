@@ -6,8 +6,10 @@ export * from './trace-report/html.js';
 export * from './trace-report/xlsx.js';
 // The document writer only: the document model's names (BaselineStatus, ...) are the contract's too.
 export {
+  DocumentTooLargeError,
   DocumentWriter,
   RecordNames,
+  type DocumentLimits,
   type DocumentContext,
   type DocumentFormat,
   type RecordName,

@@ -1,3 +1,4 @@
+import { WEB_DOCUMENT_LIMITS } from '../src/webapp/document-download.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -223,6 +224,26 @@ describe('web app document downloads', () => {
     const missing = await viewer.request('GET', `/api/baselines/${b2.id}/document`);
     expect(missing.status).toBe(422);
   });
+
+  it('refuses with 422 a document holding more text than one request renders', async () => {
+    const revision = await approvedTopic(t, 'Large notes');
+    const big = await t.api('POST', '/records/', {
+      body: {
+        name: 'BIG-1',
+        form: {},
+        data: { note: 'lorem ipsum '.repeat(Math.ceil((WEB_DOCUMENT_LIMITS.maxRecordBytes + 1) / 12)) },
+        context: { knowledge_unit_topic_id: revision },
+      },
+    });
+    expect(big.status, big.text.slice(0, 300)).toBe(201);
+    const refused = await viewer.request('GET', `/api/export?revisions=${revision}&format=pdf`);
+    expect(refused.status, refused.text.slice(0, 300)).toBe(422);
+    expect(refused.text).toContain('Record BIG-1 holds');
+    expect(refused.text).toContain('rxs export --format pdf|docx');
+    // The data formats have no such limit.
+    const csv = await viewer.request('GET', `/api/export?revisions=${revision}&format=csv`);
+    expect(csv.status).toBe(200);
+  }, 60_000);
 
   it('needs a session: without one the document is a 401, never a file', async () => {
     const response = await fetch(`${t.url}/api/baselines/${b2.id}/document?format=pdf`);

@@ -1,6 +1,7 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
 import { readingText, relationReading } from '@rxs/contract/plain';
+import { ExportDataError } from '../export/errors.js';
 import type {
   ExportedField,
   ExportedRecord,
@@ -55,9 +56,28 @@ export interface DocumentContext {
    * changes may then be compared from this very export as it passed.
    */
   changes?: ChangeSummary | (() => Promise<ChangeSummary>);
+  /** Refuse records holding more text than this before rendering anything (none: no limit). */
+  limits?: DocumentLimits;
   /** Clock of the "generated" moment, for reproducible documents in tests. */
   now?: () => Date;
 }
+
+/** How much record text a document may hold (the web app's budget for what one request renders). */
+export interface DocumentLimits {
+  /** Bytes of all records' values (UTF-16 code units of their JSON, about bytes for most text). */
+  maxTextBytes: number;
+  /** Bytes of one record's values. */
+  maxRecordBytes: number;
+}
+
+/** The records hold more text than the document's limits allow: nothing was rendered. */
+export class DocumentTooLargeError extends ExportDataError {
+  override name = 'DocumentTooLargeError';
+  override readonly code = 'RXS_ERR_DOCUMENT_TOO_LARGE';
+}
+
+const MB = 1024 * 1024;
+const inMb = (bytes: number) => `${(bytes / MB).toFixed(bytes < MB ? 2 : 0)} MB`;
 
 /** What a required signer who has not signed yet shows in place of the moment of their signature. */
 export const NOT_SIGNED_YET = 'not signed yet';
@@ -239,6 +259,8 @@ export class DocumentWriter implements ExportWriter {
   private readonly coverage: CoverageCollector;
   private links = new Map<string, LinksByRole>();
   private exportedAt = '';
+  /** Record text met so far (`checkSize`). */
+  private textBytes = 0;
   private ended = false;
 
   constructor(
@@ -259,7 +281,10 @@ export class DocumentWriter implements ExportWriter {
     if (part.kind === 'header') this.exportedAt = part.header.exportedAt;
     else if (part.kind === 'topic')
       this.topics.push({ topic: part.topic, records: new Spool(this.context.tempDir) });
-    else if (part.kind === 'record') await this.current().records.append(part.record);
+    else if (part.kind === 'record') {
+      this.checkSize(part.record);
+      await this.current().records.append(part.record);
+    }
     // The topic as it ends holds the fields met only in record data too.
     else if (part.kind === 'topic-end') this.current().topic = part.topic;
     else if (part.kind === 'traces') this.links = linksOfRecords(part);
@@ -302,6 +327,22 @@ export class DocumentWriter implements ExportWriter {
       throw error;
     }
     await copied;
+  }
+
+  /** The limits, checked as records arrive: a document too large is refused before any rendering. */
+  private checkSize(record: ExportedRecord): void {
+    const { limits } = this.context;
+    if (!limits) return;
+    const bytes = JSON.stringify(record.values).length;
+    this.textBytes += bytes;
+    if (bytes > limits.maxRecordBytes)
+      throw new DocumentTooLargeError(
+        `Record ${record.readableId} holds ${inMb(bytes)} of text, more than the ${inMb(limits.maxRecordBytes)} a record may hold in a document made here. Make the document with rxs export --format pdf|docx, which has no such limit.`,
+      );
+    if (this.textBytes > limits.maxTextBytes)
+      throw new DocumentTooLargeError(
+        `The records hold more than ${inMb(limits.maxTextBytes)} of text, more than a document made here may hold. Make the document with rxs export --format pdf|docx, which has no such limit, or of fewer topics.`,
+      );
   }
 
   private current(): TopicSpool {

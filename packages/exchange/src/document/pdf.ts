@@ -48,6 +48,9 @@ const GREY = '#555555';
  */
 const LAYOUT_GENERATION = 1000;
 
+/** Longest stretch of rendering, in milliseconds, between two turns of the event loop. */
+const TURN_MS = 10;
+
 interface GlyphRun {
   glyphs: unknown[];
   positions: unknown[];
@@ -142,6 +145,8 @@ class PdfRenderer {
   private outline: { path: string; advance: number; unitsPerEm: number } | undefined;
   /** The fill colour set last on this page: text sets it only when it changes. */
   private fill = 'black';
+  /** When the renderer last gave the event loop a turn (`drained`). */
+  private turnTaken = performance.now();
 
   constructor(
     private readonly document: BaselineDocument,
@@ -190,6 +195,11 @@ class PdfRenderer {
 
   private async drained(): Promise<void> {
     if (this.out.writableNeedDrain) await whenDrained(this.out);
+    // Laying out text is synchronous work: others (a server's other requests) get a turn often.
+    if (performance.now() - this.turnTaken > TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.turnTaken = performance.now();
+    }
   }
 
   private newPage(): void {

@@ -7,7 +7,8 @@ export type ExportDataErrorCode =
   | 'RXS_ERR_SHEET_TOO_WIDE'
   | 'RXS_ERR_DUPLICATE_IDENTIFIER'
   | 'RXS_ERR_NEED_ID_COLLISION'
-  | 'RXS_ERR_TOPIC_REAPPROVED';
+  | 'RXS_ERR_TOPIC_REAPPROVED'
+  | 'RXS_ERR_DOCUMENT_TOO_LARGE';
 
 /**
  * The topics' data cannot be exported as asked (too many columns, two records with one readable

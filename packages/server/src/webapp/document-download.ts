@@ -11,6 +11,12 @@ export const DOCUMENT_CONTENT_TYPES: Record<DocumentFormat, string> = {
   pdf: 'application/pdf',
 };
 
+/**
+ * What one document download may render: a PDF of megabytes of text takes the CPU for minutes,
+ * which a request must not. Larger documents are made by `rxs export --format pdf|docx`.
+ */
+export const WEB_DOCUMENT_LIMITS = { maxTextBytes: 16 * 1024 * 1024, maxRecordBytes: 512 * 1024 };
+
 export const isDocumentFormat = (format: string): format is DocumentFormat =>
   Object.hasOwn(DOCUMENT_CONTENT_TYPES, format);
 
@@ -48,5 +54,6 @@ export async function documentWriterFor(
       ...(model && model.length > 0 && { coverage: { model } }),
       changes,
       tempDir,
+      limits: WEB_DOCUMENT_LIMITS,
     });
 }
