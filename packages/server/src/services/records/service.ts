@@ -43,7 +43,12 @@ import { recordJson, recordJsonSql, storedContext, toServiceRecord } from './rep
 import { recordsAsOfLines, recordsAsOfQuery, recordsAsOfSizes, storedRecordBytes } from './as-of-query.js';
 import { itemsWithin, pageBytes } from '../../http/page-bytes.js';
 import { auditDateCondition, type RecordFilter } from './filter.js';
-import { countKeys, DEFAULT_MAX_RECORD_KEYS, validateRecordData } from '@rxs/contract/validation';
+import {
+  countKeys,
+  DEFAULT_MAX_RECORD_KEYS,
+  recordDataValidator,
+  validateRecordData,
+} from '@rxs/contract/validation';
 import { eventLoopSlices } from '@rxs/exchange/export';
 
 /** A loop's `eventLoopSlices`: a promise to await when the event loop's turn is due. */
@@ -86,8 +91,8 @@ type Trx = Transaction<Database>;
 interface WriteRevision {
   revision: RevisionRow;
   history: HistoryRow;
-  /** Its form, parsed once for every record checked against it. */
-  schema: FormSchema;
+  /** Checks record data against its form, compiled once for every record checked against it. */
+  validate: (data: unknown) => ValidationErrorItem[];
 }
 type RevisionLoader = (revisionId: string) => Promise<WriteRevision>;
 
@@ -611,7 +616,7 @@ export class RecordsService {
         revision = this.techdoc.loadRevision(tenantId, revisionId).then(({ revision, history }) => ({
           revision,
           history,
-          schema: jsonValue<FormSchema>(revision.schema),
+          validate: recordDataValidator(jsonValue<FormSchema>(revision.schema)),
         }));
         loaded.set(revisionId, revision);
       }
@@ -651,11 +656,11 @@ export class RecordsService {
         ),
       ]);
     }
-    const { revision, history, schema } = await revisions(revisionId);
+    const { revision, history, validate } = await revisions(revisionId);
     assertNotSuperseded(revision, history.current_revision_id);
     const data = input.data ?? {};
     this.checkKeyCount(data);
-    const problems = validateRecordData(schema, data);
+    const problems = validate(data);
     if (problems.length > 0) throw unprocessable(problems);
     const row: RecordRow = {
       id: newObjectId(),
@@ -736,8 +741,8 @@ export class RecordsService {
     }
     if (input.data !== undefined) this.checkKeyCount(input.data);
     if (input.data !== undefined && row.kt_revision_id) {
-      const { schema } = await revisions(row.kt_revision_id);
-      const problems = validateRecordData(schema, input.data);
+      const { validate } = await revisions(row.kt_revision_id);
+      const problems = validate(input.data);
       if (problems.length > 0) throw unprocessable(problems);
     }
     const changes = {
