@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ObjectId } from './common.js';
+import { MAX_BULK_RECORDS } from './plain.js';
 import { RecordCreate, RecordUpdate } from './record.js';
 
 /** Items one `POST /records/bulk` may hold. */
-export const MAX_BULK_RECORDS = 1000;
+export { MAX_BULK_RECORDS };
 
 /** An `Idempotency-Key` as the header takes it: 1 to 255 visible ASCII characters. */
 const IdempotencyKeyText = Type.String({

@@ -13,6 +13,9 @@ export function isObjectId(value: unknown): value is string {
   return typeof value === 'string' && OBJECT_ID.test(value);
 }
 
+/** Items one `POST /records/bulk` may hold. */
+export const MAX_BULK_RECORDS = 1000;
+
 /** Largest number of nodes one `POST /traces/batch/list` may ask for; beyond it, 422. */
 export const TRACE_BATCH_MAX_NODES = 500;
 /**

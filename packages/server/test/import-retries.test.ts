@@ -80,8 +80,8 @@ describe('import retried through faults', () => {
 
   it('an import that dies half way, run again, completes without a duplicate', async () => {
     const revision = await approvedTopic(t, 'Crashed import');
-    // More rows than one batch (500) holds: the first batch lands, the second finds the service gone.
-    const file = csvOf(1200, 'crash');
+    // More rows than one batch (1,000) holds: the first batch lands, the second finds the service gone.
+    const file = csvOf(1700, 'crash');
     let writes = 0;
     // After the probe and one batch the service is gone for good: retries give up and the import stops.
     proxy.reset((request) => (request.method === 'POST' && ++writes > 2 ? 'reset' : 'none'));
@@ -90,15 +90,15 @@ describe('import retried through faults', () => {
       concurrency: 1,
     });
     expect(first.complete).toBe(false);
-    expect(first.problems.join('\n')).toMatch(/stopped after 500 writes.*Running it again is safe/s);
-    expect(await count(revision)).toBe(500);
+    expect(first.problems.join('\n')).toMatch(/stopped after 1000 writes.*Running it again is safe/s);
+    expect(await count(revision)).toBe(1000);
 
     proxy.reset(() => 'none');
     const second = await importRecords(clientOf(proxy.url, 1), openRowSource(file), { revisionId: revision });
     expect(second.complete).toBe(true);
-    expect(await count(revision)).toBe(1200);
-    // A third run (a day's cron job, the same file): still 30.
+    expect(await count(revision)).toBe(1700);
+    // A third run (a day's cron job, the same file): still 1,700.
     await importRecords(clientOf(proxy.url, 1), openRowSource(file), { revisionId: revision });
-    expect(await count(revision)).toBe(1200);
+    expect(await count(revision)).toBe(1700);
   });
 });

@@ -20,6 +20,7 @@ import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
   identifyRow,
+  inFileOrder,
   readableFallback,
   sourceIdentity,
   sourceIdOfRecord,
@@ -319,10 +320,12 @@ async function importThrough(
   /** The rows' plans, with idempotency keys when `writing`. */
   const plans = async function* (writing: boolean) {
     const plannerOptions = { ...options, writing };
+    let ordinal = 0;
     for await (const row of rows.read()) {
+      ordinal++;
       if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
       const identified = identify(row);
-      yield planRow(
+      const plan = planRow(
         identified,
         target,
         columns,
@@ -331,6 +334,8 @@ async function importThrough(
         plannerOptions,
         mayMatchByReadableId(identified),
       );
+      if (plan.idempotencyKey !== undefined) plan.idempotencyKey = inFileOrder(ordinal, plan.idempotencyKey);
+      yield plan;
     }
   };
 

@@ -409,4 +409,16 @@ function keyOf(parts: unknown[]): string {
       : v,
   );
   return `rxs-import-${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
+ * A plan to write carries it as `inFileOrder` makes it.
+}
+
+/**
+ * A row's key as it is sent: its place among the file's rows (1 for the first), then its hash. The
+ * service keeps every key in an index ordered by key; the ascending keys of one import go into it
+ * side by side, a few pages a batch, where hashes alone would dirty a page of the index for almost
+ * every row written (a third of the service's work at 100,000 rows). The same file makes the same
+ * keys; frozen, as `keyOf` is.
+ */
+export function inFileOrder(ordinal: number, key: string): string {
+  return `rxs-import-${String(ordinal).padStart(9, '0')}-${key.slice('rxs-import-'.length)}`;
 }
