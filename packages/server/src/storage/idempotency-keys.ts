@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { eventLoopSlices } from '@rxs/exchange/export';
 import { RECORD_ROW_COLUMNS, recordJson } from './record-json.js';
+import { insertRows, marker, runTemplate, templateOf } from './row-inserts.js';
 import type { Database } from './schema.js';
 import { statementBatches } from './statement-batches.js';
 
@@ -179,35 +180,50 @@ export async function keepAnswers(
   if (answers.length === 0) return;
   const expired = cutoff(Date.parse(at));
   for (const slice of statementBatches(answers, (answer) => ('body' in answer ? answer.body.length : 0))) {
-    await trx
-      .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', tenantId)
-      .where(
-        'key',
-        'in',
-        slice.map((answer) => answer.request.key),
-      )
-      .where('created_at', '<', expired)
-      .execute();
-    await trx
-      .insertInto('idempotency_keys')
-      .values(
-        slice.map((answer) => ({
-          tenant_id: tenantId,
-          key: answer.request.key,
-          fingerprint: answer.request.fingerprint,
-          status: answer.status,
-          created_at: at,
-          ...('body' in answer
-            ? { body: answer.body, record_id: null, record_n: null }
-            : { body: '', record_id: answer.recordVersion.recordId, record_n: answer.recordVersion.n }),
-        })),
-      )
-      .execute();
+    const forgetExpired = templateOf(trx, `forget-expired:${slice.length}`, () =>
+      trx
+        .deleteFrom('idempotency_keys')
+        .where('tenant_id', '=', marker(0))
+        .where('created_at', '<', marker(1))
+        .where(
+          'key',
+          'in',
+          slice.map((_, i) => marker(2 + i)),
+        )
+        .compile(),
+    );
+    await runTemplate(trx, forgetExpired, [tenantId, expired, ...slice.map((answer) => answer.request.key)]);
+    await insertRows(
+      trx,
+      'idempotency_keys',
+      KEY_COLUMNS,
+      slice.map((answer) => [
+        tenantId,
+        answer.request.key,
+        answer.request.fingerprint,
+        answer.status,
+        at,
+        ...('body' in answer
+          ? [answer.body, null, null]
+          : ['', answer.recordVersion.recordId, answer.recordVersion.n]),
+      ]),
+    );
     await turn();
   }
   await sweepExpired(trx, expired);
 }
+
+/** The columns of a kept answer, in the order keepAnswers gives their values. */
+const KEY_COLUMNS = [
+  'tenant_id',
+  'key',
+  'fingerprint',
+  'status',
+  'created_at',
+  'body',
+  'record_id',
+  'record_n',
+] as const;
 
 /** Removes a few keys of any tenant kept since before `expired`, so the table does not grow. */
 export async function sweepExpired(trx: Transaction<Database>, expired: string): Promise<void> {

@@ -1,8 +1,9 @@
-import { CompiledQuery, sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { eventLoopSlices } from '@rxs/exchange/export';
 import { actorColumns, type ChangeActor } from './change-actor.js';
 import type { Database, RecordRow } from './schema.js';
-import { STATEMENT_ROWS, statementBatches, textLength } from './statement-batches.js';
+import { insertRows, marker, runTemplate, templateOf } from './row-inserts.js';
+import { statementBatches, textLength } from './statement-batches.js';
 import { deleteTracesTouching, markTracesSuspect } from './traces-write.js';
 
 /**
@@ -301,82 +302,6 @@ async function appendVersions(
       .compile(),
   );
   await runTemplate(trx, template, values);
-}
-
-/**
- * Rows per multi-row INSERT: powers of two up to a whole batch, so that a few statements per table
- * are ever built (`insertRows`).
- */
-const INSERT_SIZES = [128, 64, 32, 16, 8, 4, 2, 1].filter((size) => size <= STATEMENT_ROWS);
-
-/** Inserts rows, each its values in the order of `columns`, a few multi-row statements at a time. */
-async function insertRows(
-  trx: Trx,
-  table: 'records' | 'record_versions',
-  columns: readonly string[],
-  rows: readonly unknown[][],
-): Promise<void> {
-  let start = 0;
-  for (const size of INSERT_SIZES) {
-    for (; rows.length - start >= size; start += size) {
-      const template = templateOf(trx, `insert:${table}:${columns.join(',')}:${size}`, () =>
-        trx
-          .insertInto(table)
-          .values(
-            Array.from({ length: size }, (_, row) =>
-              Object.fromEntries(columns.map((column, k) => [column, marker(row * columns.length + k)])),
-            ) as never,
-          )
-          .compile(),
-      );
-      await runTemplate(trx, template, rows.slice(start, start + size).flat());
-    }
-  }
-}
-
-/** A statement's SQL, and which of the values given goes into each of its parameters. */
-interface Template {
-  sql: string;
-  slots: number[];
-}
-const templates = new Map<string, Template>();
-
-/** The value a template is built with for the `slot`th value given: distinct, so it names its place. */
-const marker = (slot: number) => `\u0000${slot}`;
-
-/**
- * Building a statement with Kysely costs more than running it (a batch of records is thousands of
- * values): the write path's statements are built once per dialect and shape, with a marker as
- * each value, so the compiled parameters say which value goes where; later writes only bind theirs.
- */
-function templateOf(trx: Trx, shape: string, build: () => CompiledQuery): Template {
-  const style = trx
-    .selectNoFrom(sql<number>`${0}`.as('p'))
-    .compile()
-    .sql.includes('$1')
-    ? 'numbered'
-    : 'positional';
-  const key = `${style}:${shape}`;
-  const known = templates.get(key);
-  if (known) return known;
-  const compiled = build();
-  const slots = compiled.parameters.map((parameter) => {
-    const text = String(parameter);
-    if (!text.startsWith('\u0000')) throw new Error(`records-write: unexpected parameter ${text}`);
-    return Number(text.slice(1));
-  });
-  const template = { sql: compiled.sql, slots };
-  templates.set(key, template);
-  return template;
-}
-
-function runTemplate(trx: Trx, template: Template, values: readonly unknown[]) {
-  return trx.executeQuery(
-    CompiledQuery.raw(
-      template.sql,
-      template.slots.map((slot) => values[slot]),
-    ),
-  );
 }
 
 /** A version's columns, in the order the appending INSERT ... SELECT selects them (positional). */
