@@ -142,13 +142,17 @@ export class HideConditions {
     if (reads.this) special.push(['this', scope.thisData]);
     if (reads.parent) special.push(['parent', scope.parentData]);
     if (reads.i) special.push(['i', scope.indexes]);
-    const values: unknown[] = [
-      ...special.map(([, value]) => value),
-      ...reads.rootKeys.map((key) => this.root[key]),
-    ];
+    const values: unknown[] = [];
+    for (const [, value] of special) values.push(value);
+    for (const key of reads.rootKeys) values.push(this.root[key]);
 
     let cost = EVALUATION_COST;
     for (const value of values) {
+      // A scalar is one node, one level deep: no measuring, no memo.
+      if (typeof value !== 'object' || value === null) {
+        cost += 1;
+        continue;
+      }
       const size = measure(value, this.budget, (this.sizes ??= new WeakMap()));
       if (size.depth > MAX_CONTEXT_DEPTH) {
         return this.fail(
@@ -290,9 +294,8 @@ function evaluateOnce(
   let key: string | undefined;
   try {
     // `undefined` (no such key) is kept apart from `null`: no JSON text is "~".
-    let json = '';
-    for (let index = 0; index < values.length; index++)
-      json += `${index === 0 ? '' : ','}${JSON.stringify(values[index]) ?? '~'}`;
+    let json = values.length === 0 ? '' : (JSON.stringify(values[0]) ?? '~');
+    for (let index = 1; index < values.length; index++) json += `,${JSON.stringify(values[index]) ?? '~'}`;
     if (json.length <= MAX_KEYED_CONTEXT) key = json;
   } catch {
     // A context JSON cannot hold is evaluated each time.

@@ -104,7 +104,9 @@ export function walkComponents(components: readonly CompiledComponent[], scope: 
           {
             component,
             key: compiled.key,
-            loc: [...scope.loc, ...compiled.segments],
+            // Locations are never changed (Problems copies what it keeps): at the top scope the
+            // segments are the location, with nothing to copy for each record.
+            loc: scope.loc.length === 0 ? (compiled.segments as Loc) : [...scope.loc, ...compiled.segments],
             value: value.value,
             problems: walk.problems,
           },

@@ -11,16 +11,20 @@ const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** The records of a CSV file's text (CsvRecordReader), as its chunks arrive. */
+/**
+ * The records of a CSV file's text (CsvRecordReader), those each chunk completes together: an
+ * async step a record would cost a promise and a microtask each. Each group is read as it is taken,
+ * before the next chunk.
+ */
 export async function* csvRecords(
   chunks: AsyncIterable<string>,
   delimiter: string,
   limits: ImportLimits,
   file: string,
-): AsyncGenerator<CsvRecord> {
+): AsyncGenerator<Iterable<CsvRecord>> {
   const reader = new CsvRecordReader(delimiter, limits, file);
-  for await (const chunk of chunks) yield* reader.push(chunk);
-  yield* reader.end();
+  for await (const chunk of chunks) yield reader.records(chunk);
+  yield reader.records(undefined);
 }
 
 /**
@@ -66,17 +70,50 @@ export class CsvRecordReader {
 
   /** The records `chunk` completes. */
   push(chunk: string): CsvRecord[] {
-    this.text += chunk;
-    return this.read(false);
+    return [...this.records(chunk)];
   }
 
   /** The last record, when the file does not end with a line break. */
   end(): CsvRecord[] {
-    return this.read(true);
+    return [...this.records(undefined)];
   }
 
-  private read(final: boolean): CsvRecord[] {
-    const records: CsvRecord[] = [];
+  /**
+   * The records `chunk` completes (undefined: the text ended; then the last record), each read
+   * when it is taken: a record and its cells are garbage before the next is made, instead of a
+   * chunk's records living together.
+   */
+  *records(chunk: string | undefined): Generator<CsvRecord> {
+    const final = chunk === undefined;
+    if (!final) this.text += chunk;
+    for (let record = this.next(final); record; record = this.next(final)) yield record;
+    const { text, at } = this;
+    if (at - this.cellStart > this.limits.maxCellBytes) throw this.cellTooLarge();
+    this.checkRow(at);
+    if (final) {
+      if (this.inQuotes)
+        throw new ImportFileError(
+          `${this.file} is not a readable CSV file: the quoted value that starts on line ${this.rowLine} or after is never closed. A quoted value is not closed: the file may be cut short; export or save it again.`,
+        );
+      if (this.cells.length > 0 || at > this.cellStart) {
+        this.endCell(at);
+        const cells = this.cells;
+        this.cells = [];
+        yield { cells, line: this.rowLine };
+      }
+    }
+    // Keep only the current row's text.
+    const { rowStart } = this;
+    if (rowStart > 0) {
+      this.text = text.slice(rowStart);
+      this.at -= rowStart;
+      this.cellStart -= rowStart;
+      this.rowStart = 0;
+    }
+  }
+
+  /** The next record the text completes, else undefined (the text is read up to where it can be). */
+  private next(final: boolean): CsvRecord | undefined {
     const { text, delimiter } = this;
     const length = text.length;
     let at = this.at;
@@ -119,10 +156,11 @@ export class CsvRecordReader {
         if (char === CR && at + 1 >= length && !final) break; // CRLF split between chunks
         const next = char === CR && text.charCodeAt(at + 1) === LF ? at + 2 : at + 1;
         // An empty line is no record.
+        let record: CsvRecord | undefined;
         if (this.cells.length > 0 || at > this.cellStart) {
           this.endCell(at);
           this.checkRow(at);
-          records.push({ cells: this.cells, line: this.rowLine });
+          record = { cells: this.cells, line: this.rowLine };
           this.cells = [];
         }
         this.line++;
@@ -130,6 +168,10 @@ export class CsvRecordReader {
         at = next;
         this.rowStart = at;
         this.cellStart = at;
+        if (record) {
+          this.at = at;
+          return record;
+        }
         continue;
       }
       if (this.closed)
@@ -150,28 +192,7 @@ export class CsvRecordReader {
       }
     }
     this.at = at;
-    if (at - this.cellStart > this.limits.maxCellBytes) throw this.cellTooLarge();
-    this.checkRow(at);
-    if (final) {
-      if (this.inQuotes)
-        throw new ImportFileError(
-          `${this.file} is not a readable CSV file: the quoted value that starts on line ${this.rowLine} or after is never closed. A quoted value is not closed: the file may be cut short; export or save it again.`,
-        );
-      if (this.cells.length > 0 || at > this.cellStart) {
-        this.endCell(at);
-        records.push({ cells: this.cells, line: this.rowLine });
-        this.cells = [];
-      }
-    }
-    // Keep only the current row's text.
-    const { rowStart } = this;
-    if (rowStart > 0) {
-      this.text = text.slice(rowStart);
-      this.at -= rowStart;
-      this.cellStart -= rowStart;
-      this.rowStart = 0;
-    }
-    return records;
+    return undefined;
   }
 
   private endCell(end: number): void {

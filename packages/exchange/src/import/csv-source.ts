@@ -37,23 +37,19 @@ export class CsvSource implements RowSource {
     /** What each column of the header is: a fact, left out, or a value (undefined). */
     let fixed: (FactColumn | undefined)[] = [];
     const turn = eventLoopSlices();
-    for await (const { cells, line } of csvRecords(
-      decodeTextFile(this.file),
-      delimiter,
-      this.limits,
-      this.file,
-    )) {
-      if (!header) {
-        header = checkHeader(cells, this.file);
-        fixed = header.map(fixedColumnOf);
-        const links = header.some((column) => column === 'links' || column.startsWith(ROLE_LINKS_PREFIX));
-        if (links && !this.notes.some((n) => n.startsWith('links')))
-          this.notes.push('links: traces are not imported (rxs import writes records only).');
-      } else yield rowOf(header, fixed, cells, `line ${line}`);
-      // Most rows need no turn: awaiting nothing would still cost a microtask a row.
-      const pause = turn();
-      if (pause) await pause;
-    }
+    for await (const records of csvRecords(decodeTextFile(this.file), delimiter, this.limits, this.file))
+      for (const { cells, line } of records) {
+        if (!header) {
+          header = checkHeader(cells, this.file);
+          fixed = header.map(fixedColumnOf);
+          const links = header.some((column) => column === 'links' || column.startsWith(ROLE_LINKS_PREFIX));
+          if (links && !this.notes.some((n) => n.startsWith('links')))
+            this.notes.push('links: traces are not imported (rxs import writes records only).');
+        } else yield rowOf(header, fixed, cells, `line ${line}`);
+        // Most rows need no turn: awaiting nothing would still cost a microtask a row.
+        const pause = turn();
+        if (pause) await pause;
+      }
     if (!header)
       throw new ImportFileError(`${this.file} is empty: a CSV import needs a header row naming the columns.`);
   }

@@ -166,11 +166,19 @@ function readableIdOfRow(row: SourceRow, target: ImportTarget, columns: ImportCo
     }
   const derived = readableIdOf(
     { id: '', name: row.facts.name ?? '', values },
-    { ...target.rule, prefix: '' },
+    unprefixed(target.rule),
     target.presentation,
   );
   // Without a derived id the rule makes one up from the `_id`: a new row has none.
   return derived === '_' ? undefined : derived;
+}
+
+/** The rule without a prefix, made once a rule: every row derives its readable id by it. */
+const unprefixedRules = new WeakMap<IdentifierRule, IdentifierRule>();
+function unprefixed(rule: IdentifierRule): IdentifierRule {
+  let made = unprefixedRules.get(rule);
+  if (!made) unprefixedRules.set(rule, (made = { ...rule, prefix: '' }));
+  return made;
 }
 
 /**
@@ -401,6 +409,7 @@ function sameRecord(record: ServiceRecord, name: string, data: Record<string, un
  * An idempotency key of a write: a hash of JSON with object keys in the order an object built from
  * its sorted entries has (array-index keys first, ascending; the others sorted). Frozen: a re-run of
  * an import made by an earlier version must make the same keys, or the service writes its rows again.
+ * A plan to write carries it as `inFileOrder` makes it.
  */
 function keyOf(parts: unknown[]): string {
   const text = JSON.stringify(parts, (_, v: unknown) =>
@@ -409,7 +418,6 @@ function keyOf(parts: unknown[]): string {
       : v,
   );
   return `rxs-import-${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
- * A plan to write carries it as `inFileOrder` makes it.
 }
 
 /**

@@ -93,6 +93,23 @@ export class SpoolFile<T> {
 
   /** Every line written, in order: the file is finished first. */
   async *read(): AsyncGenerator<T> {
+    // Lines of a chunk arrive without waiting: other work of the process gets its turns between.
+    const turn = eventLoopSlices();
+    for await (const lines of this.chunks())
+      for (const value of lines) {
+        yield value;
+        // Most lines need no turn: awaiting nothing would still cost a microtask a line.
+        const pause = turn();
+        if (pause) await pause;
+      }
+  }
+
+  /**
+   * Every line written, in order, as the lines of each chunk of the file (linesOf): a consumer
+   * that takes them without an async step a line saves a promise and a microtask each, and gives
+   * the event loop its turns itself. The file is finished first.
+   */
+  async *chunks(): AsyncGenerator<Iterable<T>> {
     if (this.out) {
       await this.flush(this.out);
       await finished(this.out.end()).catch((error: Error) => (this.failure ??= error));
@@ -100,31 +117,32 @@ export class SpoolFile<T> {
     }
     if (this.failure) throw scratchError(this.path, this.failure);
     if (this.count === 0) return;
-    // Lines are found in the bytes and each decoded alone: a newline byte is never part of another
-    // UTF-8 character, and decoding line by line costs a fraction of decoding whole chunks into
-    // strings and searching those. The start of a line a chunk cuts waits, in pieces (a long line
-    // is copied once), for the chunk with its end.
-    let start: Buffer[] = [];
-    // Lines of a chunk arrive without waiting: other work of the process gets its turns between.
-    const turn = eventLoopSlices();
+    const cut: Buffer[] = [];
     for await (const chunk of createReadStream(this.path, {
       highWaterMark: 1 << 18,
-    }) as AsyncIterable<Buffer>) {
-      let from = 0;
-      for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
-        const line =
-          start.length === 0
-            ? chunk.toString('utf8', from, end)
-            : Buffer.concat([...start, chunk.subarray(0, end)]).toString('utf8');
-        start = [];
-        yield this.decode(line);
-        from = end + 1;
-        // Most rows need no turn: awaiting nothing would still cost a microtask a row.
-        const pause = turn();
-        if (pause) await pause;
-      }
-      if (from < chunk.length) start.push(chunk.subarray(from));
+    }) as AsyncIterable<Buffer>)
+      yield this.linesOf(chunk, cut);
+  }
+
+  /**
+   * The lines `chunk` ends, each decoded when it is taken (a line is garbage before the next is
+   * made); taken whole before the next chunk. Lines are found in the bytes and each decoded alone:
+   * a newline byte is never part of another UTF-8 character, and decoding line by line costs a
+   * fraction of decoding whole chunks into strings and searching those. `cut` holds the start of a
+   * line a chunk cuts, in pieces (a long line is copied once), for the chunk with its end.
+   */
+  private *linesOf(chunk: Buffer, cut: Buffer[]): Generator<T> {
+    let from = 0;
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
+      const line =
+        cut.length === 0
+          ? chunk.toString('utf8', from, end)
+          : Buffer.concat([...cut, chunk.subarray(0, end)]).toString('utf8');
+      cut.length = 0;
+      from = end + 1;
+      yield this.decode(line);
     }
+    if (from < chunk.length) cut.push(chunk.subarray(from));
   }
 }
 

@@ -58,6 +58,9 @@ export class FieldResolver {
   }
 }
 
+/** How a message names the field: made only for a message (conversions run for every cell). */
+const fieldInMessage = (field: ExportedField) => `"${field.name}" (${field.key}, ${field.type || 'data'})`;
+
 const TRUE = new Set(['true', 'yes', 'y', '1', 'on', 'x']);
 const FALSE = new Set(['false', 'no', 'n', '0', 'off', '']);
 
@@ -69,25 +72,24 @@ const FALSE = new Set(['false', 'no', 'n', '0', 'off', '']);
  */
 export function convertValue(field: ExportedField, text: string): unknown {
   const type = field.type ?? '';
-  const what = `"${field.name}" (${field.key}, ${type || 'data'})`;
   if (type === 'number') {
     const trimmed = text.trim();
     const value = Number(trimmed);
     if (trimmed === '' || !Number.isFinite(value))
-      throw new FieldValueError(`${what} takes a number, not "${text}".`);
+      throw new FieldValueError(`${fieldInMessage(field)} takes a number, not "${text}".`);
     return value;
   }
   if (type === 'checkbox') {
     const folded = text.trim().toLowerCase();
     if (TRUE.has(folded)) return true;
     if (FALSE.has(folded)) return false;
-    throw new FieldValueError(`${what} takes true or false (yes/no, 1/0), not "${text}".`);
+    throw new FieldValueError(`${fieldInMessage(field)} takes true or false (yes/no, 1/0), not "${text}".`);
   }
   if (type === 'dynamiclist') {
     const value = parseJson(text);
     if (!Array.isArray(value) || !value.every(isPlainObject))
       throw new FieldValueError(
-        `${what} takes a JSON list of objects, e.g. [{"key": "value"}], not "${text}".`,
+        `${fieldInMessage(field)} takes a JSON list of objects, e.g. [{"key": "value"}], not "${text}".`,
       );
     return value;
   }
@@ -100,9 +102,9 @@ export function convertValue(field: ExportedField, text: string): unknown {
       : text.trim() === ''
         ? []
         : text.split(separator).map((item) => item.trim());
-    return items.map((item) => optionValue(field, item, what));
+    return items.map((item) => optionValue(field, item));
   }
-  if (OPTION_TYPES.has(type)) return optionValue(field, text, what);
+  if (OPTION_TYPES.has(type)) return optionValue(field, text);
   return text;
 }
 
@@ -147,21 +149,24 @@ export function convertTypedValue(field: ExportedField, given: unknown): unknown
     if (type === 'dynamiclist') return renameItems(field, convertValue(field, value));
     return convertValue(field, value);
   }
-  const what = `"${field.name}" (${field.key}, ${type || 'data'})`;
   if (type === 'dynamiclist') {
     if (!Array.isArray(value) || !value.every(isPlainObject))
       throw new FieldValueError(
-        `${what} takes a list of objects, not ${JSON.stringify(value)?.slice(0, 60)}.`,
+        `${fieldInMessage(field)} takes a list of objects, not ${JSON.stringify(value)?.slice(0, 60)}.`,
       );
     return renameItems(field, value);
   }
   if (MULTI_VALUE_TYPES.has(type))
-    return (Array.isArray(value) ? value : [value]).map((item) => optionValue(field, item, what));
-  if (OPTION_TYPES.has(type)) return optionValue(field, value, what);
+    return (Array.isArray(value) ? value : [value]).map((item) => optionValue(field, item));
+  if (OPTION_TYPES.has(type)) return optionValue(field, value);
   if (type === 'number' && typeof value !== 'number')
-    throw new FieldValueError(`${what} takes a number, not ${JSON.stringify(value)?.slice(0, 60)}.`);
+    throw new FieldValueError(
+      `${fieldInMessage(field)} takes a number, not ${JSON.stringify(value)?.slice(0, 60)}.`,
+    );
   if (type === 'checkbox' && typeof value !== 'boolean')
-    throw new FieldValueError(`${what} takes true or false, not ${JSON.stringify(value)?.slice(0, 60)}.`);
+    throw new FieldValueError(
+      `${fieldInMessage(field)} takes true or false, not ${JSON.stringify(value)?.slice(0, 60)}.`,
+    );
   // A text field given a number or a yes/no cell takes it as the text a person sees.
   if (TEXT_TYPES.has(type) && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
   return value;
@@ -197,7 +202,7 @@ function renameItems(field: ExportedField, items: unknown): unknown {
  * An option's value, given as the value itself or as its label (ignoring case); a NamedValue by
  * the first of its names that is either.
  */
-function optionValue(field: ExportedField, given: unknown, what: string): unknown {
+function optionValue(field: ExportedField, given: unknown): unknown {
   const options = field.options ?? [];
   if (options.length === 0) return firstNames(given);
   const names = given instanceof NamedValue ? given.names : [given];
@@ -206,7 +211,7 @@ function optionValue(field: ExportedField, given: unknown, what: string): unknow
     if (option) return option.value;
   }
   throw new FieldValueError(
-    `${what} takes one of ${options.map((o) => (String(o.value) === o.label ? `"${o.label}"` : `"${String(o.value)}" (${o.label})`)).join(', ')}, not ${given instanceof NamedValue ? given.description : `"${String(given)}"`}.`,
+    `${fieldInMessage(field)} takes one of ${options.map((o) => (String(o.value) === o.label ? `"${o.label}"` : `"${String(o.value)}" (${o.label})`)).join(', ')}, not ${given instanceof NamedValue ? given.description : `"${String(given)}"`}.`,
   );
 }
 
@@ -231,14 +236,23 @@ function parseJson(text: string): unknown {
 
 /** Sets a form key's value in record data: "a.b" is a path into nested objects, as form-js reads it. */
 export function setFieldValue(data: Record<string, unknown>, key: string, value: unknown): void {
-  const path = splitPath(key);
-  if (path.some((part) => part === '__proto__' || part === 'constructor' || part === 'prototype'))
+  // Most keys are one name: nothing to split (this runs for every cell of an import).
+  const path = key.includes('.') ? splitPath(key) : undefined;
+  if (path ? path.some(namesPrototype) : namesPrototype(key))
     throw new FieldNameError(`The form key "${key}" cannot be written: it names an object's prototype.`);
+  if (!path) {
+    data[key] = value;
+    return;
+  }
   let target = data;
-  for (const part of path.slice(0, -1)) {
+  for (let i = 0; i < path.length - 1; i++) {
+    const part = path[i]!;
     const next = target[part];
     if (!isPlainObject(next)) target[part] = {};
     target = target[part] as Record<string, unknown>;
   }
   target[path[path.length - 1]!] = value;
 }
+
+const namesPrototype = (part: string) =>
+  part === '__proto__' || part === 'constructor' || part === 'prototype';
