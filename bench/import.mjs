@@ -196,7 +196,6 @@ const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? 'n
 const first = results[0];
 const last = results[results.length - 1];
 const write = results.write;
-const atImport = results.find((r) => r.rows === IMPORT_ROWS) ?? last;
 const atMillion = results.find((r) => r.rows >= 1_000_000);
 const verdict = (ok) => (ok === undefined ? 'not measured' : ok ? '✅ met' : '❌ missed');
 const rate = write.rows / write.seconds;
@@ -211,10 +210,16 @@ const targets = [
     `${fmt(write.seconds)} s / ${fmt(write.exportSeconds)} s = ${fmt(write.seconds / write.exportSeconds, 1)}x`,
     verdict(write.seconds / write.exportSeconds <= TARGETS.importOverExport),
   ],
+  // At every size measured: a ratio met for small files only is not met.
   [
-    `Dry run within ${TARGETS.dryRunOverPython}x of Python's csv (${atImport.rows.toLocaleString('en-US')} rows)`,
-    `${fmt(atImport.dryRunSeconds / atImport.pythonSeconds, 1)}x (by CPU time ${fmt(atImport.dryRunCpuSeconds / atImport.pythonCpuSeconds, 1)}x)`,
-    verdict(atImport.dryRunSeconds / atImport.pythonSeconds <= TARGETS.dryRunOverPython),
+    `Dry run within ${TARGETS.dryRunOverPython}x of Python's csv (${results.map((r) => r.rows.toLocaleString('en-US')).join(' and ')} rows)`,
+    results
+      .map(
+        (r) =>
+          `${fmt(r.dryRunSeconds / r.pythonSeconds, 1)}x (by CPU time ${fmt(r.dryRunCpuSeconds / r.pythonCpuSeconds, 1)}x)`,
+      )
+      .join('; '),
+    verdict(results.every((r) => r.dryRunSeconds / r.pythonSeconds <= TARGETS.dryRunOverPython)),
   ],
   [
     `Dry run peak memory at most ${TARGETS.peakRssMbAtMillion} MB at 1,000,000 rows`,
