@@ -78,6 +78,26 @@ describe('import retried through faults', () => {
     // The injected 503s ask for a second's pause (Retry-After: 1), which the client honours.
   }, 180_000);
 
+  it("sends each row's key with the row's place in the file first: one import's keys ascend", async () => {
+    const rows = 1500;
+    const client = clientOf(t.url, 1);
+    const keys: string[] = [];
+    const write = client.records.bulkWrite.bind(client.records);
+    client.records.bulkWrite = (items, options) => {
+      for (const item of items) keys.push(item.idempotency_key ?? '');
+      return write(items, options);
+    };
+    const report = await importRecords(client, openRowSource(csvOf(rows, 'keys')), {
+      revisionId: await approvedTopic(t, 'Keys in file order'),
+    });
+    expect(report).toMatchObject({ created: rows, complete: true });
+    expect(keys).toHaveLength(rows);
+    keys.forEach((key, i) =>
+      expect(key).toMatch(new RegExp(`^rxs-import-${String(i + 1).padStart(9, '0')}-[0-9a-f]{40}$`)),
+    );
+    expect([...keys].sort()).toEqual(keys);
+  });
+
   it('an import that dies half way, run again, completes without a duplicate', async () => {
     const revision = await approvedTopic(t, 'Crashed import');
     // More rows than one batch (1,000) holds: the first batch lands, the second finds the service gone.
