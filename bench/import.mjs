@@ -10,7 +10,8 @@
  * Targets: at least 5,000 rows/s written, the import within 3x of the export, the dry run within 5x
  * of Python's csv, at most 250 MB at a million rows.
  *
- * The import runs `rxs import`: read, matched, checked and written through `POST /records/bulk`.
+ * The import runs `rxs import` as users run it (the executable, with the flags its first line gives
+ * Node): read, matched, checked and written through `POST /records/bulk`.
  *
  *   npm run bench:import                      # 10k, 100k and 1M rows; the import at 100k
  *   node bench/import.mjs --sizes 100000,1000000 --import-rows 100000
@@ -109,16 +110,7 @@ try {
     for (let round = 0; round < roundsAt(rows); round++) {
       python.push(await timedOk('python3', ['-c', PYTHON_READ, file]));
       dry.push(
-        await timedOk(process.execPath, [
-          RXS_BIN,
-          'import',
-          '--kt',
-          meta.revision,
-          file,
-          '--dry-run',
-          '--json',
-          ...connection,
-        ]),
+        await timedOk(RXS_BIN, ['import', '--kt', meta.revision, file, '--dry-run', '--json', ...connection]),
       );
     }
     const report = JSON.parse(dry[0].stdout);
@@ -140,15 +132,7 @@ try {
   if (!SIZES.includes(IMPORT_ROWS)) await writeCsv(file, IMPORT_ROWS);
   log(`import: writing ${IMPORT_ROWS} rows (rxs import)`);
   const serverCpuBefore = cpuSecondsOf(rxs.pid);
-  const real = await timedOk(process.execPath, [
-    RXS_BIN,
-    'import',
-    '--kt',
-    meta.revision,
-    file,
-    '--json',
-    ...connection,
-  ]);
+  const real = await timedOk(RXS_BIN, ['import', '--kt', meta.revision, file, '--json', ...connection]);
   const serverCpu = cpuSecondsOf(rxs.pid) - serverCpuBefore;
   const written = JSON.parse(real.stdout);
   if (written.created !== IMPORT_ROWS)
@@ -159,8 +143,7 @@ try {
     const out = join(work, 'export.csv');
     const before = cpuSecondsOf(rxs.pid);
     exports.push(
-      await timedOk(process.execPath, [
-        RXS_BIN,
+      await timedOk(RXS_BIN, [
         'export',
         '--kt',
         meta.revision,
