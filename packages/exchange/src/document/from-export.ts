@@ -2,6 +2,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import type { Baseline } from '@rxs/contract';
 import { readingText, relationReading } from '@rxs/contract/plain';
 import { ExportDataError } from '../export/errors.js';
+import { sizeText } from '../export/limits.js';
 import type {
   ExportedField,
   ExportedRecord,
@@ -75,9 +76,6 @@ export class DocumentTooLargeError extends ExportDataError {
   override name = 'DocumentTooLargeError';
   override readonly code = 'RXS_ERR_DOCUMENT_TOO_LARGE';
 }
-
-const MB = 1024 * 1024;
-const inMb = (bytes: number) => `${(bytes / MB).toFixed(bytes < MB ? 2 : 0)} MB`;
 
 /** What a required signer who has not signed yet shows in place of the moment of their signature. */
 export const NOT_SIGNED_YET = 'not signed yet';
@@ -337,11 +335,11 @@ export class DocumentWriter implements ExportWriter {
     this.textBytes += bytes;
     if (bytes > limits.maxRecordBytes)
       throw new DocumentTooLargeError(
-        `Record ${record.readableId} holds ${inMb(bytes)} of text, more than the ${inMb(limits.maxRecordBytes)} a record may hold in a document made here. Make the document with rxs export --format pdf|docx, which has no such limit.`,
+        `Record ${record.readableId} holds ${sizeText(bytes)} of text, more than the ${sizeText(limits.maxRecordBytes)} a record may hold in a document made here. Make the document with rxs export --format pdf|docx, which has no such limit.`,
       );
     if (this.textBytes > limits.maxTextBytes)
       throw new DocumentTooLargeError(
-        `The records hold more than ${inMb(limits.maxTextBytes)} of text, more than a document made here may hold. Make the document with rxs export --format pdf|docx, which has no such limit, or of fewer topics.`,
+        `The records hold more than ${sizeText(limits.maxTextBytes)} of text, more than a document made here may hold. Make the document with rxs export --format pdf|docx, which has no such limit, or of fewer topics.`,
       );
   }
 

@@ -1,6 +1,15 @@
 import { ExportDataError } from './errors.js';
 import type { ExportedField } from './model.js';
 
+const MiB = 1024 * 1024;
+
+/** `bytes` for people: "5 MiB", "1,024 bytes". */
+export function sizeText(bytes: number): string {
+  if (bytes >= MiB && bytes % MiB === 0) return `${(bytes / MiB).toLocaleString('en')} MiB`;
+  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  return `${bytes.toLocaleString('en')} bytes`;
+}
+
 /**
  * Columns one topic may add to an export by default. Keys met only in record data become columns
  * too, so a few hostile or broken records could otherwise grow a CSV to hundreds of megabytes of

@@ -1,6 +1,8 @@
-import { DEFAULT_MAX_EXPORT_COLUMNS } from '../export/limits.js';
+import { DEFAULT_MAX_EXPORT_COLUMNS, sizeText } from '../export/limits.js';
 import { ImportLimitError } from './errors.js';
 import type { SourceRow } from './source-row.js';
+
+export { sizeText };
 
 const MiB = 1024 * 1024;
 
@@ -83,13 +85,6 @@ const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
 /** A file past one of the import's limits (413 for its size, 422 for a row's shape): nothing of it is imported. */
 export function limitError(limit: keyof ImportLimits, value: number, message: string): ImportLimitError {
   return new ImportLimitError(message, { limit, value, kind: SIZE_LIMITS.has(limit) ? 'size' : 'shape' });
-}
-
-/** `bytes` for people: "5 MiB", "1,024 bytes". */
-export function sizeText(bytes: number): string {
-  if (bytes >= MiB && bytes % MiB === 0) return `${(bytes / MiB).toLocaleString('en')} MiB`;
-  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
-  return `${bytes.toLocaleString('en')} bytes`;
 }
 
 /** The limits of a reader: the defaults, with those given instead. */
