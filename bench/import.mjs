@@ -4,7 +4,7 @@
  *   - a real import of IMPORT_ROWS CSV rows (100,000) into the reference topic, end to end, and
  *     `rxs export --format csv` of the same rows, for the ratio of the two;
  *   - `rxs import --dry-run` (every row read, matched and checked against the form: the file read
- *     once, the rows checked from the import's scratch copy) at each size, beside Python's csv
+ *     for its ids, then again for the check) at each size, beside Python's csv
  *     module reading the same file once (the baseline a person would reach for), and its peak
  *     memory, which must stay flat as the file grows (1M rows).
  * Targets: at least 5,000 rows/s written, the import within 3x of the export, the dry run within 5x
@@ -231,7 +231,7 @@ const lines = [
   '',
   '## Checking (dry run)',
   '',
-  `\`rxs import --dry-run\` of CSV files into the reference topic (every row read, matched, converted and checked against the form; the file read once, its rows checked from the import's scratch copy), medians of two runs (one at a million rows), side by side with Python's \`csv.reader\` reading the same file once.`,
+  `\`rxs import --dry-run\` of CSV files into the reference topic (every row read, matched, converted and checked against the form; the file read for its columns and ids, then read again for the check), medians of two runs (one at a million rows), side by side with Python's \`csv.reader\` reading the same file once.`,
   '',
   '| rows | file | `rxs import --dry-run` | Python csv (one read) | rxs / Python | CPU: rxs / Python | rxs peak RSS | Python peak RSS |',
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

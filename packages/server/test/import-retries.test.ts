@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type RxsClient } from '@rxs/client';
-import { importRecords, openRowSource } from '@rxs/exchange';
+import { importRecords, openRowSource, type RowSource, type SourceRow } from '@rxs/exchange';
 import { startTestServer, type TestServer } from './harness.js';
 import { FaultProxy, type Fault } from './reliability/support/fault-proxy.js';
 import { approvedTopic } from './support/topics.js';
@@ -120,5 +120,48 @@ describe('import retried through faults', () => {
     // A third run (a day's cron job, the same file): still 1,700.
     await importRecords(clientOf(proxy.url, 1), openRowSource(file), { revisionId: revision });
     expect(await count(revision)).toBe(1700);
+  });
+
+  it('a CSV saved again between its first read and its check is refused, and nothing is written', async () => {
+    const revision = await approvedTopic(t, 'saved again');
+    const file = csvOf(1500, 'saved again');
+    const source = openRowSource(file);
+    // The check reads a CSV from the file again: an editor saving it after the first read changes it.
+    const firstRead = source.rows.bind(source);
+    source.rows = async function* () {
+      yield* firstRead();
+      appendFileSync(file, 'one more,"a row the first read never saw"\r\n');
+    };
+    await expect(importRecords(clientOf(t.url, 1), source, { revisionId: revision })).rejects.toThrow(
+      /saved again\.csv changed while it was imported .*Import it again once no program is writing it\./,
+    );
+    expect(await count(revision)).toBe(0);
+    // Imported again as it is now: every row, the new one too.
+    const report = await importRecords(clientOf(t.url, 1), openRowSource(file), { revisionId: revision });
+    expect(report).toMatchObject({ rows: 1501, created: 1501, complete: true });
+  });
+
+  it('a file whose second read gives other rows than its first is refused, and nothing is written', async () => {
+    const revision = await approvedTopic(t, 'fewer rows');
+    const rowOf = (i: number): SourceRow => ({
+      where: `line ${i + 1}`,
+      facts: { name: `fewer rows ${i}` },
+      values: new Map([['Note', { text: `text ${i}` }]]),
+      problems: [],
+    });
+    const source: RowSource = {
+      format: 'csv',
+      notes: [],
+      async *rows() {
+        for (let i = 1; i <= 3; i++) yield rowOf(i);
+      },
+      async *rowsAgain() {
+        yield [rowOf(1), rowOf(2)];
+      },
+    };
+    await expect(importRecords(clientOf(t.url, 1), source, { revisionId: revision })).rejects.toThrow(
+      'The file gave 3 rows when it was first read and 2 when it was read again to be checked',
+    );
+    expect(await count(revision)).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
+import { stat } from 'node:fs/promises';
 import { eventLoopSlices } from '../event-loop.js';
 import { restoredText } from '../export/writers/csv-text.js';
-import { csvRecords } from './csv-rows.js';
+import { csvRecords, type CsvRecord } from './csv-rows.js';
 import { importLimits, type ImportLimits } from './limits.js';
 import { decodeTextFile } from './text-decoding.js';
 import { ImportFileError } from './errors.js';
@@ -22,6 +23,8 @@ export class CsvSource implements RowSource {
   readonly format = 'csv' as const;
   readonly notes: string[] = [];
   private delimiter: string | undefined;
+  /** The file as the last rows() found it when it began reading (stampOf). */
+  private stamp: string | undefined;
   private readonly limits: ImportLimits;
 
   constructor(
@@ -32,27 +35,70 @@ export class CsvSource implements RowSource {
   }
 
   async *rows(): AsyncGenerator<SourceRow> {
-    const delimiter = this.delimiter ?? (this.delimiter = await sniffDelimiter(this.file));
-    let header: string[] | undefined;
-    /** What each column of the header is: a fact, left out, or a value (undefined). */
-    let fixed: (FactColumn | undefined)[] = [];
+    this.stamp = await stampOf(this.file);
     const turn = eventLoopSlices();
-    for await (const records of csvRecords(decodeTextFile(this.file), delimiter, this.limits, this.file))
-      for (const { cells, line } of records) {
-        if (!header) {
-          header = checkHeader(cells, this.file);
-          fixed = header.map(fixedColumnOf);
-          const links = header.some((column) => column === 'links' || column.startsWith(ROLE_LINKS_PREFIX));
-          if (links && !this.notes.some((n) => n.startsWith('links')))
-            this.notes.push('links: traces are not imported (rxs import writes records only).');
-        } else yield rowOf(header, fixed, cells, `line ${line}`);
+    for await (const rows of this.rowChunks())
+      for (const row of rows) {
+        yield row;
         // Most rows need no turn: awaiting nothing would still cost a microtask a row.
         const pause = turn();
         if (pause) await pause;
       }
-    if (!header)
+  }
+
+  /**
+   * The rows again, read from the file: parsing a CSV costs less than writing and reading a copy of
+   * its rows. A file saved again since rows() started reading it is refused, before and after.
+   */
+  async *rowsAgain(): AsyncGenerator<Iterable<SourceRow>> {
+    const stamp = this.stamp;
+    await this.unchangedSince(stamp);
+    yield* this.rowChunks();
+    await this.unchangedSince(stamp);
+  }
+
+  private async unchangedSince(stamp: string | undefined): Promise<void> {
+    if (stamp === undefined || (await stampOf(this.file)) === stamp) return;
+    throw new ImportFileError(
+      `${this.file} changed while it was imported (it was saved again after the import began reading it): the rows checked would not be the rows counted. Import it again once no program is writing it.`,
+    );
+  }
+
+  /** The file's rows, those each chunk of it completes together, each made when it is taken. */
+  private async *rowChunks(): AsyncGenerator<Iterable<SourceRow>> {
+    const delimiter = this.delimiter ?? (this.delimiter = await sniffDelimiter(this.file));
+    const read: HeaderRead = { header: undefined, fixed: [] };
+    for await (const records of csvRecords(decodeTextFile(this.file), delimiter, this.limits, this.file))
+      yield this.rowsOf(records, read);
+    if (!read.header)
       throw new ImportFileError(`${this.file} is empty: a CSV import needs a header row naming the columns.`);
   }
+
+  private *rowsOf(records: Iterable<CsvRecord>, read: HeaderRead): Generator<SourceRow> {
+    for (const { cells, line } of records) {
+      if (read.header) {
+        yield rowOf(read.header, read.fixed, cells, `line ${line}`);
+        continue;
+      }
+      read.header = checkHeader(cells, this.file);
+      read.fixed = read.header.map(fixedColumnOf);
+      const links = read.header.some((column) => column === 'links' || column.startsWith(ROLE_LINKS_PREFIX));
+      if (links && !this.notes.some((n) => n.startsWith('links')))
+        this.notes.push('links: traces are not imported (rxs import writes records only).');
+    }
+  }
+}
+
+/** The header of a read, once met, and what each of its columns is: a fact, left out, or a value (undefined). */
+interface HeaderRead {
+  header: string[] | undefined;
+  fixed: (FactColumn | undefined)[];
+}
+
+/** What changes when a file is saved again: its size, its time of change (in nanoseconds), its inode. */
+async function stampOf(file: string): Promise<string> {
+  const { size, mtimeNs, ino } = await stat(file, { bigint: true });
+  return `${size}:${mtimeNs}:${ino}`;
 }
 
 function rowOf(

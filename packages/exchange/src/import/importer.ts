@@ -192,8 +192,9 @@ export async function importRecords(
 }
 
 /**
- * The import, reading the file once: its rows go to the spool as they are read (pass 1), the check
- * reads them from there (pass 2) and keeps the plans to write, which the writing reads (pass 3).
+ * The import: the file's rows are read for their columns and identities (pass 1), then read again
+ * for the check (pass 2: from the file where the source reads it again cheaply, else from the copy
+ * pass 1 kept in the spool), which keeps the plans to write, which the writing reads (pass 3).
  */
 async function importThrough(
   spool: ImportSpool,
@@ -246,9 +247,10 @@ async function importThrough(
   const referenced: Referenced = { ids: 0, readableIds: 0, sourceIds: 0 };
   const factColumns = source.factColumns ?? FIXED_COLUMNS;
   const identify = (row: SourceRow) => identifyRow(row, target, columns, options, factColumns);
-  const rows = spool.file('rows.jsonl', encodeRow, decodeRow);
+  const rows = rowsToCheck(source, spool);
   for await (const row of source.rows()) {
-    await rows.write(row);
+    const kept = rows.keep(row);
+    if (kept) await kept;
     report.rows++;
     for (const column of row.values.keys()) columns.use(column, row.byFormKey);
     for (const identity of identitiesOf(identify(row))) {
@@ -325,7 +327,7 @@ async function importThrough(
     // Other work of the process gets its turns between rows.
     const turn = eventLoopSlices();
     // The rows of a chunk of the spool without an async step each: a promise and a microtask less a row.
-    for await (const chunkRows of rows.chunks())
+    for await (const chunkRows of rows.again())
       for (const row of chunkRows) {
         ordinal++;
         if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
@@ -346,6 +348,10 @@ async function importThrough(
         const pause = turn();
         if (pause) await pause;
       }
+    if (ordinal !== report.rows)
+      throw new ImportFileError(
+        `The file gave ${report.rows} rows when it was first read and ${ordinal} when it was read again to be checked: it changed while it was imported. Import it again once no program is writing it.`,
+      );
   };
 
   // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
@@ -423,6 +429,20 @@ async function importThrough(
   report.wrote = writer.written > 0 || (!report.dryRun && report.removed > 0);
   report.complete = allWritten && !removalFailed;
   return report;
+}
+
+/**
+ * The rows of pass 1 for the check: read again from the file where the source does that cheaply
+ * (`rowsAgain`), else kept in the spool as they are read (`keep`; undefined when nothing is kept).
+ */
+function rowsToCheck(
+  source: RowSource,
+  spool: ImportSpool,
+): { keep(row: SourceRow): Promise<void> | undefined; again(): AsyncIterable<Iterable<SourceRow>> } {
+  const rowsAgain = source.rowsAgain;
+  if (rowsAgain) return { keep: () => undefined, again: () => rowsAgain.call(source) };
+  const copy = spool.file('rows.jsonl', encodeRow, decodeRow);
+  return { keep: (row) => copy.write(row), again: () => copy.chunks() };
 }
 
 /** The rows the file names by each kind of identity, so the topic is listed only for those it needs. */

@@ -48,11 +48,18 @@ export interface SourceRow {
   warnings?: string[];
 }
 
-/** A file of rows. `rows()` reads it from the start each time (the importer reads it once). */
+/** A file of rows. `rows()` reads it from the start each time. */
 export interface RowSource {
   /** The format, as `rxs export --format` names it. */
   readonly format: ImportFormat;
   rows(): AsyncIterable<SourceRow>;
+  /**
+   * The rows again, as the last rows() gave them, where reading the file again costs less than the
+   * importer's copy of its rows on disk (a CSV file; the importer copies the rows of other formats).
+   * In chunks, each taken whole before the next. A file that changed since rows() began reading it
+   * is refused (ImportFileError).
+   */
+  rowsAgain?(): AsyncIterable<Iterable<SourceRow>>;
   /** Loads what reading the file needs; before anything else but forTopic is asked of the reader. */
   prepare?(): Promise<void>;
   /** Columns of the file the reader leaves out on purpose (the CSV `links`), with why. */
