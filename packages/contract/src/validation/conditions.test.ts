@@ -126,4 +126,36 @@ describe('conditions', () => {
       'too_complex',
     ]);
   });
+
+  it('evaluates no condition of an optional field that holds nothing: it passes either way', () => {
+    const optional = (key: string, hide: string): FormComponent => ({
+      type: 'select',
+      key,
+      values: [{ label: 'Yes', value: 'yes' }],
+      conditional: { hide },
+    });
+    // An expression that cannot be parsed says when it is evaluated.
+    const schema = form(optional('a', '=foo(('), optional('b', '=foo(('));
+    const warned = (data: Record<string, unknown>) => {
+      const warnings: ConditionWarning[] = [];
+      const items = validateRecordData(schema, data, { onWarning: (warning) => warnings.push(warning) });
+      return {
+        items: items.map((i) => `${String(i.loc.at(-1))} ${i.type}`),
+        warned: warnings.map((w) => w.component),
+      };
+    };
+    expect(warned({})).toEqual({ items: [], warned: [] });
+    expect(warned({ a: null, b: '' })).toEqual({ items: [], warned: [] });
+    // A value is checked, visible or not as its condition says.
+    expect(warned({ a: 'no' })).toEqual({ items: ['a enum'], warned: ['a'] });
+    // Nothing to evaluate costs no budget: a record of many empty conditional fields is not too complex.
+    const many = form(...Array.from({ length: 50 }, (_, i) => optional(`f${i}`, `=count(big) > ${i}`)));
+    const data = { big: Array.from({ length: 50 }, (_, i) => i) };
+    expect(validateRecordData(many, data, { conditionBudget: 1200 })).toEqual([]);
+    expect(
+      validateRecordData(many, { ...data, f0: 'yes', f1: 'yes', f2: 'yes' }, { conditionBudget: 1200 }).map(
+        (i) => i.type,
+      ),
+    ).toEqual(['too_complex']);
+  });
 });

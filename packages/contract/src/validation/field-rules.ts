@@ -10,10 +10,16 @@ export interface FieldRules {
   kind: ValueKind;
   /** Its fixed options (staticOptions). */
   options: unknown[] | undefined;
+  /** `validate.required`: an unset value of a field without it passes every rule. */
+  required: boolean;
 }
 
 export function fieldRulesOf(component: Field['component']): FieldRules {
-  return { kind: valueKind(component), options: staticOptions(component) };
+  return {
+    kind: valueKind(component),
+    options: staticOptions(component),
+    required: rulesOf(component).required === true,
+  };
 }
 
 /**
@@ -25,7 +31,7 @@ export function checkField(field: Field, rules: FieldRules = fieldRulesOf(field.
   const { kind, options } = rules;
   if (kind === 'display') return;
   const { value } = field;
-  if (rulesOf(field.component).required === true && isEmpty(value, kind)) {
+  if (rules.required && isEmpty(value, kind)) {
     report(
       field,
       'missing',
@@ -33,8 +39,7 @@ export function checkField(field: Field, rules: FieldRules = fieldRulesOf(field.
     );
     return;
   }
-  // Unset, as for the required check: form-js clears fields to null, and '' means nothing entered.
-  if (value === undefined || value === null || value === '') return;
+  if (isUnset(value)) return;
   switch (kind) {
     case 'string':
       if (typeof value !== 'string')
@@ -55,6 +60,11 @@ export function checkField(field: Field, rules: FieldRules = fieldRulesOf(field.
       if (typeof value === 'number') checkNumber(field, value, String(value));
       if (typeof value === 'string') checkText(field, value);
   }
+}
+
+/** Unset, as for the required check: form-js clears fields to null, and '' means nothing entered. */
+export function isUnset(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
 }
 
 /** form-js: unset, empty text, an empty list, or an unchecked checkbox. */

@@ -22,7 +22,11 @@ export interface ValidateRecordDataOptions {
    * `too_complex` item.
    */
   conditionBudget?: number;
-  /** Told about `conditional.hide` expressions that could not be evaluated (the component counted as visible). */
+  /**
+   * Told about `conditional.hide` expressions that could not be evaluated (the component counted as
+   * visible). A condition is evaluated only where it can change the outcome: not that of a field
+   * that is not required and holds nothing.
+   */
   onWarning?: (warning: ConditionWarning) => void;
 }
 
