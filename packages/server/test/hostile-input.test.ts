@@ -51,6 +51,32 @@ describe('bad input never gets a 500', () => {
     expect(({} as any).polluted).toBeUndefined();
   });
 
+  it('NUL, lone surrogates and __proto__ are refused where they are, at any depth', async () => {
+    const refusal = async (data: string) => {
+      const res = await t.api('POST', '/records/', {
+        rawBody: `{"name":"x","form":{},"context":{"knowledge_unit_topic_id":"${revision}"},"data":${data}}`,
+      });
+      expect(res.status, res.text).toBe(422);
+      return res.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc.join('.'), d.type]);
+    };
+    expect(await refusal('{"name":"a\\u0000b"}')).toEqual([['body.data.name', 'string_nul']]);
+    expect(await refusal('{"list":["ok","\\ud800"]}')).toEqual([['body.data.list.1', 'string_unicode']]);
+    expect(await refusal('{"ok":{"a\\u0000":1}}')).toEqual([['body.data.ok', 'string_nul']]);
+    expect(await refusal('{"ok":{"\\udc00x":1}}')).toEqual([['body.data.ok.\udc00x', 'string_unicode']]);
+    expect(await refusal('{"ok":[{"__proto__":1}]}')).toEqual([
+      ['body.data.ok.0.__proto__', 'key_forbidden'],
+    ]);
+    // Deeper than nine steps: the first eight and the value's own key.
+    const deep = `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":"\\u0000"}}}}}}}}}}`;
+    expect(await refusal(deep)).toEqual([['body.data.a.b.c.d.e.f.j', 'string_nul']]);
+    // A surrogate pair is text: accepted.
+    const pair = await t.api('POST', '/records/', {
+      rawBody: `{"name":"\\ud83d\\ude00","form":{},"context":{"knowledge_unit_topic_id":"${revision}"},"data":{"\\ud83d\\ude00":"\\ud83d\\ude00"}}`,
+    });
+    expect(pair.status, pair.text).toBe(201);
+    expect(pair.body.name).toBe('😀');
+  });
+
   it('wrong types, unknown fields, invalid ids and content types are 4xx with a clear detail', async () => {
     const wrong = await t.api('POST', '/records/', {
       body: { name: 5, form: [], data: 'x', context: { knowledge_unit_topic_id: revision }, extra: true },
