@@ -127,8 +127,8 @@ describe('import retried through faults', () => {
     const file = csvOf(1500, 'saved again');
     const source = openRowSource(file);
     // The check reads a CSV from the file again: an editor saving it after the first read changes it.
-    const firstRead = source.rows.bind(source);
-    source.rows = async function* () {
+    const firstRead = source.rowChunks!.bind(source);
+    source.rowChunks = async function* () {
       yield* firstRead();
       appendFileSync(file, 'one more,"a row the first read never saw"\r\n');
     };

@@ -23,7 +23,7 @@ export class CsvSource implements RowSource {
   readonly format = 'csv' as const;
   readonly notes: string[] = [];
   private delimiter: string | undefined;
-  /** The file as the last rows() found it when it began reading (stampOf). */
+  /** The file as the last rows() or rowChunks() found it when it began reading (stampOf). */
   private stamp: string | undefined;
   private readonly limits: ImportLimits;
 
@@ -35,7 +35,6 @@ export class CsvSource implements RowSource {
   }
 
   async *rows(): AsyncGenerator<SourceRow> {
-    this.stamp = await stampOf(this.file);
     const turn = eventLoopSlices();
     for await (const rows of this.rowChunks())
       for (const row of rows) {
@@ -46,14 +45,21 @@ export class CsvSource implements RowSource {
       }
   }
 
+  /** rows() in chunks: the rows each chunk of the file completes, each made when it is taken. */
+  async *rowChunks(): AsyncGenerator<Iterable<SourceRow>> {
+    this.stamp = await stampOf(this.file);
+    yield* this.read();
+  }
+
   /**
    * The rows again, read from the file: parsing a CSV costs less than writing and reading a copy of
-   * its rows. A file saved again since rows() started reading it is refused, before and after.
+   * its rows. A file saved again since rows() or rowChunks() began reading it is refused, before and
+   * after.
    */
   async *rowsAgain(): AsyncGenerator<Iterable<SourceRow>> {
     const stamp = this.stamp;
     await this.unchangedSince(stamp);
-    yield* this.rowChunks();
+    yield* this.read();
     await this.unchangedSince(stamp);
   }
 
@@ -65,7 +71,7 @@ export class CsvSource implements RowSource {
   }
 
   /** The file's rows, those each chunk of it completes together, each made when it is taken. */
-  private async *rowChunks(): AsyncGenerator<Iterable<SourceRow>> {
+  private async *read(): AsyncGenerator<Iterable<SourceRow>> {
     const delimiter = this.delimiter ?? (this.delimiter = await sniffDelimiter(this.file));
     const read: HeaderRead = { header: undefined, fixed: [] };
     for await (const records of csvRecords(decodeTextFile(this.file), delimiter, this.limits, this.file))

@@ -248,17 +248,23 @@ async function importThrough(
   const factColumns = source.factColumns ?? FIXED_COLUMNS;
   const identify = (row: SourceRow) => identifyRow(row, target, columns, options, factColumns);
   const rows = rowsToCheck(source, spool);
-  for await (const row of source.rows()) {
-    const kept = rows.keep(row);
-    if (kept) await kept;
-    report.rows++;
-    for (const column of row.values.keys()) columns.use(column, row.byFormKey);
-    for (const identity of identitiesOf(identify(row))) {
-      if (identities.count(identity) === 0) referenced[kindOf(identity)]++;
-      identities.add(identity);
+  // Other work of the process gets its turns between rows.
+  const readTurn = eventLoopSlices();
+  for await (const chunkRows of source.rowChunks?.() ?? oneByOne(source.rows()))
+    for (const row of chunkRows) {
+      const kept = rows.keep(row);
+      if (kept) await kept;
+      report.rows++;
+      for (const column of row.values.keys()) columns.use(column, row.byFormKey);
+      for (const identity of identitiesOf(identify(row))) {
+        if (identities.count(identity) === 0) referenced[kindOf(identity)]++;
+        identities.add(identity);
+      }
+      if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
+      // Most rows need no turn: awaiting nothing would still cost a microtask a row.
+      const pause = readTurn();
+      if (pause) await pause;
     }
-    if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
-  }
   report.columns = columns.mapping();
   for (const note of [...source.notes, ...columns.notes]) report.notes.push(note);
   for (const problem of columns.problems) report.problems.push(problem);
@@ -429,6 +435,11 @@ async function importThrough(
   report.wrote = writer.written > 0 || (!report.dryRun && report.removed > 0);
   report.complete = allWritten && !removalFailed;
   return report;
+}
+
+/** Rows one at a time, as chunks of one row. */
+async function* oneByOne(rows: AsyncIterable<SourceRow>): AsyncGenerator<Iterable<SourceRow>> {
+  for await (const row of rows) yield [row];
 }
 
 /**

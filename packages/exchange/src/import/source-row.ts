@@ -54,10 +54,15 @@ export interface RowSource {
   readonly format: ImportFormat;
   rows(): AsyncIterable<SourceRow>;
   /**
-   * The rows again, as the last rows() gave them, where reading the file again costs less than the
+   * rows() in chunks, each taken whole before the next: a reader that has its rows in chunks (CSV)
+   * saves its consumer an async step a row.
+   */
+  rowChunks?(): AsyncIterable<Iterable<SourceRow>>;
+  /**
+   * The rows again, as the last rows() or rowChunks() gave them, where reading the file again costs less than the
    * importer's copy of its rows on disk (a CSV file; the importer copies the rows of other formats).
-   * In chunks, each taken whole before the next. A file that changed since rows() began reading it
-   * is refused (ImportFileError).
+   * In chunks, each taken whole before the next. A file that changed since that read began is
+   * refused (ImportFileError).
    */
   rowsAgain?(): AsyncIterable<Iterable<SourceRow>>;
   /** Loads what reading the file needs; before anything else but forTopic is asked of the reader. */
