@@ -27,6 +27,11 @@ export async function* csvRecords(
   yield reader.records(undefined);
 }
 
+/** An index `indexOf` gave, or the text's length for none. */
+function found(index: number, text: string): number {
+  return index < 0 ? text.length : index;
+}
+
 /**
  * CSV records from text chunks, in one pass over each character, as RFC 4180 and spreadsheets
  * write them: cells split by `delimiter`, a cell in double quotes may hold the delimiter, line
@@ -42,11 +47,6 @@ export async function* csvRecords(
  * typed unquoted is a formula): it reads with an apostrophe before it, as `rxs export` protects
  * such text, and the row reader's `restoredText` takes the apostrophe off again.
  */
-/** An index `indexOf` gave, or the text's length for none. */
-function found(index: number, text: string): number {
-  return index < 0 ? text.length : index;
-}
-
 export class CsvRecordReader {
   /** The text not yet read into records: from the start of the current row. */
   private text = '';

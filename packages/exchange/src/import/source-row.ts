@@ -59,10 +59,10 @@ export interface RowSource {
    */
   rowChunks?(): AsyncIterable<Iterable<SourceRow>>;
   /**
-   * The rows again, as the last rows() or rowChunks() gave them, where reading the file again costs less than the
-   * importer's copy of its rows on disk (a CSV file; the importer copies the rows of other formats).
-   * In chunks, each taken whole before the next. A file that changed since that read began is
-   * refused (ImportFileError).
+   * The rows again, as the last rows() or rowChunks() gave them, where reading the file again costs
+   * less than the importer's copy of its rows on disk (a CSV file; the importer copies the rows of
+   * other formats). In chunks, each taken whole before the next. A file that changed since that read
+   * began is refused (ImportFileError).
    */
   rowsAgain?(): AsyncIterable<Iterable<SourceRow>>;
   /** Loads what reading the file needs; before anything else but forTopic is asked of the reader. */

@@ -11,10 +11,11 @@ import type { Cell, SourceRow } from './source-row.js';
 
 /**
  * What an import read once, kept on disk for its later passes instead of in memory: the file's
- * rows as its reader gave them (the check reads these, not the file again), then the plans of the
- * rows to write (the writing reads these: nothing is parsed or checked twice). One JSON text a
- * line, in a folder of its own under `dir` (default: the system's temporary folder), removed when
- * the import ends; memory holds one chunk of it at a time whatever the number of rows.
+ * rows as its reader gave them, where reading the file again would cost more (the check reads
+ * these; a CSV is read again instead, RowSource.rowsAgain), then the plans of the rows to write
+ * (the writing reads these: nothing is checked twice). One JSON text a line, in a folder of its
+ * own under `dir` (default: the system's temporary folder), removed when the import ends; memory
+ * holds one chunk of it at a time whatever the number of rows.
  */
 export class ImportSpool {
   private constructor(private readonly folder: string) {}
