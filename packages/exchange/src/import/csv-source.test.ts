@@ -70,4 +70,25 @@ describe('CsvSource', () => {
     };
     await expect(readAgain()).rejects.toThrow(/during\.csv changed while it was imported/);
   });
+
+  it('refuses a file saved again while its rows are first read', async () => {
+    const file = join(dir, 'first-read.csv');
+    writeFileSync(
+      file,
+      `name,Text\n${Array.from({ length: 5000 }, (_, i) => `R${i},${'x'.repeat(100)}`).join('\n')}\n`,
+    );
+    const source = new CsvSource(file);
+    let rows = 0;
+    const read = async () => {
+      for await (const row of source.rows()) if (++rows === 10) appendFileSync(file, 'Z,1\n');
+    };
+    await expect(read()).rejects.toThrow(/first-read\.csv changed while it was imported/);
+    // Read again as it is now, whole.
+    rows = 0;
+    for await (const row of source.rows()) {
+      void row;
+      rows++;
+    }
+    expect(rows).toBe(5001);
+  });
 });

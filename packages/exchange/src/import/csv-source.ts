@@ -45,10 +45,14 @@ export class CsvSource implements RowSource {
       }
   }
 
-  /** rows() in chunks: the rows each chunk of the file completes, each made when it is taken. */
+  /**
+   * rows() in chunks: the rows each chunk of the file completes, each made when it is taken. A file
+   * saved again while it is read is refused once read: its rows may be half old, half new.
+   */
   async *rowChunks(): AsyncGenerator<Iterable<SourceRow>> {
-    this.stamp = await stampOf(this.file);
+    const stamp = (this.stamp = await stampOf(this.file));
     yield* this.read();
+    await this.unchangedSince(stamp);
   }
 
   /**

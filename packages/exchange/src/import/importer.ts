@@ -16,7 +16,7 @@ import { CLI_WORDING, listed, MAX_NAMED, type ImportWording } from './wording.js
 import { BulkWriter } from './bulk-writer.js';
 import { RowWriter } from './row-writer.js';
 import type { WriteTally } from './write-tally.js';
-import { decodePlan, decodeRow, encodePlan, encodeRow, ImportSpool } from './spool.js';
+import { decodePlan, decodeRow, encodePlan, encodeRow, ImportSpool, type SpoolFile } from './spool.js';
 import { ImportColumns, type ColumnMapping } from './columns.js';
 import {
   planRow,
@@ -241,6 +241,33 @@ async function importThrough(
     unlisted: 0,
   };
 
+  const writeNow = !report.dryRun && !report.allOrNothing;
+  // All or nothing: the plans to write wait in the spool until every row is checked.
+  const planSpool = (name: string) =>
+    report.dryRun || writeNow ? undefined : spool.file(name, encodePlan, decodePlan);
+  const previewRows = options.previewRows ?? 0;
+  const plannerOptions = { ...options, writing: !report.dryRun };
+  /** A row's plan, its idempotency key bound to its place in the file (`ordinal`, from 1). */
+  const planOf = (
+    identified: IdentifiedRow,
+    ordinal: number,
+    records: ExistingRecords,
+    duplicate: string | undefined,
+    mayMatchByReadableId: boolean,
+  ) => {
+    const plan = planRow(
+      identified,
+      target,
+      columns,
+      records,
+      duplicate,
+      plannerOptions,
+      mayMatchByReadableId,
+    );
+    if (plan.idempotencyKey !== undefined) plan.idempotencyKey = inFileOrder(ordinal, plan.idempotencyKey);
+    return plan;
+  };
+
   // 1. The file's columns and the identities of its rows (a record twice in the file is refused).
   // A count per id, kept by hash: at a million rows this is what memory holds of the file.
   const identities = new HashedCounts();
@@ -248,6 +275,18 @@ async function importThrough(
   const factColumns = source.factColumns ?? FIXED_COLUMNS;
   const identify = (row: SourceRow) => identifyRow(row, target, columns, options, factColumns);
   const rows = rowsToCheck(source, spool);
+  // A row's plan depends on the rest of the file only through the records the rows name and the
+  // rows that name one record twice. Into an empty topic, while no row has an `_id` or names a
+  // record twice, each row is checked as it is read, against no records: the file is read once.
+  // Once a row breaks that (or the topic has records), this early check is dropped and the rows
+  // are checked after the matching (3), read again. It is kept only if the matching finds none of
+  // the rows' records either (a record created meanwhile). Only for rows the check would read
+  // again from the file (CSV): rows read back from the spool's copy are checked as the copy has
+  // them.
+  let early =
+    writeNow || !rows.fromFile || !(await topicIsEmpty(client, target))
+      ? undefined
+      : new RowChecks(planSpool('writes.jsonl'), previewRows);
   // Other work of the process gets its turns between rows.
   const readTurn = eventLoopSlices();
   for await (const chunkRows of source.rowChunks?.() ?? oneByOne(source.rows()))
@@ -256,9 +295,21 @@ async function importThrough(
       if (kept) await kept;
       report.rows++;
       for (const column of row.values.keys()) columns.use(column, row.byFormKey);
-      for (const identity of identitiesOf(identify(row))) {
+      const identified = identify(row);
+      if (
+        early &&
+        (columns.problems.length > 0 ||
+          (row.facts.id !== undefined && !options.newRecords) ||
+          isCountedAlready(identified, identities))
+      )
+        early = undefined;
+      for (const identity of identitiesOf(identified)) {
         if (identities.count(identity) === 0) referenced[kindOf(identity)]++;
         identities.add(identity);
+      }
+      if (early) {
+        const writing = early.add(planOf(identified, report.rows, NO_RECORDS, undefined, false));
+        if (writing) await writing;
       }
       if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
       // Most rows need no turn: awaiting nothing would still cost a microtask a row.
@@ -299,36 +350,8 @@ async function importThrough(
     readableId !== undefined &&
     identities.count(readableFallback(readableId)) === 1;
 
-  const listProblem = (plan: RowPlan, phase: RowProblem['phase'], problems: string[]) => {
-    if (report.rowProblems.length >= MAX_LISTED) {
-      report.unlisted++;
-      return;
-    }
-    report.rowProblems.push({
-      where: plan.where,
-      ...(plan.readableId !== undefined && { readableId: plan.readableId }),
-      ...(plan.recordId !== undefined && { recordId: plan.recordId }),
-      phase,
-      problems,
-    });
-  };
-  // A row's warnings are notes: the row imports, and what it leaves out is said where it is.
-  let warnings = 0;
-  const datesOfDateTimes = new DatesOfDateTimes();
-  const tally = (plan: RowPlan) => {
-    for (const warning of plan.warnings)
-      if (++warnings <= MAX_LISTED) report.notes.push(`${plan.where}: ${warning}`);
-    for (const converted of plan.datesOfDateTimes) datesOfDateTimes.add(converted);
-    if (plan.action === 'rejected') {
-      report.rejected++;
-      listProblem(plan, 'check', plan.problems);
-    } else if (plan.action === 'create') report.planned.created++;
-    else if (plan.action === 'update') report.planned.updated++;
-    else report.unchanged++;
-  };
-  /** The rows' plans, with idempotency keys when `writing`. */
-  const plans = async function* (writing: boolean) {
-    const plannerOptions = { ...options, writing };
+  /** The rows read again and checked against the records they name. */
+  const checkAgain = async function* (): AsyncGenerator<RowPlan> {
     let ordinal = 0;
     // Other work of the process gets its turns between rows.
     const turn = eventLoopSlices();
@@ -338,18 +361,13 @@ async function importThrough(
         ordinal++;
         if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
         const identified = identify(row);
-        const plan = planRow(
+        yield planOf(
           identified,
-          target,
-          columns,
+          ordinal,
           existing,
           duplicateOf(identified),
-          plannerOptions,
           mayMatchByReadableId(identified),
         );
-        if (plan.idempotencyKey !== undefined)
-          plan.idempotencyKey = inFileOrder(ordinal, plan.idempotencyKey);
-        yield plan;
         // Most rows need no turn: awaiting nothing would still cost a microtask a row.
         const pause = turn();
         if (pause) await pause;
@@ -360,8 +378,8 @@ async function importThrough(
       );
   };
 
-  // 3. Check every row; in all-or-nothing mode, write only when no row was rejected.
-  const writeNow = !report.dryRun && !report.allOrNothing;
+  // 3. Check every row (unless the early check stands); in all-or-nothing mode, write only when no
+  // row was rejected.
   // The topic's records before this run wrote: a create answered with one of them is an earlier
   // run's, answered again from its idempotency key.
   let recordsBefore: Promise<HashedCounts> | undefined;
@@ -378,22 +396,20 @@ async function importThrough(
     !report.dryRun && (await servesBulkWrites(client))
       ? new BulkWriter(client, options.concurrency ?? 2, ...writerOptions)
       : new RowWriter(client, options.concurrency ?? 4, ...writerOptions);
-  let checked = 0;
-  const previewRows = options.previewRows ?? 0;
-  // All or nothing: the plans to write wait in the spool until every row is checked.
-  const toWrite = spool.file('writes.jsonl', encodePlan, decodePlan);
-  for await (const plan of plans(!report.dryRun)) {
-    tally(plan);
-    if (report.preview.length < previewRows) report.preview.push(previewOf(plan));
-    if (++checked % 1000 === 0) progress({ phase: 'checking', rows: checked, total: report.rows });
-    if (report.dryRun || (plan.action !== 'create' && plan.action !== 'update')) continue;
-    if (writeNow) await writer.write(plan);
-    else await toWrite.write(plan);
+  let checks = early !== undefined && existing.matched === 0 ? early : undefined;
+  if (!checks) {
+    checks = new RowChecks(planSpool('writes-checked.jsonl'), previewRows);
+    for await (const plan of checkAgain()) {
+      const writing = checks.add(plan);
+      if (writing) await writing;
+      if (checks.checked % 1000 === 0)
+        progress({ phase: 'checking', rows: checks.checked, total: report.rows });
+      if (writeNow && (plan.action === 'create' || plan.action === 'update')) await writer.write(plan);
+    }
   }
-  if (warnings > MAX_LISTED)
-    report.notes.push(`… and ${warnings - MAX_LISTED} more warnings like these on other rows.`);
-  report.notes.push(...datesOfDateTimes.notes());
-  if (!report.dryRun && report.allOrNothing && report.rejected === 0) {
+  checks.into(report);
+  const toWrite = checks.toWrite;
+  if (toWrite && report.rejected === 0) {
     // 4. Write the plans the check kept.
     let written = 0;
     for await (const plan of toWrite.read()) {
@@ -405,7 +421,7 @@ async function importThrough(
   await writer.drain();
   for (const failure of writer.failures) {
     report.failed++;
-    listProblem(failure.plan, 'write', failure.problems);
+    listProblem(report, failure.plan, 'write', failure.problems);
   }
   report.deletedSince = writer.deletedSince;
   report.recreated = writer.recreated;
@@ -437,6 +453,111 @@ async function importThrough(
   return report;
 }
 
+/** The problems of a row, listed while fewer than MAX_LISTED are, else counted. */
+function listProblem(
+  list: Pick<ImportReport, 'rowProblems' | 'unlisted'>,
+  plan: RowPlan,
+  phase: RowProblem['phase'],
+  problems: string[],
+): void {
+  if (list.rowProblems.length >= MAX_LISTED) {
+    list.unlisted++;
+    return;
+  }
+  list.rowProblems.push({
+    where: plan.where,
+    ...(plan.readableId !== undefined && { readableId: plan.readableId }),
+    ...(plan.recordId !== undefined && { recordId: plan.recordId }),
+    phase,
+    problems,
+  });
+}
+
+/**
+ * What checking the rows found, kept apart from the report until the check is known to stand (an
+ * early check can be dropped), then put into it. A row's warnings are notes: the row imports, and
+ * what it leaves out is said where it is.
+ */
+class RowChecks {
+  readonly planned = { created: 0, updated: 0 };
+  unchanged = 0;
+  rejected = 0;
+  checked = 0;
+  readonly rowProblems: RowProblem[] = [];
+  unlisted = 0;
+  private readonly preview: RowPreview[] = [];
+  private warnings = 0;
+  private readonly warningNotes: string[] = [];
+  private readonly dates = new DatesOfDateTimes();
+
+  constructor(
+    /** Where the plans to write are kept until every row is checked (all or nothing), if they are. */
+    readonly toWrite: SpoolFile<RowPlan> | undefined,
+    private readonly previewRows: number,
+  ) {}
+
+  /** Counts a checked row, and keeps its plan when it writes something (the promise: until it is kept). */
+  add(plan: RowPlan): Promise<void> | undefined {
+    this.checked++;
+    for (const warning of plan.warnings)
+      if (++this.warnings <= MAX_LISTED) this.warningNotes.push(`${plan.where}: ${warning}`);
+    for (const converted of plan.datesOfDateTimes) this.dates.add(converted);
+    if (this.preview.length < this.previewRows) this.preview.push(previewOf(plan));
+    if (plan.action === 'rejected') {
+      this.rejected++;
+      listProblem(this, plan, 'check', plan.problems);
+    } else if (plan.action === 'unchanged') this.unchanged++;
+    else {
+      if (plan.action === 'create') this.planned.created++;
+      else this.planned.updated++;
+      return this.toWrite?.write(plan);
+    }
+    return undefined;
+  }
+
+  /** Into the report, which has no row's outcome yet. */
+  into(report: ImportReport): void {
+    report.planned = this.planned;
+    report.unchanged += this.unchanged;
+    report.rejected += this.rejected;
+    report.rowProblems.push(...this.rowProblems);
+    report.unlisted += this.unlisted;
+    report.preview.push(...this.preview);
+    report.notes.push(...this.warningNotes);
+    if (this.warnings > MAX_LISTED)
+      report.notes.push(`… and ${this.warnings - MAX_LISTED} more warnings like these on other rows.`);
+    report.notes.push(...this.dates.notes());
+  }
+}
+
+/** No record: what an early check matches rows against (it stands only if the matching finds none). */
+const NO_RECORDS: ExistingRecords = {
+  byId: () => undefined,
+  byReadableId: () => undefined,
+  bySourceId: () => [],
+  whyNot: (id) => {
+    throw new Error(`import: the early check met a row with _id ${id}`);
+  },
+};
+
+/** Whether a row's identity or source id was counted for an earlier row: the file has its record twice. */
+function isCountedAlready({ identity, sourceId }: IdentifiedRow, identities: HashedCounts): boolean {
+  return (
+    (identity !== undefined && identities.count(identity) > 0) ||
+    (sourceId !== undefined && identities.count(sourceIdentity(sourceId)) > 0)
+  );
+}
+
+/** Whether the topic has no record: then no row of a file can name one. */
+async function topicIsEmpty(client: ImportClient, target: ImportTarget): Promise<boolean> {
+  for await (const _record of client.records.listRecords({
+    context__knowledge_unit_topic_id: target.revisionId,
+    limit: 1,
+  }))
+    return false;
+  return true;
+}
+
 /** Rows one at a time, as chunks of one row. */
 async function* oneByOne(rows: AsyncIterable<SourceRow>): AsyncGenerator<Iterable<SourceRow>> {
   for await (const row of rows) yield [row];
@@ -449,11 +570,16 @@ async function* oneByOne(rows: AsyncIterable<SourceRow>): AsyncGenerator<Iterabl
 function rowsToCheck(
   source: RowSource,
   spool: ImportSpool,
-): { keep(row: SourceRow): Promise<void> | undefined; again(): AsyncIterable<Iterable<SourceRow>> } {
+): {
+  keep(row: SourceRow): Promise<void> | undefined;
+  again(): AsyncIterable<Iterable<SourceRow>>;
+  /** The rows are read again from the file, as they were read first (not through the spool's copy). */
+  fromFile: boolean;
+} {
   const rowsAgain = source.rowsAgain;
-  if (rowsAgain) return { keep: () => undefined, again: () => rowsAgain.call(source) };
+  if (rowsAgain) return { keep: () => undefined, again: () => rowsAgain.call(source), fromFile: true };
   const copy = spool.file('rows.jsonl', encodeRow, decodeRow);
-  return { keep: (row) => copy.write(row), again: () => copy.chunks() };
+  return { keep: (row) => copy.write(row), again: () => copy.chunks(), fromFile: false };
 }
 
 /** The rows the file names by each kind of identity, so the topic is listed only for those it needs. */
@@ -622,6 +748,8 @@ async function findExisting(
     explain(id: string): Promise<void>;
     /** The ids of every record of the topic, when they were listed. */
     listedIds: HashedCounts | undefined;
+    /** How many records of the topic the rows name (by `_id`, readable id or source id). */
+    matched: number;
     missing: MissingRecords;
   }
 > {
@@ -664,6 +792,8 @@ async function findExisting(
   const whyNot = new Map<string, string>();
   return {
     listedIds,
+    matched:
+      byId.size + byReadableId.size + [...bySourceId.values()].reduce((n, found) => n + found.length, 0),
     byId: (id) => byId.get(id),
     byReadableId: (readableId) => byReadableId.get(readableId),
     bySourceId: (sourceId) => bySourceId.get(sourceId) ?? [],
