@@ -97,25 +97,28 @@ export class HashedCounts {
   private counts = new Uint32Array(this.capacity);
   private size = 0;
 
-  add(key: string): void {
-    const slot = this.slotOf(key);
-    if (this.counts[slot] === 0) {
-      const [hi, lo] = hash64(key);
+  /** Counts `key` once more; returns how many times it was counted before. */
+  add(key: string): number {
+    const [hi, lo] = hash64(key);
+    const slot = this.slotOf(hi, lo);
+    const before = this.counts[slot]!;
+    if (before === 0) {
       this.hashHi[slot] = hi;
       this.hashLo[slot] = lo;
       this.size++;
     }
-    this.counts[slot]!++;
+    this.counts[slot] = before + 1;
     if (this.size * 4 > this.capacity * 3) this.grow();
+    return before;
   }
 
   count(key: string): number {
-    return this.counts[this.slotOf(key)]!;
+    const [hi, lo] = hash64(key);
+    return this.counts[this.slotOf(hi, lo)]!;
   }
 
-  /** The slot holding `key`, or the empty slot where it would go. */
-  private slotOf(key: string): number {
-    const [hi, lo] = hash64(key);
+  /** The slot holding the key of this hash, or the empty slot where it would go. */
+  private slotOf(hi: number, lo: number): number {
     const mask = this.capacity - 1;
     let slot = (lo ^ hi) & mask;
     while (this.counts[slot] !== 0 && (this.hashHi[slot] !== hi || this.hashLo[slot] !== lo))

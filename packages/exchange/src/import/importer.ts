@@ -296,17 +296,12 @@ async function importThrough(
       report.rows++;
       for (const column of row.values.keys()) columns.use(column, row.byFormKey);
       const identified = identify(row);
+      const twice = countIdentities(identified, identities, referenced);
       if (
         early &&
-        (columns.problems.length > 0 ||
-          (row.facts.id !== undefined && !options.newRecords) ||
-          isCountedAlready(identified, identities))
+        (twice || columns.problems.length > 0 || (row.facts.id !== undefined && !options.newRecords))
       )
         early = undefined;
-      for (const identity of identitiesOf(identified)) {
-        if (identities.count(identity) === 0) referenced[kindOf(identity)]++;
-        identities.add(identity);
-      }
       if (early) {
         const writing = early.add(planOf(identified, report.rows, NO_RECORDS, undefined, false));
         if (writing) await writing;
@@ -540,14 +535,6 @@ const NO_RECORDS: ExistingRecords = {
   },
 };
 
-/** Whether a row's identity or source id was counted for an earlier row: the file has its record twice. */
-function isCountedAlready({ identity, sourceId }: IdentifiedRow, identities: HashedCounts): boolean {
-  return (
-    (identity !== undefined && identities.count(identity) > 0) ||
-    (sourceId !== undefined && identities.count(sourceIdentity(sourceId)) > 0)
-  );
-}
-
 /** Whether the topic has no record: then no row of a file can name one. */
 async function topicIsEmpty(client: ImportClient, target: ImportTarget): Promise<boolean> {
   for await (const _record of client.records.listRecords({
@@ -590,16 +577,28 @@ interface Referenced {
 }
 
 /**
- * What a row is counted under: its identity (refused twice in a file), its source id when its `_id`
- * identifies it (so the source id is refused twice too), and the readable id of a row identified by
- * its source id (a record imported before it kept source ids is found by that, if it is unique).
+ * Counts what a row is counted under: its identity (refused twice in a file), its source id when its
+ * `_id` identifies it (so the source id is refused twice too), and the readable id of a row
+ * identified by its source id (a record imported before it kept source ids is found by that, if it
+ * is unique). True when its identity or source id was counted for an earlier row: the file has its
+ * record twice.
  */
-function identitiesOf({ identity, sourceId, readableId }: IdentifiedRow): string[] {
-  const all = identity === undefined ? [] : [identity];
-  if (sourceId === undefined) return all;
-  if (identity !== sourceIdentity(sourceId)) all.push(sourceIdentity(sourceId));
-  else if (readableId !== undefined) all.push(readableFallback(readableId));
-  return all;
+function countIdentities(
+  { identity, sourceId, readableId }: IdentifiedRow,
+  identities: HashedCounts,
+  referenced: Referenced,
+): boolean {
+  let twice = false;
+  const count = (key: string, names: boolean) => {
+    if (identities.add(key) === 0) referenced[kindOf(key)]++;
+    else if (names) twice = true;
+  };
+  if (identity !== undefined) count(identity, true);
+  if (sourceId === undefined) return twice;
+  const source = sourceIdentity(sourceId);
+  if (identity !== source) count(source, true);
+  else if (readableId !== undefined) count(readableFallback(readableId), false);
+  return twice;
 }
 
 const kindOf = (identity: string): keyof Referenced =>
