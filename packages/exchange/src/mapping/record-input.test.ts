@@ -93,6 +93,23 @@ describe('convertValue', () => {
     expect(() => convertValue(field('Areas'), 'Software, Firmware')).toThrow(/not "Firmware"/);
     expect(() => convertValue(field('Steps'), 'one, two')).toThrow(/JSON list of objects/);
   });
+  it('gives each row a list of its own, and refuses a wrong option every time', () => {
+    // An import converts the same few option texts on every row: each answer is the row's own.
+    const first = convertValue(field('Areas'), 'Software; Hardware') as string[];
+    first.push('changed by the first row');
+    const second = convertValue(field('Areas'), 'Software; Hardware');
+    expect(second).toEqual(['sw', 'hw']);
+    expect(second).not.toBe(first);
+    // A list read from JSON with no options to match keeps its objects: never shared either.
+    const steps = convertValue(field('Steps'), '[{"s":"one"}]') as { s: string }[];
+    steps[0]!.s = 'changed';
+    expect(convertValue(field('Steps'), '[{"s":"one"}]')).toEqual([{ s: 'one' }]);
+    for (let i = 0; i < 3; i++)
+      expect(() => convertValue(field('Priority'), 'Medium')).toThrow(/"h" \(High\), "l" \(Low\)/);
+    // Past the texts remembered, conversions go on as before.
+    for (let i = 0; i < 300; i++)
+      expect(convertValue(field('Priority'), i % 2 ? ` High${' '.repeat(i)}` : 'l')).toBe(i % 2 ? 'h' : 'l');
+  });
 });
 
 describe('setFieldValue', () => {

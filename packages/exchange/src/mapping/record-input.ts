@@ -93,20 +93,47 @@ export function convertValue(field: ExportedField, text: string): unknown {
       );
     return value;
   }
-  if (MULTI_VALUE_TYPES.has(type)) {
-    const parsed = text.trim().startsWith('[') ? parseJson(text) : undefined;
-    // Exports join a list with "; "; by hand people write commas.
-    const separator = text.includes(';') ? ';' : ',';
-    const items = Array.isArray(parsed)
-      ? parsed
-      : text.trim() === ''
-        ? []
-        : text.split(separator).map((item) => item.trim());
-    return items.map((item) => optionValue(field, item));
-  }
-  if (OPTION_TYPES.has(type)) return optionValue(field, text);
+  if (MULTI_VALUE_TYPES.has(type)) return remembered(field, text, () => optionValues(field, text));
+  if (OPTION_TYPES.has(type)) return remembered(field, text, () => optionValue(field, text));
   return text;
 }
+
+/** A checklist's or taglist's text as its list of option values. */
+function optionValues(field: ExportedField, text: string): unknown[] {
+  const parsed = text.trim().startsWith('[') ? parseJson(text) : undefined;
+  // Exports join a list with "; "; by hand people write commas.
+  const separator = text.includes(';') ? ';' : ',';
+  const items = Array.isArray(parsed)
+    ? parsed
+    : text.trim() === ''
+      ? []
+      : text.split(separator).map((item) => item.trim());
+  return items.map((item) => optionValue(field, item));
+}
+
+/**
+ * The option fields' conversions met so far, by text: such a column holds a few texts over and
+ * over, and an import converts one a row. Only values made of strings, numbers and booleans are
+ * kept (a list as a copy, handed out as a copy), so no row shares an object with another.
+ */
+const conversions = new WeakMap<ExportedField, Map<string, unknown>>();
+/** Texts remembered a field: past them, conversions are made each time. */
+const MAX_CONVERSIONS = 256;
+
+function remembered(field: ExportedField, text: string, convert: () => unknown): unknown {
+  let known = conversions.get(field);
+  if (!known) conversions.set(field, (known = new Map()));
+  const hit = known.get(text);
+  if (hit !== undefined) return Array.isArray(hit) ? hit.slice() : hit;
+  const value = convert();
+  if (known.size < MAX_CONVERSIONS && isFlat(value))
+    known.set(text, Array.isArray(value) ? value.slice() : value);
+  return value;
+}
+
+const isPrimitive = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+const isFlat = (value: unknown) => isPrimitive(value) || (Array.isArray(value) && value.every(isPrimitive));
 
 /**
  * A value a file names in more than one way, most specific first (a ReqIF enumeration value: its
