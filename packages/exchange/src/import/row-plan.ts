@@ -412,12 +412,54 @@ function sameRecord(record: ServiceRecord, name: string, data: Record<string, un
  * A plan to write carries it as `inFileOrder` makes it.
  */
 function keyOf(parts: unknown[]): string {
-  const text = JSON.stringify(parts, (_, v: unknown) =>
-    isPlainObject(v)
-      ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  );
-  return `rxs-import-${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
+  return `rxs-import-${createHash('sha256')
+    .update(keyJson(parts) ?? 'null')
+    .digest('hex')
+    .slice(0, 40)}`;
+}
+
+/**
+ * The text `keyOf` hashes: what `JSON.stringify(value, replacer)` writes with a replacer that
+ * turns every object into one built from its entries sorted by key (so array-index keys come
+ * first, in numeric order, as in any object), written directly: a replacer runs a function and
+ * builds an object for every value, and an import makes a key a row.
+ */
+export function keyJson(value: unknown, key = ''): string | undefined {
+  if (typeof value === 'object' && value !== null) {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') value = toJSON.call(value, key);
+  }
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++)
+      text += `${i === 0 ? '' : ','}${keyJson(value[i], String(i)) ?? 'null'}`;
+    return `${text}]`;
+  }
+  const object = value as Record<string, unknown>;
+  let text = '{';
+  for (const member of keysInEntryOrder(Object.keys(object))) {
+    const json = keyJson(object[member], member);
+    if (json !== undefined) text += `${text.length === 1 ? '' : ','}${JSON.stringify(member)}:${json}`;
+  }
+  return `${text}}`;
+}
+
+/** Keys sorted, then in the order an object made from entries in that order lists them. */
+function keysInEntryOrder(keys: string[]): string[] {
+  // The default order is by UTF-16 code units, as `<` compares strings.
+  keys.sort();
+  if (!keys.some(isArrayIndex)) return keys;
+  const indexes = keys.filter(isArrayIndex).sort((x, y) => Number(x) - Number(y));
+  return [...indexes, ...keys.filter((key) => !isArrayIndex(key))];
+}
+
+/** A key an object lists before all others, in numeric order: a canonical integer below 2^32 - 1. */
+function isArrayIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (!(first >= 0x30 && first <= 0x39)) return false;
+  const n = Number(key);
+  return Number.isInteger(n) && n >= 0 && n < 4294967295 && String(n) === key;
 }
 
 /**
