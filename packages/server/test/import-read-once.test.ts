@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type RxsClient } from '@rxs/client';
-import { importRecords, openRowSource, type ImportClient, type RowSource } from '@rxs/exchange';
+import {
+  importRecords,
+  openRowSource,
+  type ImportClient,
+  type ImportProgress,
+  type RowSource,
+} from '@rxs/exchange';
 import { startTestServer, type TestServer } from './harness.js';
 import { approvedTopic } from './support/topics.js';
 
@@ -57,23 +63,34 @@ describe('import: a CSV read once into an empty topic', () => {
 
   it('reads the file once into an empty topic, and again to check a re-import', async () => {
     const revision = await approvedTopic(t, 'read once');
-    const file = csvOf('read once', 300);
+    const file = csvOf('read once', 2500);
     const first = counted(file);
-    const report = await importRecords(client, first.source, { revisionId: revision, previewRows: 2 });
+    const phases: string[] = [];
+    const onProgress = ({ phase, total }: ImportProgress) =>
+      phases.push(`${phase}${total ? ` of ${total}` : ''}`);
+    const report = await importRecords(client, first.source, {
+      revisionId: revision,
+      previewRows: 2,
+      onProgress,
+    });
     expect(first.reads.again).toBe(0);
-    expect(report).toMatchObject({ rows: 300, created: 300, rejected: 0, complete: true });
+    // The rows are checked as they are read: said so as it goes.
+    expect(new Set(phases)).toEqual(new Set(['checking', 'writing of 2500']));
+    expect(report).toMatchObject({ rows: 2500, created: 2500, rejected: 0, complete: true });
     expect(report.preview.map((row) => [row.where, row.action, row.readableId])).toEqual([
       ['line 2', 'create', 'RO_1'],
       ['line 3', 'create', 'RO_2'],
     ]);
-    expect(await count(revision)).toBe(300);
+    expect(await count(revision)).toBe(2500);
 
     // The topic has the records now: the rows are matched to them, then checked.
     const second = counted(file);
-    const again = await importRecords(client, second.source, { revisionId: revision });
+    phases.length = 0;
+    const again = await importRecords(client, second.source, { revisionId: revision, onProgress });
     expect(second.reads.again).toBe(1);
-    expect(again).toMatchObject({ rows: 300, created: 0, updated: 0, unchanged: 300, complete: true });
-    expect(await count(revision)).toBe(300);
+    expect(new Set(phases)).toEqual(new Set(['reading', 'matching', 'checking of 2500']));
+    expect(again).toMatchObject({ rows: 2500, created: 0, updated: 0, unchanged: 2500, complete: true });
+    expect(await count(revision)).toBe(2500);
   });
 
   it('refuses both rows of a record that is twice in the file, the first one too', async () => {

@@ -306,7 +306,7 @@ async function importThrough(
         const writing = early.add(planOf(identified, report.rows, NO_RECORDS, undefined, false));
         if (writing) await writing;
       }
-      if (report.rows % 1000 === 0) progress({ phase: 'reading', rows: report.rows });
+      if (report.rows % 1000 === 0) progress({ phase: early ? 'checking' : 'reading', rows: report.rows });
       // Most rows need no turn: awaiting nothing would still cost a microtask a row.
       const pause = readTurn();
       if (pause) await pause;
