@@ -15,6 +15,8 @@ type Trx = Transaction<Database>;
 export interface Template {
   sql: string;
   slots: number[];
+  /** Each value goes into the parameter of its own place (slots 0, 1, 2, ...): bound as given. */
+  inOrder: boolean;
 }
 const templates = new Map<string, Template>();
 
@@ -49,18 +51,18 @@ export function templateOf(trx: Trx, shape: string, build: () => CompiledQuery):
     if (!text.startsWith('\u0000')) throw new Error(`row-inserts: unexpected parameter ${text}`);
     return Number(text.slice(1));
   });
-  const template = { sql: compiled.sql, slots };
+  const template = { sql: compiled.sql, slots, inOrder: slots.every((slot, index) => slot === index) };
   templates.set(key, template);
   return template;
 }
 
-/** Runs a template with `values`, each in the place its marker had. */
-export function runTemplate(trx: Trx, template: Template, values: readonly unknown[]) {
+/**
+ * Runs a template with `values`, each in the place its marker had. Values in order are bound as
+ * given: the array becomes the statement's parameters, so the caller hands it over.
+ */
+export function runTemplate(trx: Trx, template: Template, values: unknown[]) {
   return trx.executeQuery(
-    CompiledQuery.raw(
-      template.sql,
-      template.slots.map((slot) => values[slot]),
-    ),
+    CompiledQuery.raw(template.sql, template.inOrder ? values : template.slots.map((slot) => values[slot])),
   );
 }
 
@@ -90,7 +92,18 @@ export async function insertRows(
           )
           .compile(),
       );
-      await runTemplate(trx, template, rows.slice(start, start + size).flat());
+      await runTemplate(trx, template, valuesOf(rows, start, size, columns.length));
     }
   }
+}
+
+/** The values of `size` rows from `start`, one after another: a statement's parameters. */
+function valuesOf(rows: readonly unknown[][], start: number, size: number, width: number): unknown[] {
+  const values = new Array<unknown>(size * width);
+  let at = 0;
+  for (let row = start; row < start + size; row++) {
+    const cells = rows[row]!;
+    for (let column = 0; column < width; column++) values[at++] = cells[column];
+  }
+  return values;
 }
