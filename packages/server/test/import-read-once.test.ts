@@ -161,4 +161,23 @@ describe('import: a CSV read once into an empty topic', () => {
     expect(report).toMatchObject({ rows: 50, created: 49, updated: 1, complete: true });
     expect(await count(revision)).toBe(50);
   });
+
+  it("tells a readable id from a source id row's fallback, whatever text the readable id holds", async () => {
+    const revision = await approvedTopic(t, 'kinds apart');
+    // Row 3 is found by its source id, and by its readable id X only as a fallback: row 2's readable
+    // id reads like the words that fallback is counted under. Two different records.
+    const file = join(dir, 'kinds apart.csv');
+    writeFileSync(file, 'name,readable_id,source_id,Note\r\nA,of a source id X,,one\r\nB,X,S1,two\r\n');
+    // Checked as read (an empty topic), and after the matching (a topic with another record).
+    const other = await approvedTopic(t, 'kinds apart, with a record');
+    await importRecords(client, openRowSource(csvOf('kinds apart seed', 1)), { revisionId: other });
+    for (const topic of [revision, other])
+      for (const dryRun of [true, false]) {
+        const report = await importRecords(client, openRowSource(file), { revisionId: topic, dryRun });
+        expect(report.rowProblems).toEqual([]);
+        expect(report).toMatchObject({ rows: 2, created: 2, rejected: 0 });
+      }
+    expect(await count(revision)).toBe(2);
+    expect(await count(other)).toBe(3);
+  });
 });

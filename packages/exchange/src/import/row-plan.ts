@@ -5,7 +5,12 @@ import type { RecordCreate, RecordUpdate, ServiceRecord } from '@rxs/contract';
 import { readableIdOf, type IdentifierRule } from '../export/identity.js';
 import type { ExportedField, TopicPresentation } from '../export/model.js';
 import { isPlainObject, splitPath } from '../mapping/paths.js';
-import { convertTypedValue, FieldValueError, setFieldValue } from '../mapping/record-input.js';
+import {
+  convertTypedValue,
+  FieldNameError,
+  FieldValueError,
+  setFieldValue,
+} from '../mapping/record-input.js';
 import type { recordDataValidator } from '@rxs/contract/validation/checks';
 import type { ImportColumns } from './columns.js';
 import { formDate, type DateOfDateTime } from './form-dates.js';
@@ -94,10 +99,14 @@ export interface IdentifiedRow {
   identity: string | undefined;
 }
 
-/** What a row's identities are counted under in a file (HashedCounts), besides its `identity`. */
+/**
+ * What a row's identities are counted under in a file (HashedCounts), besides its `identity`. Each
+ * kind starts with words of its own (`_id `, `readable id `, `source id `, `fallback readable id `),
+ * so that no id of one kind is counted as another kind's, whatever text it holds.
+ */
 export const sourceIdentity = (sourceId: string) => `source id ${sourceId}`;
 /** A row matched by its source id whose readable id may match a record that has none. */
-export const readableFallback = (readableId: string) => `readable id of a source id ${readableId}`;
+export const readableFallback = (readableId: string) => `fallback readable id ${readableId}`;
 
 export function identifyRow(
   row: SourceRow,
@@ -274,7 +283,8 @@ export function planRow(
       if (value === CLEAR) removeFieldValue(data, key);
       else setFieldValue(data, key, value);
     } catch (error) {
-      if (!(error instanceof FieldValueError)) throw error;
+      // A key naming an object's prototype (in a cell's JSON, say) is the row's problem too.
+      if (!(error instanceof FieldValueError || error instanceof FieldNameError)) throw error;
       plan.problems.push(error.message);
     }
   }

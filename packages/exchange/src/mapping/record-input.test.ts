@@ -6,6 +6,7 @@ import type { ServiceRecord } from '../../../contract/src/record.js';
 import { buildFieldMap } from './field-map.js';
 import { mapRecord } from './record.js';
 import {
+  convertTypedValue,
   convertValue,
   FieldNameError,
   FieldResolver,
@@ -92,6 +93,11 @@ describe('convertValue', () => {
     expect(() => convertValue(field('Priority'), 'Medium')).toThrow(/"h" \(High\), "l" \(Low\)/);
     expect(() => convertValue(field('Areas'), 'Software, Firmware')).toThrow(/not "Firmware"/);
     expect(() => convertValue(field('Steps'), 'one, two')).toThrow(/JSON list of objects/);
+    // An item key naming a prototype is the value's problem (the row is refused), not a crash.
+    expect(() => convertTypedValue(field('Steps'), '[{"__proto__": 1}]')).toThrow(FieldValueError);
+    expect(() => convertTypedValue(field('Steps'), '[{"__proto__": 1}]')).toThrow(
+      /"__proto__" cannot be kept/,
+    );
   });
   it('gives each row a list of its own, and refuses a wrong option every time', () => {
     // An import converts the same few option texts on every row: each answer is the row's own.

@@ -219,7 +219,14 @@ function renameItems(field: ExportedField, items: unknown): unknown {
       } catch {
         // A key the item fields do not name stays as it is, as the export kept it.
       }
-      setFieldValue(renamed, key, value);
+      try {
+        setFieldValue(renamed, key, value);
+      } catch (error) {
+        if (!(error instanceof FieldNameError)) throw error;
+        throw new FieldValueError(
+          `${fieldInMessage(field)}: an item's key "${name}" cannot be kept: it names an object's prototype.`,
+        );
+      }
     }
     return renamed;
   });
