@@ -300,8 +300,10 @@ async function importThrough(
       if (
         early &&
         (twice || columns.problems.length > 0 || (row.facts.id !== undefined && !options.newRecords))
-      )
+      ) {
+        await early.drop();
         early = undefined;
+      }
       if (early) {
         const writing = early.add(planOf(identified, report.rows, NO_RECORDS, undefined, false));
         if (writing) await writing;
@@ -393,6 +395,7 @@ async function importThrough(
       : new RowWriter(client, options.concurrency ?? 4, ...writerOptions);
   let checks = early !== undefined && existing.matched === 0 ? early : undefined;
   if (!checks) {
+    await early?.drop();
     checks = new RowChecks(planSpool('writes-checked.jsonl'), previewRows);
     for await (const plan of checkAgain()) {
       const writing = checks.add(plan);
@@ -508,6 +511,11 @@ class RowChecks {
       return this.toWrite?.write(plan);
     }
     return undefined;
+  }
+
+  /** Drops the check: the plans it kept are not written. */
+  async drop(): Promise<void> {
+    await this.toWrite?.close();
   }
 
   /** Into the report, which has no row's outcome yet. */

@@ -108,4 +108,20 @@ describe('the import spool', () => {
     expect((error as Error).message).toMatch(/scratch copy of the rows in .*no\/such\/folder.*TMPDIR/);
     expect(existsSync(missing)).toBe(false);
   });
+
+  it('closes a file that was written and never read back, and removes it', async () => {
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    const spool = await ImportSpool.open(dir);
+    const abandoned = spool.file<string>(
+      'abandoned.jsonl',
+      (line) => line,
+      (line) => line,
+    );
+    for (let i = 0; i < 5000; i++) await abandoned.write(`a line the import will not read ${i}`);
+    expect(openFiles()).toBeGreaterThan(before);
+    await spool.close();
+    expect(openFiles()).toBe(before);
+    expect(existsSync(abandoned.path)).toBe(false);
+  });
 });

@@ -18,6 +18,9 @@ import type { Cell, SourceRow } from './source-row.js';
  * holds one chunk of it at a time whatever the number of rows.
  */
 export class ImportSpool {
+  /** Every file handed out: closed with the spool, whether it was read back or not. */
+  private readonly files: { close(): Promise<void> }[] = [];
+
   private constructor(private readonly folder: string) {}
 
   static async open(dir = tmpdir()): Promise<ImportSpool> {
@@ -30,10 +33,18 @@ export class ImportSpool {
 
   /** A file of the spool to write lines to, then read back. */
   file<T>(name: string, encode: (value: T) => string, decode: (line: string) => T): SpoolFile<T> {
-    return new SpoolFile(join(this.folder, name), encode, decode);
+    const file = new SpoolFile(join(this.folder, name), encode, decode);
+    this.files.push(file);
+    return file;
   }
 
+  /**
+   * Closes every file, then removes the folder: a file still open (never read back: an import
+   * that stopped, or a check dropped) would keep its descriptor and its disk space for as long as
+   * the process lives (the web app's server).
+   */
   async close(): Promise<void> {
+    await Promise.all(this.files.map((file) => file.close()));
     await rm(this.folder, { recursive: true, force: true });
   }
 }
@@ -90,6 +101,16 @@ export class SpoolFile<T> {
     this.batch = Buffer.allocUnsafe(BATCH_BYTES);
     this.filled = 0;
     if (!out.write(lines)) await drained(out);
+  }
+
+  /** Stops writing the file, its pending lines left out: it will not be read. */
+  async close(): Promise<void> {
+    const out = this.out;
+    this.out = undefined;
+    this.filled = 0;
+    if (!out) return;
+    out.destroy();
+    await finished(out).catch(() => undefined);
   }
 
   /** Every line written, in order: the file is finished first. */
