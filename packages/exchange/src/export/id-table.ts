@@ -34,6 +34,17 @@ export class ClaimTable {
     return undefined;
   }
 
+  /** The owner that claimed `key`, if any (nothing is claimed). */
+  find(key: string): string | undefined {
+    const [hi, lo] = hash64(key);
+    const mask = this.capacity - 1;
+    for (let slot = (lo ^ hi) & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot]!;
+      if (entry === 0) return undefined;
+      if (this.hashHi[slot] === hi && this.hashLo[slot] === lo) return this.ownerOf(entry - 1);
+    }
+  }
+
   private insert(hi: number, lo: number, ordinal: number): void {
     const mask = this.capacity - 1;
     let slot = (lo ^ hi) & mask;

@@ -3,15 +3,12 @@ import { eventLoopSlices } from '../event-loop.js';
 import type { RecordsClient } from '@rxs/client';
 import type { TechdocClient } from '@rxs/client';
 import { NotFoundError, RxsApiError } from '@rxs/client';
-import type { ServiceRecord } from '@rxs/contract';
 import type { ExportMapping } from '../export/procedure.js';
 import { defaultExportMapping } from '../export/procedure.js';
-import { readableIdOf } from '../export/identity.js';
 import { componentsByKey } from '../reqif/form-components.js';
 import { loadConditionsFor, recordDataValidator } from '@rxs/contract/validation/checks';
 import { HashedCounts } from '../export/id-table.js';
 import { buildFieldMap } from '../mapping/field-map.js';
-import { RecordMapper } from '../mapping/record.js';
 import { CLI_WORDING, listed, MAX_NAMED, type ImportWording } from './wording.js';
 import { BulkWriter } from './bulk-writer.js';
 import { RowWriter } from './row-writer.js';
@@ -24,7 +21,6 @@ import {
   inFileOrder,
   readableFallback,
   sourceIdentity,
-  sourceIdOfRecord,
   type ExistingRecords,
   type IdentifiedRow,
   type ImportTarget,
@@ -32,6 +28,7 @@ import {
   type RowPlannerOptions,
 } from './row-plan.js';
 import { ImportFileError } from './errors.js';
+import { TopicMatches, type MissingRecords, type Referenced } from './existing-records.js';
 import { DatesOfDateTimes } from './form-dates.js';
 import { FIXED_COLUMNS, type ImportFormat, type RowSource, type SourceRow } from './source-row.js';
 
@@ -168,8 +165,6 @@ export interface ImportReport {
 }
 
 const MAX_LISTED = 1000;
-/** Lookups of `_id`s that are no record of the topic, to say whose they are. */
-const MAX_LOOKUPS = 100;
 
 /**
  * Imports a file's rows into a topic, as `rxs import` does: reads the file once to find its
@@ -324,15 +319,11 @@ async function importThrough(
   if (report.problems.length > 0) return report;
 
   // 2. The records the rows refer to, and those whose source ids the file no longer has.
-  const existing = await findExisting(
-    client,
-    target,
-    identities,
-    referenced,
-    words,
-    options.removeMissing === true && !report.dryRun,
-    (rows) => progress({ phase: 'matching', rows }),
-  );
+  const existing = await TopicMatches.find(client, target, identities, referenced, words, {
+    keepMissing: options.removeMissing === true && !report.dryRun,
+    newRecords: options.newRecords === true,
+    onProgress: (rows) => progress({ phase: 'matching', rows }),
+  });
   report.missing = existing.missing.count;
   const duplicateOf = ({ identity, sourceId }: IdentifiedRow) => {
     for (const id of [identity, sourceId === undefined ? undefined : sourceIdentity(sourceId)]) {
@@ -353,15 +344,19 @@ async function importThrough(
     // Other work of the process gets its turns between rows.
     const turn = eventLoopSlices();
     // The rows of a chunk of the spool without an async step each: a promise and a microtask less a row.
-    for await (const chunkRows of rows.again())
+    for await (const chunkRows of rows.again()) {
+      // The records a chunk's rows name are fetched together, and only for as long as the chunk.
+      const identifiedRows: IdentifiedRow[] = [];
       for (const row of chunkRows) {
-        ordinal++;
         if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
-        const identified = identify(row);
+        identifiedRows.push(identify(row));
+      }
+      const records = await existing.recordsFor(identifiedRows);
+      for (const identified of identifiedRows) {
         yield planOf(
           identified,
-          ordinal,
-          existing,
+          ++ordinal,
+          records,
           duplicateOf(identified),
           mayMatchByReadableId(identified),
         );
@@ -369,6 +364,7 @@ async function importThrough(
         const pause = turn();
         if (pause) await pause;
       }
+    }
     if (ordinal !== report.rows)
       throw new ImportFileError(
         `The file gave ${report.rows} rows when it was first read and ${ordinal} when it was read again to be checked: it changed while it was imported. Import it again once no program is writing it.`,
@@ -577,13 +573,6 @@ function rowsToCheck(
   return { keep: (row) => copy.write(row), again: () => copy.chunks(), fromFile: false };
 }
 
-/** The rows the file names by each kind of identity, so the topic is listed only for those it needs. */
-interface Referenced {
-  ids: number;
-  readableIds: number;
-  sourceIds: number;
-}
-
 /**
  * Counts what a row is counted under: its identity (refused twice in a file), its source id when its
  * `_id` identifies it (so the source id is refused twice too), and the readable id of a row
@@ -611,14 +600,6 @@ function countIdentities(
 
 const kindOf = (identity: string): keyof Referenced =>
   identity.startsWith('_id ') ? 'ids' : identity.startsWith(sourceIdentity('')) ? 'sourceIds' : 'readableIds';
-
-/** The topic's records with a source id no row of the file has: counted, the first named, their ids when they are to be deleted. */
-interface MissingRecords {
-  count: number;
-  named: string[];
-  /** Every one of them, when they are to be deleted. */
-  toRemove: { id: string; sourceId: string }[];
-}
 
 /**
  * Reports the records whose source ids the file no longer has, and with `removeMissing` deletes
@@ -735,103 +716,6 @@ async function loadTarget(
     presentation,
     rule,
   };
-}
-
-/**
- * The topic's records that the rows name, by `_id`, source id or readable id, from one pass over
- * its listing, and those with a source id that no row has (when rows have source ids).
- */
-async function findExisting(
-  client: ImportClient,
-  target: ImportTarget,
-  identities: HashedCounts,
-  referenced: Referenced,
-  words: ImportWording,
-  /** Keep the ids of the missing records, to delete them. */
-  keepMissing: boolean,
-  onProgress: (rows: number) => void,
-): Promise<
-  ExistingRecords & {
-    explain(id: string): Promise<void>;
-    /** The ids of every record of the topic, when they were listed. */
-    listedIds: HashedCounts | undefined;
-    /** How many records of the topic the rows name (by `_id`, readable id or source id). */
-    matched: number;
-    missing: MissingRecords;
-  }
-> {
-  const byId = new Map<string, ServiceRecord>();
-  const byReadableId = new Map<string, ServiceRecord>();
-  const bySourceId = new Map<string, ServiceRecord[]>();
-  const missing: MissingRecords = { count: 0, named: [], toRemove: [] };
-  let listedIds: HashedCounts | undefined;
-  if (referenced.ids > 0 || referenced.readableIds > 0 || referenced.sourceIds > 0) {
-    const mapper = new RecordMapper(buildFieldMap(target.schema));
-    let seen = 0;
-    listedIds = new HashedCounts();
-    for await (const record of client.records.listRecords({
-      context__knowledge_unit_topic_id: target.revisionId,
-    })) {
-      listedIds.add(record._id);
-      if (referenced.ids > 0 && identities.count(`_id ${record._id}`) > 0) byId.set(record._id, record);
-      if (referenced.readableIds > 0 || referenced.sourceIds > 0) {
-        const readable = readableIdOf(mapper.map(record).record, target.rule, target.presentation);
-        if (
-          identities.count(`readable id ${readable}`) > 0 ||
-          identities.count(readableFallback(readable)) > 0
-        )
-          byReadableId.set(readable, record);
-      }
-      const sourceId = referenced.sourceIds > 0 ? sourceIdOfRecord(record) : undefined;
-      if (sourceId !== undefined && identities.count(sourceIdentity(sourceId)) > 0) {
-        const found = bySourceId.get(sourceId);
-        if (found) found.push(record);
-        else bySourceId.set(sourceId, [record]);
-      } else if (sourceId !== undefined && !byId.has(record._id)) {
-        // A record a row names by its `_id` is in the file, whatever source id the row gives.
-        if (++missing.count <= MAX_NAMED) missing.named.push(`"${record.name}" (${sourceId})`);
-        if (keepMissing) missing.toRemove.push({ id: record._id, sourceId });
-      }
-      if (++seen % 1000 === 0) onProgress(seen);
-    }
-  }
-  // Why an _id is no record of the topic, looked up as rows name them (a few, then a general word).
-  const whyNot = new Map<string, string>();
-  return {
-    listedIds,
-    matched:
-      byId.size + byReadableId.size + [...bySourceId.values()].reduce((n, found) => n + found.length, 0),
-    byId: (id) => byId.get(id),
-    byReadableId: (readableId) => byReadableId.get(readableId),
-    bySourceId: (sourceId) => bySourceId.get(sourceId) ?? [],
-    missing,
-    explain: async (id) => {
-      if (byId.has(id) || whyNot.has(id) || whyNot.size >= MAX_LOOKUPS) return;
-      whyNot.set(id, await whyNotInTopic(client, target, id, words));
-    },
-    whyNot: (id) =>
-      whyNot.get(id) ??
-      `no record of "${target.name}" has _id ${id}: clear its _id to create it anew, or copy every row in ${words.newRecords}.`,
-  };
-}
-
-async function whyNotInTopic(
-  client: ImportClient,
-  target: ImportTarget,
-  id: string,
-  words: ImportWording,
-): Promise<string> {
-  if (!/^[0-9a-f]{24}$/.test(id))
-    return `"${id}" is no record id (24 hexadecimal characters): clear the _id cell to create the record.`;
-  try {
-    const record = await client.records.getRecord(id);
-    const revision = record.context?.knowledge_unit_topic_id;
-    return `record ${id} belongs to another topic (revision ${revision}), not "${target.name}": import it into its own topic, or copy the rows in as new records ${words.newRecords}.`;
-  } catch (error) {
-    if (error instanceof NotFoundError)
-      return `no record has _id ${id} in your tenant (deleted, or exported from another service): clear its _id to create it anew, or copy the rows in ${words.newRecords}.`;
-    throw error;
-  }
 }
 
 /**

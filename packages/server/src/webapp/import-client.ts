@@ -83,12 +83,15 @@ export function inProcessImportClient(services: Services, principal: Principal):
     },
     records: {
       async *listRecords(query = {}) {
+        // A topic's records, or records by id (`id__in`: those a chunk of an import's rows names).
         const revisionId = query.context__knowledge_unit_topic_id;
-        if (!revisionId) return;
+        const ids = query.id__in?.split(',').filter((id) => id !== '');
+        if (!revisionId && !ids?.length) return;
         // Pages of a few MB: the rows an import matches against may be megabytes each.
         const globalElementId = query.context__global_element_id;
         yield* recordsInPages(services.records, principal, {
-          revisionIds: [revisionId],
+          ...(revisionId !== undefined && { revisionIds: [revisionId] }),
+          ...(ids?.length && { ids }),
           ...(globalElementId !== undefined && { globalElementId }),
         });
       },
