@@ -343,27 +343,43 @@ async function importThrough(
     let ordinal = 0;
     // Other work of the process gets its turns between rows.
     const turn = eventLoopSlices();
-    // The rows of a chunk of the spool without an async step each: a promise and a microtask less a row.
-    for await (const chunkRows of rows.again()) {
-      // The records a chunk's rows name are fetched together, and only for as long as the chunk.
+    // The rows of a chunk without an async step each: a promise and a microtask less a row. The
+    // records a chunk's rows name are fetched together, and only for as long as the chunk; the
+    // next chunk is read and its records asked for while this one is checked.
+    const chunks = rows.again()[Symbol.asyncIterator]();
+    const readChunk = async () => {
+      const next = await chunks.next();
+      if (next.done) return undefined;
       const identifiedRows: IdentifiedRow[] = [];
-      for (const row of chunkRows) {
+      for (const row of next.value) {
         if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
         identifiedRows.push(identify(row));
       }
-      const records = await existing.recordsFor(identifiedRows);
-      for (const identified of identifiedRows) {
-        yield planOf(
-          identified,
-          ++ordinal,
-          records,
-          duplicateOf(identified),
-          mayMatchByReadableId(identified),
-        );
-        // Most rows need no turn: awaiting nothing would still cost a microtask a row.
-        const pause = turn();
-        if (pause) await pause;
+      const records = existing.recordsFor(identifiedRows);
+      // Awaited when its chunk is checked; a failure before then is not unhandled.
+      records.catch(() => undefined);
+      return { identifiedRows, records };
+    };
+    try {
+      for (let chunk = await readChunk(); chunk;) {
+        const following = await readChunk();
+        const records = await chunk.records;
+        for (const identified of chunk.identifiedRows) {
+          yield planOf(
+            identified,
+            ++ordinal,
+            records,
+            duplicateOf(identified),
+            mayMatchByReadableId(identified),
+          );
+          // Most rows need no turn: awaiting nothing would still cost a microtask a row.
+          const pause = turn();
+          if (pause) await pause;
+        }
+        chunk = following;
       }
+    } finally {
+      await chunks.return?.();
     }
     if (ordinal !== report.rows)
       throw new ImportFileError(
