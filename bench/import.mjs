@@ -266,7 +266,7 @@ if (results.length > 1)
 const recheck = results.recheck;
 if (recheck)
   lines.push(
-    `- Into a topic that holds the rows (after the import above: every row matched to its record and found unchanged, the topic's ${recheck.rows.toLocaleString('en-US')} records listed and the file read twice, first for the ids, then for the check), a dry run of the same ${recheck.rows.toLocaleString('en-US')} rows took ${fmt(recheck.seconds)} s${recheck.pythonSeconds ? `, ${fmt(recheck.seconds / recheck.pythonSeconds, 1)}x Python's csv` : ''} (CPU ${fmt(recheck.cpuSeconds)} s), peak RSS ${fmt(recheck.peakRssMb, 0)} MB (shown, not a target).`,
+    `- Into a topic that holds the rows (after the import above: every row matched to its record and found unchanged, the topic's ${recheck.rows.toLocaleString('en-US')} records listed for their ids, the file read twice, first for the rows' ids, then for the check, fetching the records each chunk of rows names), a dry run of the same ${recheck.rows.toLocaleString('en-US')} rows took ${fmt(recheck.seconds)} s${recheck.pythonSeconds ? `, ${fmt(recheck.seconds / recheck.pythonSeconds, 1)}x Python's csv` : ''} (CPU ${fmt(recheck.cpuSeconds)} s), peak RSS ${fmt(recheck.peakRssMb, 0)} MB (shown, not a target).`,
     '',
   );
 const figures = {
