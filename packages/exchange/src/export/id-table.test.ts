@@ -20,9 +20,12 @@ describe('ClaimTable', () => {
           const table = new ClaimTable();
           const model = new Map<string, string>();
           for (const [key, owner] of claims) {
+            expect(table.find(key)).toBe(model.get(key));
             expect(table.claim(key, owner)).toBe(model.get(key));
             if (!model.has(key)) model.set(key, owner);
           }
+          for (const [key, owner] of model) expect(table.find(key)).toBe(owner);
+          expect(table.find('never claimed \u0000')).toBeUndefined();
         },
       ),
       { numRuns: 60 },
@@ -46,7 +49,7 @@ describe('HashedCounts', () => {
         const counts = new HashedCounts();
         const expected = new Map<string, number>();
         for (const key of keys) {
-          counts.add(key);
+          expect(counts.add(key)).toBe(expected.get(key) ?? 0);
           expected.set(key, (expected.get(key) ?? 0) + 1);
         }
         for (const [key, count] of expected) expect(counts.count(key)).toBe(count);

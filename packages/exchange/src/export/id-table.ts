@@ -21,12 +21,8 @@ export class ClaimTable {
   /** The owner that claimed `key` before, or undefined after claiming it for `owner`. */
   claim(key: string, owner: string): string | undefined {
     const [hi, lo] = hash64(key);
-    const mask = this.capacity - 1;
-    for (let slot = (lo ^ hi) & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.slots[slot]!;
-      if (entry === 0) break;
-      if (this.hashHi[slot] === hi && this.hashLo[slot] === lo) return this.ownerOf(entry - 1);
-    }
+    const entry = this.entryOf(hi, lo);
+    if (entry !== 0) return this.ownerOf(entry - 1);
     this.insert(hi, lo, this.count);
     this.storeOwner(this.count, owner);
     this.count++;
@@ -37,11 +33,16 @@ export class ClaimTable {
   /** The owner that claimed `key`, if any (nothing is claimed). */
   find(key: string): string | undefined {
     const [hi, lo] = hash64(key);
+    const entry = this.entryOf(hi, lo);
+    return entry === 0 ? undefined : this.ownerOf(entry - 1);
+  }
+
+  /** The entry (ordinal + 1) of the key of this hash, or 0 when none claimed it. */
+  private entryOf(hi: number, lo: number): number {
     const mask = this.capacity - 1;
     for (let slot = (lo ^ hi) & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot]!;
-      if (entry === 0) return undefined;
-      if (this.hashHi[slot] === hi && this.hashLo[slot] === lo) return this.ownerOf(entry - 1);
+      if (entry === 0 || (this.hashHi[slot] === hi && this.hashLo[slot] === lo)) return entry;
     }
   }
 
