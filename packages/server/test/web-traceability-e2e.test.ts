@@ -65,7 +65,10 @@ describe('web app end to end: traceability', () => {
       await choices.getByLabel(/A1 Pump requirements/).check();
       await choices.getByLabel(/A2 Pump verification/).check();
       await page.getByRole('button', { name: 'Show coverage' }).click();
-      const rule = page.getByTestId('coverage-rule');
+      // The coverage shown before the click (another model's) is replaced once the new one arrives.
+      const rule = page
+        .getByTestId('coverage-rule')
+        .filter({ hasText: 'A1 Pump requirements → A2 Pump verification' });
       await rule.waitFor();
       expect(await rule.textContent()).toContain('A1 Pump requirements → A2 Pump verification');
       expect(await rule.textContent()).toContain('66.7%');
