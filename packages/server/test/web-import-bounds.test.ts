@@ -19,7 +19,7 @@ const SETTINGS = {
 } as const;
 
 /**
- * A hostile upload to the web app's import check is answered at once with 413 or 422
+ * A hostile upload to the web app's import check is answered at once with 422
  * naming the limit it went past, never a 500; reading it costs memory and time in proportion to
  * the limits, and the server answers its health check meanwhile.
  */
@@ -89,7 +89,7 @@ describe('web app import: bounded reading of uploads', () => {
     expect(answer.health).toBe(200);
   }, 60_000);
 
-  it('answers a zip bomb with 413 naming the unzipped limit, as it inflates', async () => {
+  it('answers a zip bomb with 422 naming the unzipped limit, as it inflates', async () => {
     const file = join(dir, 'bomb.xlsx');
     // 20 MB of sheet XML in a few hundred kilobytes; the limit is 8 MB here.
     await writeZip(
@@ -100,7 +100,7 @@ describe('web app import: bounded reading of uploads', () => {
       ),
     );
     const answer = await checkWatched('notes.xlsx', readFileSync(file));
-    expect(answer.status, answer.text).toBe(413);
+    expect(answer.status, answer.text).toBe(422);
     expect(answer.detail).toContain('The workbook unpacks to more than 8 MiB');
     expect(answer.detail).toContain('RXS_WEB_IMPORT_UNZIPPED_MB');
     expect(answer.health).toBe(200);

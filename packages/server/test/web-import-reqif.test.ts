@@ -225,7 +225,7 @@ describe('web app import: ReqIF files and archives', () => {
       expect(answer.text).not.toContain(secret);
     }
     const bomb = await upload('check', { revision, name: 'bomb.reqifz' }, readFileSync(files.bomb));
-    expect(bomb.status, bomb.text).toBe(413);
+    expect(bomb.status, bomb.text).toBe(422);
     expect(bomb.body.detail).toContain('The ReqIF archive "bomb.reqifz" unpacks to more than 8 MiB');
     expect(bomb.body.detail).toContain('RXS_WEB_IMPORT_UNZIPPED_MB');
     expect((await t.api('GET', '/healthz', { key: null })).status).toBe(200);

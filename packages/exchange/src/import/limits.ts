@@ -82,7 +82,7 @@ const SIZE_LIMITS: ReadonlySet<keyof ImportLimits> = new Set([
   'maxHierarchyEntries',
 ]);
 
-/** A file past one of the import's limits (413 for its size, 422 for a row's shape): nothing of it is imported. */
+/** A file past one of the import's limits (`kind`: for what it holds, or for a row's shape): nothing of it is imported. */
 export function limitError(limit: keyof ImportLimits, value: number, message: string): ImportLimitError {
   return new ImportLimitError(message, { limit, value, kind: SIZE_LIMITS.has(limit) ? 'size' : 'shape' });
 }

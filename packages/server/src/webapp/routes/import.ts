@@ -453,8 +453,9 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
           ...(outline && { outline: { ...outline, notes: outline.notes.map(named) } }),
         };
       } catch (error) {
-        // A file that cannot be read as its format says why. Past a limit of the reading: 413 when
-        // the file holds too much, 422 for a row or cell of it.
+        // A file that cannot be read as its format says why, with 422 whatever limit of the reading
+        // it went past (what it unpacks to, declares or holds): the upload itself was within its
+        // limit, which alone is 413 (saveUpload).
         if (error instanceof ImportFileError) {
           const setting = error.exceeded && settingOf(error.exceeded.limit);
           const message = `${named(error.message)} ${
@@ -463,7 +464,7 @@ export function importRoutes(context: WebContext): FastifyPluginAsync {
               : 'Nothing was written.'
           }${setting ? ` (This server's limit is set by ${setting}.)` : ''}`;
           if (error instanceof ImportChoiceError) throw new ChoiceNeeded(message, choiceOf(error));
-          throw new HttpError(error.exceeded?.kind === 'size' ? 413 : 422, message);
+          throw new HttpError(422, message);
         }
         throw error;
       } finally {
