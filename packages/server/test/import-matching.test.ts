@@ -10,7 +10,8 @@ import { approvedTopic } from './support/topics.js';
 /**
  * The records an import updates are found by one pass over the topic's listing that keeps only
  * their ids; each chunk of rows then fetches the records it names (`id__in`, a few hundred a
- * request), so a file updating a whole large topic never holds the topic in memory.
+ * request, at most 16 MiB of them), so a file updating a whole large topic never holds the topic,
+ * nor short rows naming large records more than a few of them, in memory.
  */
 describe('import: the records the rows name, fetched a chunk at a time', () => {
   let t: TestServer;
@@ -83,6 +84,27 @@ describe('import: the records the rows name, fetched a chunk at a time', () => {
     );
     expect(again).toMatchObject({ rows: 1500, updated: 0, unchanged: 1500, wrote: false });
   });
+
+  it('fetches large records a few at a time: what a group holds is bounded in bytes, not rows', async () => {
+    const revision = await approvedTopic(t, 'large records');
+    // Short rows naming records of 1 MiB each: a chunk of rows names all 40 (40 MiB).
+    const large = 'x'.repeat(1024 * 1024);
+    await importRecords(client, openRowSource(csvOf('large records', 1, 40, large)), {
+      revisionId: revision,
+    });
+    expect(await count(revision)).toBe(40);
+
+    const { wrapped, fetches } = counting();
+    const report = await importRecords(wrapped, openRowSource(csvOf('large records', 1, 40, 'short')), {
+      revisionId: revision,
+      dryRun: true,
+    });
+    expect(report).toMatchObject({ rows: 40, planned: { created: 0, updated: 40 }, rejected: 0 });
+    // At most 16 MiB of records a group: 15 of these, each a little over 1 MiB.
+    expect(fetches.reduce((sum, n) => sum + n, 0)).toBe(40);
+    expect(Math.max(...fetches)).toBe(15);
+    expect(fetches.length).toBe(3);
+  }, 60_000);
 
   it('treats a record deleted after the topic was listed as gone', async () => {
     const revision = await approvedTopic(t, 'deleted meanwhile');

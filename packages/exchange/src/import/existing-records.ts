@@ -41,6 +41,23 @@ const MAX_LOOKUPS = 100;
  * request-line limits of common servers and proxies (8 KB).
  */
 const FETCH_IDS = 200;
+/**
+ * The records one group of rows fetches, in characters of their values (`recordChars`): the
+ * importer holds two groups' records (the one checked, the next one fetched), so a file naming
+ * large records holds some tens of megabytes of them, however many a chunk of rows names.
+ */
+const GROUP_CHARS = 16 * 1024 * 1024;
+/**
+ * Records up to this size count as this size in a group (200 of them fit GROUP_CHARS); the size of
+ * each larger one is kept from the listing.
+ */
+const SMALL_RECORD_CHARS = 64 * 1024;
+
+/** Rows checked together, and the ids of the records they name (fetched for them). */
+export interface RowGroup {
+  rows: IdentifiedRow[];
+  ids: string[];
+}
 
 /**
  * The topic's records that a file's rows name (by `_id`, source id or readable id), found by one
@@ -59,6 +76,8 @@ export class TopicMatches {
   /** The records of each source id a row names, in listing order (more than one: ambiguous). */
   private readonly bySourceId = new IdIndex();
   private readonly whyNotIds = new Map<string, string>();
+  /** The size (`recordChars`) of each record a row names that is larger than SMALL_RECORD_CHARS. */
+  private readonly largeRecords = new Map<string, number>();
 
   private constructor(
     private readonly client: MatchingClient,
@@ -100,6 +119,7 @@ export class TopicMatches {
       context__knowledge_unit_topic_id: target.revisionId,
     })) {
       listedIds.add(record._id);
+      const matchedBefore = this.matched;
       const namedById = referenced.ids > 0 && identities.count(`_id ${record._id}`) > 0;
       if (namedById) this.matched++;
       if (referenced.readableIds > 0 || referenced.sourceIds > 0) {
@@ -113,7 +133,8 @@ export class TopicMatches {
         }
       }
       const sourceId = referenced.sourceIds > 0 ? sourceIdOfRecord(record) : undefined;
-      if (sourceId !== undefined && identities.count(sourceIdentity(sourceId)) > 0) {
+      const namedBySource = sourceId !== undefined && identities.count(sourceIdentity(sourceId)) > 0;
+      if (namedBySource) {
         this.bySourceId.add(sourceId, record._id);
         this.matched++;
       } else if (sourceId !== undefined && !namedById) {
@@ -121,26 +142,51 @@ export class TopicMatches {
         if (++missing.count <= MAX_NAMED) missing.named.push(`"${record.name}" (${sourceId})`);
         if (keepMissing) missing.toRemove.push({ id: record._id, sourceId });
       }
+      if (this.matched > matchedBefore) {
+        const chars = recordChars(record);
+        if (chars > SMALL_RECORD_CHARS) this.largeRecords.set(record._id, chars);
+      }
       if (++seen % 1000 === 0) onProgress(seen);
     }
   }
 
   /**
-   * The records these rows name, fetched (a request per FETCH_IDS of them), as the rows' plans look
-   * them up. A record deleted since the topic was listed is none.
+   * Consecutive rows in groups whose records are fetched together: at most FETCH_IDS records
+   * and GROUP_CHARS of them a group (a row naming more, or one larger record, is a group alone).
    */
-  async recordsFor(rows: readonly IdentifiedRow[]): Promise<ExistingRecords> {
-    const wanted = new Set<string>();
-    for (const { row, readableId, sourceId } of rows) {
-      const id = row.facts.id;
-      if (id !== undefined && !this.newRecords && this.listedIds && this.listedIds.count(id) > 0)
-        wanted.add(id);
-      if (sourceId !== undefined) for (const found of this.bySourceId.all(sourceId)) wanted.add(found);
-      const byReadable = readableId === undefined ? undefined : this.byReadableId.last(readableId);
-      if (byReadable !== undefined) wanted.add(byReadable);
+  groups(rows: readonly IdentifiedRow[]): RowGroup[] {
+    const groups: RowGroup[] = [];
+    let group: RowGroup = { rows: [], ids: [] };
+    let named = new Set<string>();
+    let chars = 0;
+    for (const row of rows) {
+      const ids = new Set(this.namedBy(row));
+      let added = [...ids].filter((id) => !named.has(id));
+      const full = group.ids.length + added.length > FETCH_IDS || chars + this.charsOf(added) > GROUP_CHARS;
+      if (added.length > 0 && group.rows.length > 0 && full) {
+        groups.push(group);
+        group = { rows: [], ids: [] };
+        named = new Set();
+        chars = 0;
+        added = [...ids];
+      }
+      group.rows.push(row);
+      group.ids.push(...added);
+      for (const id of added) named.add(id);
+      chars += this.charsOf(added);
     }
+    if (group.rows.length > 0) groups.push(group);
+    return groups;
+  }
+
+  /**
+   * The records a group's rows name, fetched (a request per FETCH_IDS of them), as the rows' plans
+   * look them up. A record deleted since the topic was listed is none.
+   */
+  async recordsFor(group: RowGroup): Promise<ExistingRecords> {
     const fetched = new Map<string, ServiceRecord>();
-    const ids = [...wanted];
+    const { ids } = group;
+    const wanted = new Set(ids);
     for (let start = 0; start < ids.length; start += FETCH_IDS)
       for await (const record of this.client.records.listRecords({
         id__in: ids.slice(start, start + FETCH_IDS).join(','),
@@ -157,6 +203,24 @@ export class TopicMatches {
         }),
       whyNot: (id) => this.whyNot(id),
     };
+  }
+
+  /** The ids of the topic's records a row names (by `_id`, source id, readable id). */
+  private namedBy({ row, readableId, sourceId }: IdentifiedRow): string[] {
+    const ids: string[] = [];
+    const id = row.facts.id;
+    if (id !== undefined && !this.newRecords && this.listedIds && this.listedIds.count(id) > 0) ids.push(id);
+    if (sourceId !== undefined) ids.push(...this.bySourceId.all(sourceId));
+    const byReadable = readableId === undefined ? undefined : this.byReadableId.last(readableId);
+    if (byReadable !== undefined) ids.push(byReadable);
+    return ids;
+  }
+
+  /** The size of these records, as a group counts it. */
+  private charsOf(ids: readonly string[]): number {
+    let chars = 0;
+    for (const id of ids) chars += this.largeRecords.get(id) ?? SMALL_RECORD_CHARS;
+    return chars;
   }
 
   /** Looks up why an `_id` is no record of the topic, as rows name them (a few; then a general word). */
@@ -221,4 +285,27 @@ async function whyNotInTopic(
       return `no record has _id ${id} in your tenant (deleted, or exported from another service): clear its _id to create it anew, or copy the rows in ${words.newRecords}.`;
     throw error;
   }
+}
+
+/**
+ * About the characters of a record's JSON (its name and values: strings by their length, anything
+ * else a few): what holding it costs, without serializing it.
+ */
+export function recordChars(record: ServiceRecord): number {
+  let chars = record.name.length;
+  const pending: unknown[] = [record.data, record.form, record.context];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') chars += value.length + 2;
+    else if (Array.isArray(value)) {
+      chars += 2 + value.length;
+      for (const item of value) pending.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        chars += key.length + 4;
+        pending.push(item);
+      }
+    } else chars += 8;
+  }
+  return chars;
 }

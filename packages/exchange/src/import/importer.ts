@@ -343,28 +343,32 @@ async function importThrough(
     let ordinal = 0;
     // Other work of the process gets its turns between rows.
     const turn = eventLoopSlices();
-    // The rows of a chunk without an async step each: a promise and a microtask less a row. The
-    // records a chunk's rows name are fetched together, and only for as long as the chunk; the
-    // next chunk is read and its records asked for while this one is checked.
-    const chunks = rows.again()[Symbol.asyncIterator]();
-    const readChunk = async () => {
-      const next = await chunks.next();
-      if (next.done) return undefined;
-      const identifiedRows: IdentifiedRow[] = [];
-      for (const row of next.value) {
-        if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
-        identifiedRows.push(identify(row));
+    // The rows of a group without an async step each: a promise and a microtask less a row. The
+    // records a group's rows name are fetched together, and held only for as long as the group
+    // (TopicMatches.groups bounds them); the next group's are asked for while this one is checked.
+    const groups = (async function* () {
+      for await (const chunk of rows.again()) {
+        const identifiedRows: IdentifiedRow[] = [];
+        for (const row of chunk) {
+          if (row.facts.id !== undefined && !options.newRecords) await existing.explain(row.facts.id);
+          identifiedRows.push(identify(row));
+        }
+        yield* existing.groups(identifiedRows);
       }
-      const records = existing.recordsFor(identifiedRows);
-      // Awaited when its chunk is checked; a failure before then is not unhandled.
+    })();
+    const readGroup = async () => {
+      const next = await groups.next();
+      if (next.done) return undefined;
+      const records = existing.recordsFor(next.value);
+      // Awaited when its group is checked; a failure before then is not unhandled.
       records.catch(() => undefined);
-      return { identifiedRows, records };
+      return { identifiedRows: next.value.rows, records };
     };
     try {
-      for (let chunk = await readChunk(); chunk;) {
-        const following = await readChunk();
-        const records = await chunk.records;
-        for (const identified of chunk.identifiedRows) {
+      for (let group = await readGroup(); group;) {
+        const following = await readGroup();
+        const records = await group.records;
+        for (const identified of group.identifiedRows) {
           yield planOf(
             identified,
             ++ordinal,
@@ -376,10 +380,10 @@ async function importThrough(
           const pause = turn();
           if (pause) await pause;
         }
-        chunk = following;
+        group = following;
       }
     } finally {
-      await chunks.return?.();
+      await groups.return(undefined);
     }
     if (ordinal !== report.rows)
       throw new ImportFileError(
