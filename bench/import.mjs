@@ -49,20 +49,55 @@ const work = resolve(ROOT, 'bench/out', smoke ? 'smoke' : 'run', 'import');
 const outDir = args.out ? resolve(args.out) : smoke ? work : undefined;
 const TARGETS = { rowsPerSecond: 5_000, importOverExport: 3, dryRunOverPython: 5, peakRssMbAtMillion: 250 };
 
-async function setUp(dir) {
+/** A fresh database in `dir` with a tenant and the approved reference topic, open. */
+async function openTopic(dir, tenantName) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const storage = await openStorage({ url: join(dir, 'rxs.db') });
+  const services = createServices(storage);
+  const { topic } = loadSamples();
+  const { key, owner } = await benchTenant(services.accounts, tenantName);
+  const draft = await services.techdoc.create(owner, {
+    knowledge_topic_name: 'System Requirements',
+    type: topic.type,
+    knowledge_topic_schema: topic.knowledge_topic_schema,
+  });
+  return {
+    storage,
+    services,
+    owner,
+    apiKey: key.key,
+    revision: (await services.techdoc.approve(owner, draft._id))._id,
+  };
+}
+
+async function setUp(dir) {
+  const { storage, apiKey, revision } = await openTopic(dir, 'Import bench');
+  await storage.close();
+  return { apiKey, revision };
+}
+
+/**
+ * The service's own share of an import: `records` created again through RecordsService.bulkWrite
+ * in this process, in a fresh database, in batches of 1,000 with an idempotency key each, as
+ * `rxs import` sends them, but with no HTTP, no client and no file. No import can take less.
+ */
+async function serviceWrites(dir, records) {
+  const { storage, services, owner, revision } = await openTopic(dir, 'Import bench, in process');
   try {
-    const { accounts, techdoc } = createServices(storage);
-    const { topic } = loadSamples();
-    const { key, owner } = await benchTenant(accounts, 'Import bench');
-    const draft = await techdoc.create(owner, {
-      knowledge_topic_name: 'System Requirements',
-      type: topic.type,
-      knowledge_topic_schema: topic.knowledge_topic_schema,
-    });
-    return { apiKey: key.key, revision: (await techdoc.approve(owner, draft._id))._id };
+    const items = records.map((record, i) => ({
+      name: record.name,
+      form: record.form,
+      data: record.data,
+      context: { knowledge_unit_topic_id: revision },
+      idempotency_key: `rxs-import-${String(i + 1).padStart(9, '0')}-in-process`,
+    }));
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    for (let i = 0; i < items.length; i += 1000)
+      await services.records.bulkWrite(owner, items.slice(i, i + 1000));
+    const used = process.cpuUsage(cpu);
+    return { seconds: (performance.now() - start) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
   } finally {
     await storage.close();
   }
@@ -173,8 +208,16 @@ try {
     peakRssMb: median(recheck.map((r) => r.peakRss ?? NaN)) / 2 ** 20,
     pythonSeconds: results.find((r) => r.rows === IMPORT_ROWS)?.pythonSeconds,
   };
+  // The same records written by the service in this process: the floor of any import's time.
+  const listed = await fetch(`${rxs.url}/records/?context__knowledge_unit_topic_id=${meta.revision}`, {
+    headers: { 'x-api-key': meta.apiKey },
+  });
+  if (!listed.ok) throw new Error(`listing the imported records: ${listed.status} ${await listed.text()}`);
+  const inProcess = await serviceWrites(join(work, 'in-process-db'), await listed.json());
   results.write = {
     rows: IMPORT_ROWS,
+    serviceSeconds: inProcess.seconds,
+    serviceCpuSeconds: inProcess.cpuSeconds,
     via: 'rxs import',
     seconds: real.seconds,
     peakRssMb: (real.peakRss ?? NaN) / 2 ** 20,
@@ -246,6 +289,8 @@ const lines = [
   '',
   `CPU time (user + system): the import ${fmt(write.clientCpuSeconds)} s in \`rxs import\` and ${fmt(write.serverCpuSeconds)} s in the server, ${fmt(write.clientCpuSeconds + write.serverCpuSeconds)} s in all (${fmt(write.rows / (write.clientCpuSeconds + write.serverCpuSeconds), 0)} rows per CPU second); the export ${fmt(write.exportClientCpuSeconds)} s and ${fmt(write.exportServerCpuSeconds)} s, ${fmt(write.exportClientCpuSeconds + write.exportServerCpuSeconds)} s in all (import / export ${fmt((write.clientCpuSeconds + write.serverCpuSeconds) / (write.exportClientCpuSeconds + write.exportServerCpuSeconds), 1)}x).`,
   '',
+  `The service's share alone: the same ${write.rows.toLocaleString('en-US')} records created again by the service in process (\`RecordsService.bulkWrite\`, batches of 1,000, each record with its first version and its idempotency key, in a fresh SQLite database; no HTTP, no client, no file) took ${fmt(write.serviceSeconds)} s (CPU ${fmt(write.serviceCpuSeconds)} s), ${fmt(write.serviceSeconds / write.exportSeconds, 1)}x the export: no import of these rows can take less, and \`rxs import\` took ${fmt(write.seconds / write.serviceSeconds, 1)}x that.`,
+  '',
   '## Checking (dry run)',
   '',
   `\`rxs import --dry-run\` of CSV files into the empty reference topic (every row read, converted and checked against the form; into an empty topic the file is read once, each row checked as it is read), medians of two runs (one at a million rows), side by side with Python's \`csv.reader\` reading the same file once.`,
@@ -266,7 +311,7 @@ if (results.length > 1)
 const recheck = results.recheck;
 if (recheck)
   lines.push(
-    `- Into a topic that holds the rows (after the import above: every row matched to its record and found unchanged, the topic's ${recheck.rows.toLocaleString('en-US')} records listed for their ids, the file read twice, first for the rows' ids, then for the check, fetching the records each chunk of rows names), a dry run of the same ${recheck.rows.toLocaleString('en-US')} rows took ${fmt(recheck.seconds)} s${recheck.pythonSeconds ? `, ${fmt(recheck.seconds / recheck.pythonSeconds, 1)}x Python's csv` : ''} (CPU ${fmt(recheck.cpuSeconds)} s), peak RSS ${fmt(recheck.peakRssMb, 0)} MB (shown, not a target).`,
+    `- Into a topic that holds the rows (after the import above: every row matched to its record and found unchanged, the topic's ${recheck.rows.toLocaleString('en-US')} records listed for their ids, the file read twice, first for the rows' ids, then for the check, fetching the records each group of rows names), a dry run of the same ${recheck.rows.toLocaleString('en-US')} rows took ${fmt(recheck.seconds)} s${recheck.pythonSeconds ? `, ${fmt(recheck.seconds / recheck.pythonSeconds, 1)}x Python's csv` : ''} (CPU ${fmt(recheck.cpuSeconds)} s), peak RSS ${fmt(recheck.peakRssMb, 0)} MB (shown, not a target).`,
     '',
   );
 const figures = {
