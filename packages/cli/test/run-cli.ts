@@ -18,7 +18,7 @@ export interface CliResult {
 /** Runs the built `rxs` command as a user would, with optional standard input. */
 export function runCli(
   args: string[],
-  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { input?: string | Buffer; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(cliBin, args, {

@@ -16,6 +16,7 @@ import { clientFor } from '../client.js';
 import { addConnectionOptions, resolveConnection, type ConnectionOptions } from '../connection.js';
 import { UserError } from '../errors.js';
 import { Progress } from '../progress.js';
+import { importInput } from './import-input.js';
 import { positiveInteger } from './whole-numbers.js';
 
 interface ImportCommandOptions extends ConnectionOptions {
@@ -52,7 +53,7 @@ export function importCommand(): Command {
     .description(
       'Import records from CSV, XLSX, JSON, JSON Lines or ReqIF (.reqif, .reqifz) into a topic: create, update, or leave unchanged',
     )
-    .argument('<file>', 'the file to import')
+    .argument('<file>', 'the file to import; - for standard input (with --format)')
     .option('--kt <revision-id>', "the topic's current KT revision (rxs kt list)")
     .option(
       '--type <name=revision-id>',
@@ -179,10 +180,11 @@ Examples:
     const reports: ImportReport[] = [];
     let relations: RelationImportReport | undefined;
     let outline: OutlineImportReport | undefined;
+    const input = await importInput(file, options.format);
     try {
       const mapping = options.mapping === undefined ? undefined : await loadMappingFile(options.mapping);
       for (const { revisionId, specType } of targets) {
-        const source = openRowSource(file, {
+        const source = openRowSource(input.path, {
           format: options.format,
           sheet: options.sheet,
           specType,
@@ -210,7 +212,7 @@ Examples:
         // The next type is imported only when this one is in its topic (all or nothing per type).
         if (!report.complete) break;
       }
-      const format = options.format ?? importFormatOf(file);
+      const format = options.format ?? importFormatOf(input.path);
       // The relations and the outline join the records in the topics: those the import put or found there.
       if (
         format === 'reqif' &&
@@ -220,7 +222,7 @@ Examples:
         const revisionIds = targets.map((target) => target.revisionId);
         // The ReqIF links load only for ReqIF files: their relation types load the contract's schemas.
         const { importReqifLinks } = await import('@rxs/exchange');
-        ({ relations, outline } = await importReqifLinks(client, file, {
+        ({ relations, outline } = await importReqifLinks(client, input.path, {
           revisionIds,
           relationTypes,
           dryRun: options.dryRun,
@@ -230,13 +232,14 @@ Examples:
     } catch (error) {
       if (error instanceof ImportFileError || error instanceof MappingFileError)
         throw new UserError(
-          `${error.message} ${reports.length === 0 ? 'Nothing was written.' : 'The spec object types before were imported; import the file again once it is fixed.'}`,
+          `${input.named(error.message)} ${reports.length === 0 ? 'Nothing was written.' : 'The spec object types before were imported; import the file again once it is fixed.'}`,
         );
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         throw new UserError(`Cannot read ${file}: no such file.`);
       throw error;
     } finally {
       progress.done();
+      await input.remove();
     }
     if (options.json) {
       // One type: its report as before, with the relations; several: each type's report.
@@ -246,7 +249,7 @@ Examples:
           : { imports: reports, ...(relations && { relations }), ...(outline && { outline }) };
       process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else {
-      for (const report of reports) process.stdout.write(describeReport(report, file));
+      for (const report of reports) process.stdout.write(describeReport(report, input.name));
       if (relations) process.stdout.write(describeRelations(relations, options.dryRun === true));
       if (outline) process.stdout.write(describeOutline(outline, options.dryRun === true));
     }
