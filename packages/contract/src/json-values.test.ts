@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, jsonEqual } from './json-values.js';
+import { canonicalJson, jsonEqual, sameCanonicalJson } from './json-values.js';
 
 describe('JSON values', () => {
   it('equality ignores key order, not array order or types', () => {
@@ -52,5 +52,47 @@ describe('JSON values', () => {
     expect(canonicalJson({ b: [1, undefined], a: undefined, 10: 'x', 9: 'y', Z: { d: 1, c: null } })).toBe(
       '{"10":"x","9":"y","Z":{"c":null,"d":1},"b":[1,null]}',
     );
+  });
+
+  it('compares as the canonical texts compare, without writing them', () => {
+    // JSON values with what form data and row conversions add: undefined members and items,
+    // -0, NaN and Infinity; pairs that are equal (a copy with keys reordered) and that differ.
+    const scalar = fc.oneof(
+      fc.constantFrom<unknown>(undefined, null, 0, -0, NaN, Infinity, -Infinity, '', '0', true, false),
+      fc.double(),
+      fc.string({ maxLength: 4 }),
+    );
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, scalar, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 4 }),
+      object: fc.dictionary(fc.constantFrom('a', 'b', '10', '9', '__proto__', ''), tie('value'), {
+        maxKeys: 4,
+      }),
+    }));
+    const reordered = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(reordered);
+      if (v === null || typeof v !== 'object') return v;
+      const copy: Record<string, unknown> = {};
+      for (const key of Object.keys(v).reverse())
+        Object.defineProperty(copy, key, {
+          value: reordered((v as Record<string, unknown>)[key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      return copy;
+    };
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        expect(sameCanonicalJson(a, b)).toBe(canonicalJson(a) === canonicalJson(b));
+        expect(sameCanonicalJson(a, reordered(a))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(sameCanonicalJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameCanonicalJson([undefined], [null])).toBe(true);
+    expect(sameCanonicalJson({ a: null }, {})).toBe(false);
+    expect(sameCanonicalJson(JSON.parse('{"__proto__": {}}'), {})).toBe(false);
+    expect(sameCanonicalJson({}, JSON.parse('{"__proto__": {}}'))).toBe(false);
   });
 });

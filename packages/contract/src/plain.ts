@@ -62,7 +62,7 @@ export {
   MAX_OUTLINE_LEVEL,
   type OutlineEntryShape,
 } from './outline-rules.js';
-export { canonicalJson, jsonEqual } from './json-values.js';
+export { canonicalJson, jsonEqual, sameCanonicalJson } from './json-values.js';
 export { previousReleasedBaseline, type BaselineReleaseShape } from './baseline-release.js';
 export {
   linkReading,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FormComponent, FormSchema } from '@rxs/contract';
-import { canonicalJson } from '@rxs/contract/plain';
+import { sameCanonicalJson } from '@rxs/contract/plain';
 import type { RecordCreate, RecordUpdate, ServiceRecord } from '@rxs/contract';
 import { readableIdOf, type IdentifierRule } from '../export/identity.js';
 import type { ExportedField, TopicPresentation } from '../export/model.js';
@@ -409,10 +409,7 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
  * name that differs from the record's only in spaces at either end would change nothing.
  */
 function sameRecord(record: ServiceRecord, name: string, data: Record<string, unknown>): boolean {
-  return (
-    (record.name === name || record.name === name.trim()) &&
-    canonicalJson(record.data ?? {}) === canonicalJson(data)
-  );
+  return (record.name === name || record.name === name.trim()) && sameCanonicalJson(record.data ?? {}, data);
 }
 
 /**
