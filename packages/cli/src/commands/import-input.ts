@@ -1,8 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { IMPORT_FORMATS, importFormatOf, type ImportFormat } from '@rxs/exchange/import';
 import { UserError } from '../errors.js';
@@ -24,9 +23,6 @@ export interface ImportInput {
   remove(): Promise<void>;
 }
 
-/** The zip signature: an XLSX workbook or a ReqIF archive (.reqifz). */
-const ZIP = Buffer.from('PK\u0003\u0004', 'latin1');
-
 export async function importInput(file: string, format: ImportFormat | undefined): Promise<ImportInput> {
   const fromStdin = file === '-';
   if (!fromStdin) {
@@ -46,41 +42,22 @@ export async function importInput(file: string, format: ImportFormat | undefined
     );
   const dir = await mkdtemp(join(tmpdir(), 'rxs-import-input-'));
   const remove = () => rm(dir, { recursive: true, force: true });
+  // Named as the input is, when its name says its format, else for the format (the ReqIF reader
+  // tells an archive from a ReqIF file by its first bytes, whatever the name).
+  const given = fromStdin ? undefined : basename(file);
+  const path = join(dir, given && importFormatOf(given) === known ? given : `input.${known}`);
   try {
-    const copy = join(dir, 'input');
-    let first: Buffer | undefined;
-    const noteStart = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        first ??= chunk.subarray(0, ZIP.length);
-        done(null, chunk);
-      },
-    });
     await pipeline(
       fromStdin ? process.stdin : createReadStream(file),
-      noteStart,
-      createWriteStream(copy, { mode: 0o600 }),
+      createWriteStream(path, { mode: 0o600 }),
     );
-    // The readers tell a ReqIF archive from a ReqIF file by its name: the copy is named for what
-    // the input's name or first bytes say it is.
-    const given = fromStdin ? undefined : basename(file);
-    const zipped = first !== undefined && first.equals(ZIP);
-    const path = join(
-      dir,
-      given && importFormatOf(given) === known ? given : `input${extensionOf(known, zipped)}`,
-    );
-    await rename(copy, path);
-    return { path, name, named: (message) => message.split(path).join(name), remove };
   } catch (error) {
     await remove();
     throw error;
   }
+  return { path, name, named: (message) => message.split(path).join(name), remove };
 }
 
 function asItIs(file: string): ImportInput {
   return { path: file, name: file, named: (message) => message, remove: async () => {} };
-}
-
-function extensionOf(format: ImportFormat, zipped: boolean): string {
-  if (format === 'reqif') return zipped ? '.reqifz' : '.reqif';
-  return `.${format}`;
 }
