@@ -291,7 +291,7 @@ async function whyNotInTopic(
  * About the characters of a record's JSON (its name and values: strings by their length, anything
  * else a few): what holding it costs, without serializing it.
  */
-export function recordChars(record: ServiceRecord): number {
+function recordChars(record: ServiceRecord): number {
   let chars = record.name.length;
   const pending: unknown[] = [record.data, record.form, record.context];
   while (pending.length > 0) {
